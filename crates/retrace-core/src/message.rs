@@ -1,0 +1,199 @@
+//! The one message model every format normalizes into.
+//!
+//! A [`Message`] is what an agent (or its user) said at one point of a branch,
+//! independent of the file format it came from. It keeps the ids of the entries
+//! it was built from, so a view can always go back to the original bytes.
+
+use serde::Serialize;
+
+/// Who produced a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// System or developer instructions.
+    System,
+    /// A person (or an injected user-role text such as a compaction summary).
+    User,
+    /// The model.
+    Assistant,
+    /// The output of a tool, sent back to the model.
+    Tool,
+}
+
+impl Role {
+    /// The lower-case name used in text and JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+/// One piece of a message's content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Part {
+    /// Plain or markdown text.
+    Text { text: String },
+    /// Model reasoning. `redacted` thinking has no readable text; `signature`
+    /// says whether an opaque signature was attached (the blob itself is not
+    /// copied: it can be many kilobytes and is never shown).
+    Thinking {
+        text: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        redacted: bool,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        signature: bool,
+    },
+    /// A request from the model to run a tool.
+    ToolCall {
+        id: String,
+        name: String,
+        /// The arguments as JSON (an object for most tools).
+        arguments: serde_json::Value,
+    },
+    /// What a tool returned for the call `call_id`.
+    ToolResult {
+        call_id: String,
+        output: String,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        is_error: bool,
+    },
+    /// An inline image. The payload is not decoded; `byte_size` is the size of
+    /// the decoded data computed from the base64 length.
+    Image { media_type: String, byte_size: u64 },
+}
+
+/// Token usage of one model response, counted once even when the response was
+/// written over several lines.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+pub struct Usage {
+    pub input: u64,
+    pub output: u64,
+    pub cache_read: u64,
+    pub cache_write: u64,
+    /// Cost in US dollars, where the file records it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost: Option<f64>,
+}
+
+impl Usage {
+    /// Adds `other` to `self` (costs add when either is known).
+    pub fn add(&mut self, other: &Usage) {
+        self.input += other.input;
+        self.output += other.output;
+        self.cache_read += other.cache_read;
+        self.cache_write += other.cache_write;
+        self.cost = match (self.cost, other.cost) {
+            (None, None) => None,
+            (a, b) => Some(a.unwrap_or(0.0) + b.unwrap_or(0.0)),
+        };
+    }
+
+    /// All tokens: input, output and both cache counts.
+    pub fn total(&self) -> u64 {
+        self.input + self.output + self.cache_read + self.cache_write
+    }
+}
+
+/// What kind of message this is beyond its role, for views that mark them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MessageKind {
+    /// An ordinary conversation message.
+    #[default]
+    Normal,
+    /// The summary that stands in for everything before a compaction.
+    CompactionSummary,
+    /// The summary of an abandoned branch (pi `branch_summary`).
+    BranchSummary,
+    /// A `!command` the user ran in the shell (pi `bashExecution`).
+    BashExecution,
+    /// An extension-defined message (pi `custom_message`, role `custom`).
+    Custom,
+    /// Text injected by the harness rather than typed (Claude Code `isMeta`).
+    Meta,
+}
+
+/// A normalized message.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Message {
+    pub role: Role,
+    #[serde(skip_serializing_if = "is_normal")]
+    pub kind: MessageKind,
+    pub content: Vec<Part>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage: Option<Usage>,
+    /// Milliseconds since the Unix epoch.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timestamp: Option<i64>,
+    /// Why the model stopped (`stop`, `tool_use`, `aborted`, …), as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stop_reason: Option<String>,
+    /// The ids of the entries this message was built from (several for a
+    /// Claude Code response split over lines; empty for entries without ids).
+    pub entries: Vec<String>,
+    /// The 1-based line numbers of those entries, in the same order.
+    pub lines: Vec<u32>,
+}
+
+fn is_normal(kind: &MessageKind) -> bool {
+    *kind == MessageKind::Normal
+}
+
+impl Message {
+    /// A message with no content yet.
+    pub fn new(role: Role) -> Message {
+        Message {
+            role,
+            kind: MessageKind::Normal,
+            content: Vec::new(),
+            model: None,
+            provider: None,
+            usage: None,
+            timestamp: None,
+            stop_reason: None,
+            entries: Vec::new(),
+            lines: Vec::new(),
+        }
+    }
+
+    /// The tool calls in this message.
+    pub fn tool_calls(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.content.iter().filter_map(|p| match p {
+            Part::ToolCall { id, name, .. } => Some((id.as_str(), name.as_str())),
+            _ => None,
+        })
+    }
+
+    /// The tool results in this message, as `(call id, is_error)`.
+    pub fn tool_results(&self) -> impl Iterator<Item = (&str, bool)> {
+        self.content.iter().filter_map(|p| match p {
+            Part::ToolResult {
+                call_id, is_error, ..
+            } => Some((call_id.as_str(), *is_error)),
+            _ => None,
+        })
+    }
+
+    /// All text parts joined by blank lines (thinking excluded).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.content {
+            if let Part::Text { text } = part {
+                if !out.is_empty() {
+                    out.push_str("\n\n");
+                }
+                out.push_str(text);
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,1 @@
+//! Message bodies (parsed lazily with serde_json) turned into [`Message`]s.
