@@ -3,10 +3,40 @@
 //! It is sans-I/O: it opens no files, reads no environment, asks no clock and
 //! starts no threads. Bytes come in, values go out; it builds for
 //! `wasm32-unknown-unknown` unchanged.
+//!
+//! The path of a byte:
+//! 1. [`Reader::push`] takes chunks of any size and frames them into lines.
+//! 2. The structural scanner finds each line's objects and its first two
+//!    levels of keys without parsing bodies; the reader keeps one small
+//!    [`Entry`] per object (offsets, ids, type, timestamp).
+//! 3. [`Reader::finish`] detects the [`Format`] and builds the branch
+//!    [`Tree`] into a [`Session`], with every problem as a [`Diagnostic`].
+//! 4. Bodies are parsed only when asked for: [`Session::context`] reads the
+//!    byte ranges of a branch through a [`Source`] and normalizes them into
+//!    [`Message`]s.
 
+mod context;
+mod diag;
+mod entry;
+mod format;
+mod intern;
 mod message;
 mod normalize;
+mod reader;
+mod scan;
+mod scan_simd;
+mod session;
+mod source;
 mod time;
+mod tree;
 
+pub use context::{Check, ToolPairing};
+pub use diag::{Diagnostic, DiagnosticKind, Severity};
+pub use entry::{Entry, EntryId, FileId, Flags};
+pub use format::Format;
 pub use message::{Message, MessageKind, Part, Role, Usage};
+pub use reader::{Reader, ReaderOptions};
+pub use session::{FileInfo, Session, Subagent};
+pub use source::{Source, SourceError};
 pub use time::{format_rfc3339_ms, parse_rfc3339_ms};
+pub use tree::{BranchKind, BranchPoint, Tree};

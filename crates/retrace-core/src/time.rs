@@ -137,8 +137,19 @@ mod tests {
 
     #[test]
     fn rejects_non_timestamps() {
-        for bad in [&b""[..], b"2025-13-01T00:00:00Z", b"yesterday", b"2025-01-01", b"2025-01-01T00:00:00Zjunk"] {
-            assert_eq!(parse_rfc3339_ms(bad), None, "{}", String::from_utf8_lossy(bad));
+        for bad in [
+            &b""[..],
+            b"2025-13-01T00:00:00Z",
+            b"yesterday",
+            b"2025-01-01",
+            b"2025-01-01T00:00:00Zjunk",
+        ] {
+            assert_eq!(
+                parse_rfc3339_ms(bad),
+                None,
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
         }
     }
 

@@ -1,1 +1,70 @@
 //! Message bodies (parsed lazily with serde_json) turned into [`Message`]s.
+//!
+//! One module per format. Each reads a parsed line leniently: a missing or
+//! `null` field is an absent value, never an error, because real files carry
+//! both (Pydantic round trips write `"isMeta": null`).
+//!
+//! [`Message`]: crate::Message
+
+pub(crate) mod claude;
+pub(crate) mod pi;
+
+use serde_json::Value;
+
+use crate::message::Part;
+
+/// A string field, `None` when missing, null or not a string.
+fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
+    value.get(key).and_then(Value::as_str)
+}
+
+/// A boolean field, `false` when missing, null or not a boolean.
+fn flag(value: &Value, key: &str) -> bool {
+    value.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// A token count, 0 when missing.
+fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// The decoded size of base64 `data`, without decoding it.
+fn base64_size(data: &str) -> u64 {
+    let data = data.trim_end();
+    let padding = data.bytes().rev().take_while(|&b| b == b'=').count();
+    ((data.len() / 4 * 3) + (data.len() % 4).saturating_sub(1)).saturating_sub(padding) as u64
+}
+
+/// An image part from a media type and base64 payload.
+fn image(media_type: Option<&str>, data: Option<&str>) -> Part {
+    Part::Image {
+        media_type: media_type.unwrap_or("application/octet-stream").to_owned(),
+        byte_size: data.map_or(0, base64_size),
+    }
+}
+
+/// Text of a JSON value that should be text but sometimes is not: strings
+/// as they are, anything else as compact JSON.
+fn text_of(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_sizes() {
+        assert_eq!(base64_size(""), 0);
+        assert_eq!(base64_size("TQ=="), 1);
+        assert_eq!(base64_size("TWE="), 2);
+        assert_eq!(base64_size("TWFu"), 3);
+        assert_eq!(base64_size("TWFuTQ=="), 4);
+        // Unpadded input still gives the decoded length.
+        assert_eq!(base64_size("TWFuTQ"), 4);
+    }
+}

@@ -1,0 +1,93 @@
+//! Problems found in the input, as data: parsing never fails, it reports.
+
+use serde::Serialize;
+
+use crate::entry::FileId;
+
+/// How much a diagnostic matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Worth knowing; the session reads as intended (CRLF endings, a BOM).
+    Info,
+    /// Something is off but nothing was lost (a missing parent, a duplicate id).
+    Warning,
+    /// Part of the input could not be read as intended (a broken line).
+    Error,
+}
+
+/// What kind of problem a diagnostic reports. The `code` is stable and is what
+/// tools should match on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum DiagnosticKind {
+    /// The line is not well-formed JSON (structure or grammar).
+    MalformedJson,
+    /// Two or more JSON objects were written on one line.
+    ConcatenatedObjects,
+    /// The line is not valid UTF-8.
+    InvalidUtf8,
+    /// The file starts with a UTF-8 byte order mark.
+    ByteOrderMark,
+    /// Lines end in `\r\n`.
+    CrlfLineEndings,
+    /// The last line has no newline and does not parse (a torn write).
+    TruncatedLine,
+    /// A line is longer than the reader's limit and was not indexed.
+    LineTooLong,
+    /// An entry repeats the id of an earlier one.
+    DuplicateId,
+    /// Following parents from this entry comes back to it.
+    ParentCycle,
+    /// The parent id names no entry; the entry is treated as a root.
+    MissingParent,
+    /// An entry type this version of retrace does not know (kept as is).
+    UnknownType,
+    /// A tool result whose call is not on the branch.
+    ResultWithoutCall,
+    /// A tool call with no result on the branch.
+    CallWithoutResult,
+    /// An entry's timestamp is earlier than its parent's.
+    TimestampOutOfOrder,
+    /// A field has an unexpected shape (a reference that resolves nowhere…).
+    BadField,
+}
+
+impl DiagnosticKind {
+    /// The stable kebab-case code, e.g. `missing-parent`.
+    pub fn code(self) -> &'static str {
+        match self {
+            DiagnosticKind::MalformedJson => "malformed-json",
+            DiagnosticKind::ConcatenatedObjects => "concatenated-objects",
+            DiagnosticKind::InvalidUtf8 => "invalid-utf8",
+            DiagnosticKind::ByteOrderMark => "byte-order-mark",
+            DiagnosticKind::CrlfLineEndings => "crlf-line-endings",
+            DiagnosticKind::TruncatedLine => "truncated-line",
+            DiagnosticKind::LineTooLong => "line-too-long",
+            DiagnosticKind::DuplicateId => "duplicate-id",
+            DiagnosticKind::ParentCycle => "parent-cycle",
+            DiagnosticKind::MissingParent => "missing-parent",
+            DiagnosticKind::UnknownType => "unknown-type",
+            DiagnosticKind::ResultWithoutCall => "result-without-call",
+            DiagnosticKind::CallWithoutResult => "call-without-result",
+            DiagnosticKind::TimestampOutOfOrder => "timestamp-out-of-order",
+            DiagnosticKind::BadField => "bad-field",
+        }
+    }
+}
+
+/// One problem, with where it is: the file, the 1-based line and the byte
+/// offset from the start of the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub kind: DiagnosticKind,
+    pub file: FileId,
+    /// 1-based line number.
+    pub line: u32,
+    /// Byte offset from the start of the file.
+    pub offset: u64,
+    /// A plain sentence saying what is wrong.
+    pub message: String,
+}

@@ -1,0 +1,105 @@
+//! The index record of one JSON object in a session file.
+
+use serde::Serialize;
+
+use crate::intern::Sym;
+
+/// Which input file an entry came from (index into `Session::files`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct FileId(pub u32);
+
+/// An entry's position in `Session::entries` (file order, files in the order
+/// they were read).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(transparent)]
+pub struct EntryId(pub u32);
+
+impl EntryId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Bit flags read from an entry's top-level fields at index time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Flags(pub u16);
+
+impl Flags {
+    /// The line did not hold a well-formed object; the entry stands for the
+    /// whole broken line.
+    pub const BROKEN: u16 = 1 << 0;
+    /// The id came from a `uuid` field (Claude Code), not `id` (pi).
+    pub const UUID: u16 = 1 << 1;
+    /// Claude Code `isSidechain: true`.
+    pub const SIDECHAIN: u16 = 1 << 2;
+    /// Claude Code `isMeta: true` (harness-injected text).
+    pub const META: u16 = 1 << 3;
+    /// Claude Code `isCompactSummary: true`.
+    pub const COMPACT_SUMMARY: u16 = 1 << 4;
+    /// A user line that carries tool results rather than a typed prompt.
+    pub const TOOL_RESULT: u16 = 1 << 5;
+    /// The entry has a `message` object.
+    pub const HAS_MESSAGE: u16 = 1 << 6;
+    /// The entry shares its line with other objects.
+    pub const SHARED_LINE: u16 = 1 << 7;
+    /// A `parentId`/`parentUuid` field is present (even if null).
+    pub const HAS_PARENT_FIELD: u16 = 1 << 8;
+
+    pub fn has(self, flag: u16) -> bool {
+        self.0 & flag != 0
+    }
+}
+
+/// One JSON object of the input, as indexed: where its bytes are and the few
+/// fields needed for the tree. The body is parsed only on demand.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub file: FileId,
+    /// 1-based line number in its file.
+    pub line: u32,
+    /// Byte offset of the object in its file.
+    pub offset: u64,
+    /// Length of the object in bytes (the whole line, without its
+    /// terminator, for a broken line).
+    pub len: u32,
+    pub flags: Flags,
+    /// `type`.
+    pub kind: Sym,
+    /// `subtype` (Claude Code `system` lines).
+    pub subtype: Sym,
+    /// `id` or `uuid`.
+    pub id: Sym,
+    /// `parentId` or `parentUuid`.
+    pub parent: Sym,
+    /// Claude Code `logicalParentUuid`; pi `firstKeptEntryId`, `targetId`,
+    /// `fromId`; Claude Code `leafUuid`: the one other id an entry refers to.
+    pub reference: Sym,
+    /// `message.role`.
+    pub role: Sym,
+    /// `message.id`: the API response a Claude Code line belongs to.
+    pub group: Sym,
+    /// `agentId` (Claude Code sidechain files) or `toolUseResult.agentId`
+    /// (the result line of the Task/Agent call that spawned it).
+    pub agent: Sym,
+    /// Milliseconds since the Unix epoch, `i64::MIN` when absent.
+    pub timestamp: i64,
+    /// A small number some entries carry: pi header `version`, pi v1
+    /// `firstKeptEntryIndex`. `u32::MAX` when absent.
+    pub number: u32,
+}
+
+impl Entry {
+    pub fn timestamp(&self) -> Option<i64> {
+        (self.timestamp != i64::MIN).then_some(self.timestamp)
+    }
+
+    /// The byte range of the object in its file.
+    pub fn range(&self) -> std::ops::Range<u64> {
+        self.offset..self.offset + u64::from(self.len)
+    }
+
+    pub fn is_broken(&self) -> bool {
+        self.flags.has(Flags::BROKEN)
+    }
+}

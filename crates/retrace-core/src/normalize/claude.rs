@@ -1,0 +1,264 @@
+//! Claude Code lines to messages.
+//!
+//! `user` and `assistant` lines carry an Anthropic Messages API `message`.
+//! A response is written one content block per line, every line repeating
+//! `message.id` and the usage; [`merge_split`] joins them back into one
+//! message with the usage counted once. A user line holding `tool_result`
+//! blocks is a [`Role::Tool`] message.
+
+use serde_json::Value;
+
+use super::{count, flag, image, str_field, text_of};
+use crate::message::{Message, MessageKind, Part, Role, Usage};
+use crate::time::parse_rfc3339_ms;
+
+/// The message one Claude Code line holds, if any.
+pub(crate) fn line_message(line: &Value) -> Option<Message> {
+    let kind = str_field(line, "type")?;
+    if kind != "user" && kind != "assistant" {
+        return None;
+    }
+    let msg = line.get("message").filter(|m| m.is_object())?;
+    let mut m = match str_field(msg, "role").unwrap_or(kind) {
+        "assistant" => assistant(msg),
+        _ => user(msg),
+    };
+    if flag(line, "isCompactSummary") {
+        m.kind = MessageKind::CompactionSummary;
+    } else if flag(line, "isMeta") {
+        m.kind = MessageKind::Meta;
+    }
+    m.timestamp = str_field(line, "timestamp").and_then(|t| parse_rfc3339_ms(t.as_bytes()));
+    Some(m)
+}
+
+/// Appends the next line of the same response to `into`: content in order,
+/// and the usage and stop reason of the later line (each line repeats the
+/// running totals, so adding them would count tokens twice).
+pub(crate) fn merge_split(into: &mut Message, next: Message) {
+    into.content.extend(next.content);
+    if next.usage.is_some() {
+        into.usage = next.usage;
+    }
+    if next.stop_reason.is_some() {
+        into.stop_reason = next.stop_reason;
+    }
+    if into.model.is_none() {
+        into.model = next.model;
+    }
+    into.entries.extend(next.entries);
+    into.lines.extend(next.lines);
+}
+
+fn user(msg: &Value) -> Message {
+    let content = blocks(msg.get("content"));
+    let is_result = content.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+    let mut m = Message::new(if is_result { Role::Tool } else { Role::User });
+    m.content = content;
+    m
+}
+
+fn assistant(msg: &Value) -> Message {
+    let mut m = Message::new(Role::Assistant);
+    m.content = blocks(msg.get("content"));
+    m.model = str_field(msg, "model").map(str::to_owned);
+    m.stop_reason = str_field(msg, "stop_reason").map(str::to_owned);
+    m.usage = msg.get("usage").filter(|u| u.is_object()).map(|u| Usage {
+        input: count(u, "input_tokens"),
+        output: count(u, "output_tokens"),
+        cache_read: count(u, "cache_read_input_tokens"),
+        cache_write: count(u, "cache_creation_input_tokens"),
+        cost: None,
+    });
+    m
+}
+
+/// Content: a string, or Anthropic blocks. Unknown blocks are kept as their
+/// JSON text so a new block type is visible rather than lost.
+fn blocks(value: Option<&Value>) -> Vec<Part> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![Part::Text { text: s.clone() }],
+        Some(Value::Array(items)) => {
+            let mut out = Vec::with_capacity(items.len());
+            for b in items {
+                block(b, &mut out);
+            }
+            out
+        }
+        Some(other) => vec![Part::Text {
+            text: other.to_string(),
+        }],
+    }
+}
+
+fn block(b: &Value, out: &mut Vec<Part>) {
+    let part = match str_field(b, "type") {
+        Some("text") => Part::Text {
+            text: text_of(b.get("text").unwrap_or(&Value::Null)),
+        },
+        Some("thinking") => Part::Thinking {
+            text: str_field(b, "thinking").unwrap_or_default().to_owned(),
+            redacted: false,
+            signature: str_field(b, "signature").is_some_and(|s| !s.is_empty()),
+        },
+        Some("redacted_thinking") => Part::Thinking {
+            text: String::new(),
+            redacted: true,
+            signature: false,
+        },
+        Some("tool_use" | "server_tool_use") => Part::ToolCall {
+            id: str_field(b, "id").unwrap_or_default().to_owned(),
+            name: str_field(b, "name").unwrap_or_default().to_owned(),
+            arguments: b.get("input").cloned().unwrap_or(Value::Null),
+        },
+        Some("tool_result") => return tool_result(b, out),
+        // Server tool results (`web_search_tool_result`, …) answer a
+        // `server_tool_use` by id.
+        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => {
+            Part::ToolResult {
+                call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
+                output: text_of(b.get("content").unwrap_or(&Value::Null)),
+                is_error: false,
+            }
+        }
+        Some("image") => {
+            let source = b.get("source").unwrap_or(&Value::Null);
+            image(str_field(source, "media_type"), str_field(source, "data"))
+        }
+        _ => Part::Text { text: text_of(b) },
+    };
+    out.push(part);
+}
+
+/// A `tool_result` block: its text as the output, images inside it as
+/// separate parts after it.
+fn tool_result(b: &Value, out: &mut Vec<Part>) {
+    let mut output = String::new();
+    let mut images = Vec::new();
+    match b.get("content") {
+        Some(Value::Array(items)) => {
+            let mut parts = Vec::new();
+            for item in items {
+                block(item, &mut parts);
+            }
+            for part in parts {
+                match part {
+                    Part::Text { text } => {
+                        if !output.is_empty() {
+                            output.push('\n');
+                        }
+                        output.push_str(&text);
+                    }
+                    other => images.push(other),
+                }
+            }
+        }
+        Some(other) => output = text_of(other),
+        None => {}
+    }
+    out.push(Part::ToolResult {
+        call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
+        output,
+        is_error: flag(b, "is_error"),
+    });
+    out.extend(images);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Option<Message> {
+        line_message(&serde_json::from_str(line).unwrap())
+    }
+
+    // Trimmed from corpus `-experiments-worktrees/ef958aa1-….jsonl` (2.1.114).
+    const TOOL_USE: &str = r#"{"parentUuid":"c2d0ce27","isSidechain":false,"message":{"model":"claude-opus-4-7","id":"msg_01BKHZiw","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_01EF5USX","name":"Bash","input":{"command":"git status","description":"Check current git state"},"caller":{"type":"direct"}}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":6,"cache_creation_input_tokens":33381,"cache_read_input_tokens":0,"output_tokens":206}},"requestId":"req_011CaBJY","type":"assistant","uuid":"53204f50","timestamp":"2026-04-18T13:19:17.238Z"}"#;
+    const TOOL_RESULT: &str = r#"{"parentUuid":"53204f50","isSidechain":false,"type":"user","message":{"role":"user","content":[{"tool_use_id":"toolu_01EF5USX","type":"tool_result","content":"On branch master","is_error":false}]},"uuid":"6ae56fa4","timestamp":"2026-04-18T13:19:18.000Z","toolUseResult":{"stdout":"On branch master","stderr":""}}"#;
+
+    #[test]
+    fn assistant_tool_use() {
+        let m = parse(TOOL_USE).unwrap();
+        assert_eq!(m.role, Role::Assistant);
+        assert_eq!(m.model.as_deref(), Some("claude-opus-4-7"));
+        assert_eq!(m.stop_reason.as_deref(), Some("tool_use"));
+        assert_eq!(
+            m.tool_calls().collect::<Vec<_>>(),
+            [("toolu_01EF5USX", "Bash")]
+        );
+        let usage = m.usage.unwrap();
+        assert_eq!(
+            (usage.input, usage.output, usage.cache_write),
+            (6, 206, 33381)
+        );
+        assert_eq!(m.timestamp, parse_rfc3339_ms(b"2026-04-18T13:19:17.238Z"));
+    }
+
+    #[test]
+    fn tool_result_line_is_a_tool_message() {
+        let m = parse(TOOL_RESULT).unwrap();
+        assert_eq!(m.role, Role::Tool);
+        assert_eq!(
+            m.content,
+            [Part::ToolResult {
+                call_id: "toolu_01EF5USX".into(),
+                output: "On branch master".into(),
+                is_error: false
+            }]
+        );
+    }
+
+    #[test]
+    fn split_response_merges_with_usage_once() {
+        let mut first = parse(r#"{"type":"assistant","uuid":"a","timestamp":"2026-04-18T13:19:17.000Z","message":{"id":"msg_1","role":"assistant","model":"m","content":[{"type":"thinking","thinking":"hm","signature":""}],"stop_reason":null,"usage":{"input_tokens":3,"output_tokens":1}}}"#).unwrap();
+        let second = parse(TOOL_USE).unwrap();
+        merge_split(&mut first, second);
+        assert_eq!(first.content.len(), 2);
+        assert_eq!(
+            first.content[0],
+            Part::Thinking {
+                text: "hm".into(),
+                redacted: false,
+                signature: false
+            }
+        );
+        assert_eq!(first.usage.unwrap().output, 206);
+        assert_eq!(first.stop_reason.as_deref(), Some("tool_use"));
+    }
+
+    #[test]
+    fn nulls_meta_and_compact_summary() {
+        let m = parse(r#"{"type":"user","isMeta":null,"isCompactSummary":true,"message":{"role":"user","content":"This session is being continued"}}"#).unwrap();
+        assert_eq!(m.kind, MessageKind::CompactionSummary);
+        let m = parse(r#"{"type":"user","isMeta":true,"message":{"role":"user","content":[{"type":"text","text":"<command-name>"}]}}"#).unwrap();
+        assert_eq!(m.kind, MessageKind::Meta);
+        let m = parse(r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":null,"is_error":null}]}}"#).unwrap();
+        assert_eq!(m.tool_results().collect::<Vec<_>>(), [("t", false)]);
+    }
+
+    #[test]
+    fn redacted_thinking_images_and_unknown_blocks() {
+        let m = parse(r#"{"type":"user","message":{"role":"user","content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"TWFu"}},{"type":"tool_reference","tool_name":"Read"}]}}"#).unwrap();
+        assert_eq!(
+            m.content[0],
+            Part::Image {
+                media_type: "image/png".into(),
+                byte_size: 3
+            }
+        );
+        assert!(m.text().contains("tool_reference"));
+        let m = parse(r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"redacted_thinking","data":"xyz"}]}}"#).unwrap();
+        assert!(matches!(
+            m.content[0],
+            Part::Thinking { redacted: true, .. }
+        ));
+    }
+
+    #[test]
+    fn non_message_lines() {
+        assert!(parse(r#"{"type":"summary","summary":"x","leafUuid":"a"}"#).is_none());
+        assert!(parse(r#"{"type":"system","subtype":"compact_boundary","content":"x"}"#).is_none());
+        assert!(parse(r#"{"type":"user","message":"not an object"}"#).is_none());
+    }
+}

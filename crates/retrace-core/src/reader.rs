@@ -1,0 +1,491 @@
+//! The push reader: feed it chunks of bytes, get an index of every line.
+//!
+//! Chunks may split lines anywhere; only the unfinished tail of a chunk is
+//! copied (into `carry`), so a 1 GB file is read with memory proportional to
+//! its number of entries, not its size. The browser feeds `File.slice`
+//! pieces, native code feeds `read` buffers or a whole mapped file.
+
+use memchr::{memchr, memchr_iter, memmem};
+
+use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::entry::{Entry, FileId, Flags};
+use crate::intern::{Interner, Sym};
+use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
+use crate::session::{FileInfo, Session};
+use crate::time::parse_rfc3339_ms;
+
+/// Options for a [`Reader`].
+#[derive(Debug, Clone, Copy)]
+pub struct ReaderOptions {
+    /// Longest line that is indexed; a longer one is reported and skipped.
+    pub max_line: usize,
+}
+
+impl Default for ReaderOptions {
+    fn default() -> Self {
+        ReaderOptions {
+            max_line: 256 << 20,
+        }
+    }
+}
+
+/// Reads one or more session files pushed in chunks into a [`Session`].
+///
+/// ```
+/// use retrace_core::Reader;
+/// let mut reader = Reader::new();
+/// reader.begin_file("s.jsonl");
+/// reader.push(b"{\"type\":\"session\",\"version\":3,\"id\":\"x\"}\n{\"type\":\"mess");
+/// reader.push(b"age\",\"id\":\"a1\",\"parentId\":null}\n");
+/// reader.end_file();
+/// let session = reader.finish();
+/// assert_eq!(session.entries().len(), 2);
+/// ```
+#[derive(Debug, Default)]
+pub struct Reader {
+    options: ReaderOptions,
+    pub(crate) files: Vec<FileInfo>,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) interner: Interner,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    current: Option<FileState>,
+    /// The unfinished last line of the previous chunk.
+    carry: Vec<u8>,
+    /// Skipping the rest of a line that exceeded `max_line`.
+    skipping: bool,
+    scan: LineScan,
+    keys: Keys,
+}
+
+#[derive(Debug)]
+struct FileState {
+    id: FileId,
+    /// Offset of the next line's first byte.
+    offset: u64,
+    /// Lines completed so far.
+    lines: u32,
+    crlf: u32,
+}
+
+/// The interned keys the reader looks for, so matching a key is comparing
+/// bytes once.
+#[derive(Debug)]
+struct Keys {
+    tool_result: memmem::Finder<'static>,
+}
+
+impl Default for Keys {
+    fn default() -> Self {
+        Keys {
+            tool_result: memmem::Finder::new(b"\"tool_result\""),
+        }
+    }
+}
+
+impl Reader {
+    pub fn new() -> Reader {
+        Reader::with_options(ReaderOptions::default())
+    }
+
+    pub fn with_options(options: ReaderOptions) -> Reader {
+        Reader {
+            options,
+            ..Reader::default()
+        }
+    }
+
+    /// Starts a new input file; `name` is how diagnostics and views refer to it
+    /// (a path, or a file name in the browser). Ends the previous file if one
+    /// is open.
+    pub fn begin_file(&mut self, name: &str) -> FileId {
+        self.end_file();
+        let id = FileId(self.files.len() as u32);
+        self.files.push(FileInfo {
+            name: name.to_owned(),
+            size: 0,
+            lines: 0,
+            first_entry: self.entries.len() as u32,
+            end_entry: self.entries.len() as u32,
+            line_ends_with_newline: true,
+            meta: None,
+            part_start: 0,
+        });
+        self.current = Some(FileState {
+            id,
+            offset: 0,
+            lines: 0,
+            crlf: 0,
+        });
+        id
+    }
+
+    /// Starts reading a later part of a file, from byte `offset` (which must
+    /// be the start of a line), so that several readers can index one large
+    /// file in parallel. Line numbers count from the part's start until
+    /// [`Reader::append_part`] puts the part after the one before it.
+    pub fn begin_part(&mut self, name: &str, offset: u64) -> FileId {
+        let id = self.begin_file(name);
+        self.current_mut().offset = offset;
+        self.files[id.0 as usize].part_start = offset;
+        id
+    }
+
+    /// Appends `part`, a reader that read the bytes right after the ones this
+    /// reader has read of its current file (see [`Reader::begin_part`]).
+    ///
+    /// # Panics
+    /// If this reader has no open file, stopped in the middle of a line, or
+    /// `part` read a different stretch of bytes than the one that follows.
+    pub fn append_part(&mut self, mut part: Reader) {
+        let state = self
+            .current
+            .as_ref()
+            .expect("append_part needs an open file");
+        let part_state = part.current.take().expect("the part has an open file");
+        assert!(
+            self.carry.is_empty() && !self.skipping,
+            "parts must be split at line starts"
+        );
+        let start = part.files[part_state.id.0 as usize].part_start;
+        assert_eq!(start, state.offset, "parts must be contiguous");
+        let (file, line_base) = (state.id, state.lines);
+        // Re-intern the part's strings into this reader's table.
+        let map: Vec<Sym> = (0..part.interner.len())
+            .map(|i| self.interner.intern(part.interner.get(Sym::from_index(i))))
+            .collect();
+        let remap = |s: Sym| if s.is_none() { s } else { map[s.index()] };
+        self.entries.reserve(part.entries.len());
+        for mut e in part.entries.drain(..) {
+            e.file = file;
+            e.line += line_base;
+            e.kind = remap(e.kind);
+            e.subtype = remap(e.subtype);
+            e.id = remap(e.id);
+            e.parent = remap(e.parent);
+            e.reference = remap(e.reference);
+            e.role = remap(e.role);
+            e.group = remap(e.group);
+            e.agent = remap(e.agent);
+            self.entries.push(e);
+        }
+        for mut d in part.diagnostics.drain(..) {
+            d.file = file;
+            d.line += line_base;
+            self.diagnostics.push(d);
+        }
+        let state = self.current.as_mut().expect("checked above");
+        state.offset = part_state.offset;
+        state.lines += part_state.lines;
+        state.crlf += part_state.crlf;
+        self.carry = std::mem::take(&mut part.carry);
+        self.skipping = part.skipping;
+    }
+
+    /// Attaches a side-car JSON document to a file (a Claude Code subagent's
+    /// `agent-*.meta.json`).
+    pub fn attach_meta(&mut self, file: FileId, json: &[u8]) {
+        if let Some(info) = self.files.get_mut(file.0 as usize) {
+            info.meta = serde_json::from_slice(json).ok();
+        }
+    }
+
+    /// Feeds the next bytes of the current file.
+    ///
+    /// # Panics
+    /// If no file was begun.
+    pub fn push(&mut self, chunk: &[u8]) {
+        assert!(self.current.is_some(), "Reader::push before begin_file");
+        let mut rest = chunk;
+        if self.skipping || !self.carry.is_empty() {
+            match memchr(b'\n', rest) {
+                None => {
+                    self.extend_carry(rest);
+                    return;
+                }
+                Some(i) => {
+                    self.extend_carry(&rest[..i]);
+                    self.finish_carried_line(true);
+                    rest = &rest[i + 1..];
+                }
+            }
+        }
+        let mut start = 0;
+        for nl in memchr_iter(b'\n', rest) {
+            self.line(&rest[start..nl], 1);
+            start = nl + 1;
+        }
+        self.extend_carry(&rest[start..]);
+    }
+
+    fn extend_carry(&mut self, bytes: &[u8]) {
+        if self.skipping {
+            self.current_mut().offset += bytes.len() as u64;
+            return;
+        }
+        if self.carry.len() + bytes.len() > self.options.max_line {
+            // Too long to index: report it once and skip to its end.
+            let state = self.current.as_ref().expect("file begun");
+            let (file, line, offset) = (state.id, state.lines + 1, state.offset);
+            let max = self.options.max_line;
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                kind: DiagnosticKind::LineTooLong,
+                file,
+                line,
+                offset,
+                message: format!("line is longer than {max} bytes and was not indexed"),
+            });
+            let carried = self.carry.len() + bytes.len();
+            self.carry.clear();
+            self.current_mut().offset += carried as u64;
+            self.skipping = true;
+            return;
+        }
+        self.carry.extend_from_slice(bytes);
+    }
+
+    fn finish_carried_line(&mut self, newline: bool) {
+        if self.skipping {
+            self.skipping = false;
+            let state = self.current_mut();
+            state.lines += 1;
+            state.offset += u64::from(newline);
+            return;
+        }
+        let carry = std::mem::take(&mut self.carry);
+        self.line(&carry, u32::from(newline));
+        self.carry = carry;
+        self.carry.clear();
+    }
+
+    fn current_mut(&mut self) -> &mut FileState {
+        self.current.as_mut().expect("file begun")
+    }
+
+    /// Ends the current file. A last line without a newline is indexed here.
+    pub fn end_file(&mut self) {
+        let Some(_) = self.current else { return };
+        if self.skipping || !self.carry.is_empty() {
+            self.finish_carried_line(false);
+            if let Some(info) = self.files.last_mut() {
+                info.line_ends_with_newline = false;
+            }
+        }
+        let state = self.current.take().expect("checked above");
+        if state.crlf > 0 {
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Info,
+                kind: DiagnosticKind::CrlfLineEndings,
+                file: state.id,
+                line: 1,
+                offset: 0,
+                message: format!("{} lines end in CRLF (kept as written)", state.crlf),
+            });
+        }
+        let info = &mut self.files[state.id.0 as usize];
+        info.size = state.offset;
+        info.lines = state.lines;
+        info.end_entry = self.entries.len() as u32;
+    }
+
+    /// Ends the last file and builds the branch tree.
+    pub fn finish(mut self) -> Session {
+        self.end_file();
+        Session::build(self)
+    }
+
+    /// Indexes one line; `terminator` is the number of newline bytes after it.
+    fn line(&mut self, raw: &[u8], terminator: u32) {
+        let state = self.current.as_mut().expect("file begun");
+        let file = state.id;
+        state.lines += 1;
+        let line_no = state.lines;
+        let line_offset = state.offset;
+        state.offset += raw.len() as u64 + u64::from(terminator);
+
+        let mut bytes = raw;
+        let mut skip = 0u32;
+        if line_offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            bytes = &bytes[3..];
+            skip = 3;
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Info,
+                kind: DiagnosticKind::ByteOrderMark,
+                file,
+                line: 1,
+                offset: 0,
+                message: "file starts with a UTF-8 byte order mark (ignored)".into(),
+            });
+        }
+        if let Some(stripped) = bytes.strip_suffix(b"\r") {
+            bytes = stripped;
+            state.crlf += 1;
+        }
+        if bytes.iter().all(|b| matches!(b, b' ' | b'\t')) {
+            return;
+        }
+        scan_line(bytes, &mut self.scan);
+        let base = line_offset + u64::from(skip);
+        if let Some((at, error)) = self.scan.error {
+            let truncated = terminator == 0
+                && matches!(error, ScanError::Unclosed | ScanError::UnterminatedString);
+            let (kind, message) = if truncated {
+                (
+                    DiagnosticKind::TruncatedLine,
+                    format!("last line is cut off: {}", error.message()),
+                )
+            } else {
+                (DiagnosticKind::MalformedJson, error.message().to_owned())
+            };
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Error,
+                kind,
+                file,
+                line: line_no,
+                offset: base + u64::from(at),
+                message,
+            });
+            self.entries.push(Entry {
+                file,
+                line: line_no,
+                offset: base,
+                len: bytes.len() as u32,
+                flags: Flags(Flags::BROKEN),
+                kind: Sym::NONE,
+                subtype: Sym::NONE,
+                id: Sym::NONE,
+                parent: Sym::NONE,
+                reference: Sym::NONE,
+                role: Sym::NONE,
+                group: Sym::NONE,
+                agent: Sym::NONE,
+                timestamp: i64::MIN,
+                number: u32::MAX,
+            });
+            return;
+        }
+        let objects = self.scan.objects.len();
+        if objects > 1 {
+            self.diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                kind: DiagnosticKind::ConcatenatedObjects,
+                file,
+                line: line_no,
+                offset: base + u64::from(self.scan.objects[1].start),
+                message: format!(
+                    "{objects} JSON objects written on one line (a lost newline); each is read"
+                ),
+            });
+        }
+        for object in 0..objects {
+            let entry = self.entry(file, line_no, base, bytes, object as u16);
+            self.entries.push(entry);
+        }
+    }
+
+    /// Builds the entry for object `object` of the scanned line.
+    fn entry(&mut self, file: FileId, line: u32, base: u64, bytes: &[u8], object: u16) -> Entry {
+        let span = self.scan.objects[object as usize];
+        let mut e = Entry {
+            file,
+            line,
+            offset: base + u64::from(span.start),
+            len: span.end - span.start,
+            flags: Flags(if self.scan.objects.len() > 1 {
+                Flags::SHARED_LINE
+            } else {
+                0
+            }),
+            kind: Sym::NONE,
+            subtype: Sym::NONE,
+            id: Sym::NONE,
+            parent: Sym::NONE,
+            reference: Sym::NONE,
+            role: Sym::NONE,
+            group: Sym::NONE,
+            agent: Sym::NONE,
+            timestamp: i64::MIN,
+            number: u32::MAX,
+        };
+        let fields = &self.scan.fields;
+        let interner = &mut self.interner;
+        let mut content: Option<&Field> = None;
+        for (index, f) in fields.iter().enumerate() {
+            if f.object != object {
+                continue;
+            }
+            let key = f.key.get(bytes);
+            let value = f.value.get(bytes);
+            let string = f.kind == ValueKind::String;
+            match f.parent {
+                None => match key {
+                    b"type" if string => e.kind = interner.intern(value),
+                    b"subtype" if string => e.subtype = interner.intern(value),
+                    b"uuid" if string => {
+                        e.id = interner.intern(value);
+                        e.flags.0 |= Flags::UUID;
+                    }
+                    b"id" if string && !e.flags.has(Flags::UUID) => e.id = interner.intern(value),
+                    b"parentId" | b"parentUuid" => {
+                        e.flags.0 |= Flags::HAS_PARENT_FIELD;
+                        if string {
+                            e.parent = interner.intern(value);
+                        }
+                    }
+                    b"logicalParentUuid" | b"firstKeptEntryId" | b"targetId" | b"leafUuid"
+                        if string =>
+                    {
+                        e.reference = interner.intern(value)
+                    }
+                    b"timestamp" => {
+                        e.timestamp = if string {
+                            parse_rfc3339_ms(value).unwrap_or(i64::MIN)
+                        } else {
+                            parse_int(value).unwrap_or(i64::MIN)
+                        }
+                    }
+                    b"isSidechain" if value == b"true" => e.flags.0 |= Flags::SIDECHAIN,
+                    b"isMeta" if value == b"true" => e.flags.0 |= Flags::META,
+                    b"isCompactSummary" if value == b"true" => e.flags.0 |= Flags::COMPACT_SUMMARY,
+                    b"toolUseResult" => e.flags.0 |= Flags::TOOL_RESULT,
+                    b"agentId" if string => e.agent = interner.intern(value),
+                    b"message" if f.kind == ValueKind::Object => e.flags.0 |= Flags::HAS_MESSAGE,
+                    b"version" | b"firstKeptEntryIndex" if f.kind == ValueKind::Other => {
+                        if let Some(n) = parse_int(value) {
+                            e.number = u32::try_from(n).unwrap_or(u32::MAX);
+                        }
+                    }
+                    _ => {}
+                },
+                Some(parent) => {
+                    let parent_key = fields[parent as usize].key.get(bytes);
+                    match (parent_key, key) {
+                        (b"message", b"role") if string => e.role = interner.intern(value),
+                        (b"message", b"id") if string => e.group = interner.intern(value),
+                        (b"message", b"content") => content = Some(&fields[index]),
+                        (b"toolUseResult", b"agentId") if string && e.agent.is_none() => {
+                            e.agent = interner.intern(value)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        // A Claude Code user line is a tool result when its content blocks
+        // say so (older lines have no `toolUseResult` field).
+        if let Some(c) = content {
+            if c.kind == ValueKind::Array
+                && !e.flags.has(Flags::TOOL_RESULT)
+                && self.interner.get(e.role) == b"user"
+                && self.keys.tool_result.find(c.value.get(bytes)).is_some()
+            {
+                e.flags.0 |= Flags::TOOL_RESULT;
+            }
+        }
+        e
+    }
+}
+
+fn parse_int(s: &[u8]) -> Option<i64> {
+    std::str::from_utf8(s).ok()?.trim().parse().ok()
+}

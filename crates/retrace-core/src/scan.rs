@@ -1,0 +1,559 @@
+//! The structural scanner: finds a line's JSON objects and their first two
+//! levels of keys without parsing the bodies.
+//!
+//! Opening a session must run at close to the speed of reading the file, so
+//! this does not parse JSON. It classifies 64 bytes at a time into bit masks
+//! (quotes, backslashes, brackets, colons, commas), works out which bytes lie
+//! inside strings with a prefix-XOR over the unescaped quotes, and walks only
+//! the structural characters that sit outside strings. Below depth two only
+//! brackets are followed, so the bulk of a line (message text, tool output)
+//! costs a few vector instructions per 64 bytes.
+//!
+//! What it checks is structure: one or more objects per line, balanced
+//! brackets, closed strings, nothing but whitespace around the objects. Full
+//! JSON grammar (numbers, literals, escapes, UTF-8) is checked when a body is
+//! parsed (see `Session::check`).
+
+use crate::scan_simd::{classify, Masks};
+
+/// A byte range within the line being scanned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn get<'a>(&self, line: &'a [u8]) -> &'a [u8] {
+        &line[self.start as usize..self.end as usize]
+    }
+}
+
+/// The JSON type of a field's value, from its first byte.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ValueKind {
+    String,
+    Object,
+    Array,
+    Other,
+}
+
+/// A key found at depth one (a top-level key) or two (a key of an object
+/// that is the value of a top-level key).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Field {
+    /// Which object of the line this belongs to (0 unless objects were run
+    /// together on one line).
+    pub object: u16,
+    /// For a depth-two key, the index in `fields` of its depth-one parent.
+    pub parent: Option<u16>,
+    /// The key, without quotes, escapes left as written.
+    pub key: Span,
+    /// The value; for strings without the quotes, escapes left as written.
+    pub value: Span,
+    pub kind: ValueKind,
+}
+
+/// Why a line is not a sequence of well-formed JSON objects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ScanError {
+    /// The first non-blank byte is not `{` (a number, array, string, text).
+    NotAnObject,
+    /// Something other than whitespace or another object follows an object.
+    TrailingCharacters,
+    /// A `}` or `]` with nothing open.
+    UnbalancedClose,
+    /// The line ends inside a string.
+    UnterminatedString,
+    /// The line ends with brackets still open (often a torn last line).
+    Unclosed,
+}
+
+impl ScanError {
+    pub fn message(self) -> &'static str {
+        match self {
+            ScanError::NotAnObject => "line is not a JSON object",
+            ScanError::TrailingCharacters => "unexpected characters after the JSON object",
+            ScanError::UnbalancedClose => "closing bracket without a matching opening one",
+            ScanError::UnterminatedString => "line ends inside a string (truncated?)",
+            ScanError::Unclosed => "line ends before the JSON object is closed (truncated?)",
+        }
+    }
+}
+
+/// What one line holds.
+#[derive(Debug, Default)]
+pub(crate) struct LineScan {
+    /// The objects on the line (more than one when they were run together).
+    pub objects: Vec<Span>,
+    pub fields: Vec<Field>,
+    /// The first structural problem and the offset where it was seen.
+    pub error: Option<(u32, ScanError)>,
+}
+
+impl LineScan {
+    fn clear(&mut self) {
+        self.objects.clear();
+        self.fields.clear();
+        self.error = None;
+    }
+
+    /// The fields of object `object` at depth one.
+    #[cfg(test)]
+    pub fn top_fields(&self, object: u16) -> impl Iterator<Item = (usize, &Field)> {
+        self.fields
+            .iter()
+            .enumerate()
+            .filter(move |(_, f)| f.object == object && f.parent.is_none())
+    }
+}
+
+/// An open container at depth one or two.
+#[derive(Clone, Copy)]
+struct Frame {
+    is_object: bool,
+    /// The index in `fields` of the key whose value is open, if any.
+    field: Option<u16>,
+    /// The start of the value of `field` (after the colon).
+    value_start: u32,
+    /// Next string in this object is a key.
+    expect_key: bool,
+    /// Key seen, colon not yet.
+    pending_key: Option<Span>,
+}
+
+const NO_FRAME: Frame = Frame {
+    is_object: false,
+    field: None,
+    value_start: 0,
+    expect_key: false,
+    pending_key: None,
+};
+
+/// Bytes that may appear between JSON tokens.
+fn is_ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn trim(line: &[u8], mut start: u32, mut end: u32) -> Span {
+    while start < end && is_ws(line[start as usize]) {
+        start += 1;
+    }
+    while end > start && is_ws(line[end as usize - 1]) {
+        end -= 1;
+    }
+    Span { start, end }
+}
+
+/// Marks the backslash-escaped bytes of a block: each bit of `bs` is a
+/// backslash; a byte is escaped when an odd-length run of backslashes ends
+/// right before it. `carry` says whether the previous block ended in such an
+/// odd run. (The standard even/odd run trick used by SIMD JSON parsers.)
+#[inline(always)]
+fn escaped_bytes(bs: u64, carry: &mut u64) -> u64 {
+    const EVEN: u64 = 0x5555_5555_5555_5555;
+    let bs = bs & !*carry;
+    let follows_escape = (bs << 1) | *carry;
+    let odd_starts = bs & !EVEN & !follows_escape;
+    let (even_starts_sum, overflow) = odd_starts.overflowing_add(bs);
+    *carry = u64::from(overflow);
+    let invert = even_starts_sum << 1;
+    (EVEN ^ invert) & follows_escape
+}
+
+/// For each bit, the XOR of all bits at or below it: 1 from an opening quote
+/// up to (not including) its closing quote.
+#[inline(always)]
+fn prefix_xor(mut x: u64) -> u64 {
+    x ^= x << 1;
+    x ^= x << 2;
+    x ^= x << 4;
+    x ^= x << 8;
+    x ^= x << 16;
+    x ^= x << 32;
+    x
+}
+
+/// Scans one line (without its `\n`) into `out`.
+pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
+    out.clear();
+    let mut st = State {
+        depth: 0,
+        frames: [NO_FRAME; 3],
+        string_start: 0,
+        object_start: 0,
+        seen_object_end: None,
+    };
+    // The line must open with an object.
+    match line.iter().position(|&b| !is_ws(b)) {
+        None => return,
+        Some(i) if line[i] != b'{' => {
+            out.error = Some((i as u32, ScanError::NotAnObject));
+            return;
+        }
+        Some(_) => {}
+    }
+    let mut esc_carry = 0u64;
+    let mut str_carry = 0u64;
+    let mut pos = 0usize;
+    let mut pad = [b' '; 64];
+    while pos < line.len() {
+        let block: &[u8; 64] = if line.len() - pos >= 64 {
+            line[pos..pos + 64].try_into().expect("64 bytes")
+        } else {
+            let n = line.len() - pos;
+            pad[..n].copy_from_slice(&line[pos..]);
+            pad[n..].fill(b' ');
+            &pad
+        };
+        let m: Masks = classify(block);
+        let escaped = escaped_bytes(m.backslash, &mut esc_carry);
+        let quotes = m.quote & !escaped;
+        let in_string = prefix_xor(quotes) ^ str_carry;
+        str_carry = ((in_string as i64) >> 63) as u64;
+        if in_string == !0 && quotes == 0 {
+            // The whole block lies inside a string.
+            pos += 64;
+            continue;
+        }
+        let outside = !in_string;
+        let brackets = (m.open | m.close) & outside;
+        let all = ((m.colon | m.comma) & outside) | brackets | quotes;
+        let mut rest = !0u64;
+        loop {
+            let candidates = if st.depth >= 3 { brackets } else { all } & rest;
+            if candidates == 0 {
+                break;
+            }
+            let bit = candidates.trailing_zeros();
+            rest = (!0u64 << bit) << 1;
+            let p = (pos + bit as usize) as u32;
+            let mask = 1u64 << bit;
+            let r = if quotes & mask != 0 {
+                st.quote(p, in_string & mask != 0, out);
+                Ok(())
+            } else if m.open & mask != 0 {
+                st.open(line, p, out)
+            } else if m.close & mask != 0 {
+                st.close(line, p, out)
+            } else if m.colon & mask != 0 {
+                st.colon(p);
+                Ok(())
+            } else {
+                st.comma(line, p, out);
+                Ok(())
+            };
+            if let Err(e) = r {
+                out.error = Some((p, e));
+                return;
+            }
+        }
+        pos += 64;
+    }
+    let end = line.len() as u32;
+    if str_carry != 0 {
+        out.error = Some((end, ScanError::UnterminatedString));
+    } else if st.depth > 0 {
+        out.error = Some((end, ScanError::Unclosed));
+    } else if let Some(last) = st.seen_object_end {
+        if line[last as usize..].iter().any(|&b| !is_ws(b)) {
+            out.error = Some((last, ScanError::TrailingCharacters));
+        }
+    }
+}
+
+struct State {
+    /// Open containers.
+    depth: u32,
+    /// Frames for depths 1 and 2 (index 0 unused).
+    frames: [Frame; 3],
+    string_start: u32,
+    object_start: u32,
+    /// Where the last top-level object ended (exclusive).
+    seen_object_end: Option<u32>,
+}
+
+impl State {
+    #[inline]
+    fn quote(&mut self, p: u32, opening: bool, out: &mut LineScan) {
+        if opening {
+            self.string_start = p + 1;
+            return;
+        }
+        // A closing quote at depth 1 or 2: a key if the object expects one.
+        let frame = &mut self.frames[self.depth as usize];
+        if frame.is_object && frame.expect_key {
+            frame.expect_key = false;
+            frame.pending_key = Some(Span {
+                start: self.string_start,
+                end: p,
+            });
+        }
+        let _ = out;
+    }
+
+    #[inline]
+    fn colon(&mut self, p: u32) {
+        let frame = &mut self.frames[self.depth as usize];
+        if frame.is_object {
+            frame.value_start = p + 1;
+        }
+    }
+
+    /// Ends the value of the current key of the frame at this depth.
+    #[inline]
+    fn finish_field(&mut self, line: &[u8], end: u32, out: &mut LineScan) {
+        let depth = self.depth as usize;
+        let frame = &mut self.frames[depth];
+        if !frame.is_object {
+            return;
+        }
+        let Some(key) = frame.pending_key.take() else {
+            return;
+        };
+        let mut value = trim(line, frame.value_start, end);
+        let kind = match line.get(value.start as usize) {
+            Some(b'"') => {
+                value.start += 1;
+                value.end = value.end.saturating_sub(1).max(value.start);
+                ValueKind::String
+            }
+            Some(b'{') => ValueKind::Object,
+            Some(b'[') => ValueKind::Array,
+            _ => ValueKind::Other,
+        };
+        let parent = if depth == 2 {
+            self.frames[1].field
+        } else {
+            None
+        };
+        if out.fields.len() < u16::MAX as usize {
+            out.fields.push(Field {
+                object: (out.objects.len()) as u16,
+                parent,
+                key,
+                value,
+                kind,
+            });
+        }
+    }
+
+    #[inline]
+    fn comma(&mut self, line: &[u8], p: u32, out: &mut LineScan) {
+        self.finish_field(line, p, out);
+        let frame = &mut self.frames[self.depth as usize];
+        if frame.is_object {
+            frame.expect_key = true;
+        }
+    }
+
+    #[inline]
+    fn open(&mut self, line: &[u8], p: u32, out: &mut LineScan) -> Result<(), ScanError> {
+        if self.depth == 0 {
+            if let Some(end) = self.seen_object_end {
+                // A second object on the same line: fine if only blanks
+                // separate them.
+                if line[end as usize..p as usize].iter().any(|&b| !is_ws(b)) {
+                    return Err(ScanError::TrailingCharacters);
+                }
+            }
+            self.object_start = p;
+        }
+        // The field whose value this container is: known at depth 1 only
+        // for the depth-two frame.
+        let parent_field = if self.depth == 1 {
+            // Record the depth-one field now so its children can point at
+            // it; its value span is fixed up when it closes.
+            let frame = &self.frames[1];
+            frame.pending_key.map(|key| {
+                let idx = out.fields.len() as u16;
+                out.fields.push(Field {
+                    object: out.objects.len() as u16,
+                    parent: None,
+                    key,
+                    value: Span { start: p, end: p },
+                    kind: if line[p as usize] == b'{' {
+                        ValueKind::Object
+                    } else {
+                        ValueKind::Array
+                    },
+                });
+                idx
+            })
+        } else {
+            None
+        };
+        if self.depth == 1 {
+            // The key is now recorded; do not record it again at the comma.
+            self.frames[1].pending_key = None;
+            self.frames[1].field = parent_field;
+        }
+        self.depth += 1;
+        if self.depth <= 2 {
+            let is_object = line[p as usize] == b'{';
+            self.frames[self.depth as usize] = Frame {
+                is_object,
+                field: None,
+                value_start: 0,
+                expect_key: is_object,
+                pending_key: None,
+            };
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn close(&mut self, line: &[u8], p: u32, out: &mut LineScan) -> Result<(), ScanError> {
+        if self.depth == 0 {
+            return Err(ScanError::UnbalancedClose);
+        }
+        if self.depth <= 2 {
+            self.finish_field(line, p, out);
+        }
+        self.depth -= 1;
+        match self.depth {
+            0 => {
+                if out.objects.len() < u16::MAX as usize {
+                    out.objects.push(Span {
+                        start: self.object_start,
+                        end: p + 1,
+                    });
+                }
+                self.seen_object_end = Some(p + 1);
+                self.frames[1] = NO_FRAME;
+            }
+            1 => {
+                // A depth-one value that is a container just closed: fix up
+                // the span recorded when it opened.
+                if let Some(idx) = self.frames[1].field.take() {
+                    out.fields[idx as usize].value.end = p + 1;
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scan(s: &str) -> LineScan {
+        let mut out = LineScan::default();
+        scan_line(s.as_bytes(), &mut out);
+        out
+    }
+
+    fn fields(s: &str) -> Vec<(Option<String>, String, String, ValueKind)> {
+        let out = scan(s);
+        assert_eq!(out.error, None, "{s}");
+        let b = s.as_bytes();
+        out.fields
+            .iter()
+            .map(|f| {
+                (
+                    f.parent.map(|p| {
+                        String::from_utf8(out.fields[p as usize].key.get(b).to_vec()).unwrap()
+                    }),
+                    String::from_utf8(f.key.get(b).to_vec()).unwrap(),
+                    String::from_utf8(f.value.get(b).to_vec()).unwrap(),
+                    f.kind,
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn finds_top_and_second_level_keys() {
+        let got = fields(
+            r#"{"type":"message","id":"ab12","parentId":null,"message":{"role":"user","content":[{"type":"text","text":"a \"quoted\" {brace}"}],"n":3},"timestamp":"2025-01-01T00:00:00Z"}"#,
+        );
+        let want = [
+            (None, "type", "message", ValueKind::String),
+            (None, "id", "ab12", ValueKind::String),
+            (None, "parentId", "null", ValueKind::Other),
+            (None, "message", "", ValueKind::Object),
+            (Some("message"), "role", "user", ValueKind::String),
+            (
+                Some("message"),
+                "content",
+                r#"[{"type":"text","text":"a \"quoted\" {brace}"}]"#,
+                ValueKind::Array,
+            ),
+            (Some("message"), "n", "3", ValueKind::Other),
+            (None, "timestamp", "2025-01-01T00:00:00Z", ValueKind::String),
+        ];
+        // The `message` value is the whole object.
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(want.iter()) {
+            assert_eq!(g.0.as_deref(), w.0);
+            assert_eq!(g.1, w.1);
+            if w.1 != "message" {
+                assert_eq!(g.2, w.2);
+            } else {
+                assert!(g.2.starts_with("{\"role\"") && g.2.ends_with("\"n\":3}"));
+            }
+            assert_eq!(g.3, w.3);
+        }
+    }
+
+    #[test]
+    fn long_lines_cross_blocks_and_escapes() {
+        // Backslash runs and quotes around 64-byte block edges.
+        for pad in 0..130 {
+            let filler = "x".repeat(pad);
+            let s = format!(
+                r#"{{"a":"{filler}\\\\","b":"{filler}\\\"}}","c":{{"d":"{filler}"}},"e":[1,{{"f":2}}]}}"#
+            );
+            let got = fields(&s);
+            let keys: Vec<_> = got.iter().map(|f| f.1.as_str()).collect();
+            assert_eq!(keys, ["a", "b", "c", "d", "e"], "pad {pad}");
+            assert_eq!(got[0].2, format!(r"{filler}\\\\"));
+            assert_eq!(got[1].2, format!(r#"{filler}\\\"}}"#));
+            assert_eq!(got[3].0.as_deref(), Some("c"));
+        }
+    }
+
+    #[test]
+    fn two_objects_on_one_line() {
+        let s = r#"{"type":"message","id":"1"}{"type":"compaction","id":"2"}"#;
+        let out = scan(s);
+        assert_eq!(out.error, None);
+        assert_eq!(out.objects.len(), 2);
+        assert_eq!(
+            out.objects[1].get(s.as_bytes()),
+            br#"{"type":"compaction","id":"2"}"#
+        );
+        let second: Vec<_> = out
+            .top_fields(1)
+            .map(|(_, f)| f.key.get(s.as_bytes()))
+            .collect();
+        assert_eq!(second, [&b"type"[..], b"id"]);
+    }
+
+    #[test]
+    fn reports_structural_errors() {
+        let cases = [
+            (r#""massive error""#, ScanError::NotAnObject),
+            ("42", ScanError::NotAnObject),
+            ("[1]", ScanError::NotAnObject),
+            (r#"{"a":"b"} x"#, ScanError::TrailingCharacters),
+            (r#"{"a":"b"}}"#, ScanError::UnbalancedClose),
+            (r#"{"a":"trunc"#, ScanError::UnterminatedString),
+            (r#"{"a":{"b":[1,2"#, ScanError::Unclosed),
+        ];
+        for (s, want) in cases {
+            assert_eq!(scan(s).error.map(|e| e.1), Some(want), "{s}");
+        }
+        assert_eq!(scan("   ").error, None);
+        assert!(scan("   ").objects.is_empty());
+    }
+
+    #[test]
+    fn crlf_and_whitespace_are_fine() {
+        let out = scan("{\"a\" : 1 , \"b\" : \"x\" }\r");
+        assert_eq!(out.error, None);
+        assert_eq!(out.fields.len(), 2);
+    }
+}

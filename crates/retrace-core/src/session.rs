@@ -1,0 +1,445 @@
+//! A read session: its files, entries, branch tree and diagnostics.
+
+use serde::Serialize;
+
+use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::entry::{Entry, EntryId, FileId, Flags};
+use crate::format::{claude, pi, Format};
+use crate::intern::{FxHashMap, Interner, Sym};
+use crate::reader::Reader;
+use crate::tree::Tree;
+
+const NONE: u32 = u32::MAX;
+
+/// One input file of a session.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileInfo {
+    /// The name it was read under (a path, or a browser file name).
+    pub name: String,
+    /// Bytes read.
+    pub size: u64,
+    /// Lines read (a last line without a newline counts).
+    pub lines: u32,
+    /// Its entries are `first_entry..end_entry` of [`Session::entries`].
+    pub first_entry: u32,
+    pub end_entry: u32,
+    /// False when the file's last line has no newline.
+    pub line_ends_with_newline: bool,
+    /// A side-car document attached with [`Reader::attach_meta`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub meta: Option<serde_json::Value>,
+    /// Where a part read by [`Reader::begin_part`] started.
+    #[serde(skip)]
+    pub(crate) part_start: u64,
+}
+
+/// A subagent run linked to the entry that spawned it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Subagent {
+    /// The file holding the subagent's entries.
+    pub file: FileId,
+    /// The agent id (`agentId`).
+    pub agent_id: String,
+    /// The tool-result entry in the parent conversation that reports its
+    /// outcome, where found.
+    pub spawned_by: Option<EntryId>,
+}
+
+/// A session read by a [`Reader`]: the index of every entry and the branch
+/// tree. Message bodies are not parsed until asked for (see
+/// [`Session::context`]).
+#[derive(Debug)]
+pub struct Session {
+    pub(crate) format: Format,
+    pub(crate) file_formats: Vec<Format>,
+    pub(crate) files: Vec<FileInfo>,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) interner: Interner,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) tree: Tree,
+    pub(crate) subagents: Vec<Subagent>,
+}
+
+impl Session {
+    /// Reads one whole file held in memory.
+    pub fn from_bytes(name: &str, bytes: &[u8]) -> Session {
+        let mut reader = Reader::new();
+        reader.begin_file(name);
+        reader.push(bytes);
+        reader.finish()
+    }
+
+    /// The format of the session (of its first file).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The format of each file.
+    pub fn file_format(&self, file: FileId) -> Format {
+        self.file_formats[file.0 as usize]
+    }
+
+    pub fn files(&self) -> &[FileInfo] {
+        &self.files
+    }
+
+    /// Every entry, in file order (files in the order they were read).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, e: EntryId) -> &Entry {
+        &self.entries[e.index()]
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Problems found while reading, in file order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Subagent files linked to the conversation.
+    pub fn subagents(&self) -> &[Subagent] {
+        &self.subagents
+    }
+
+    /// The entry's `type` (empty for a broken line).
+    pub fn kind(&self, e: EntryId) -> &str {
+        std::str::from_utf8(self.interner.get(self.entry(e).kind)).unwrap_or("")
+    }
+
+    /// The entry's `subtype` (empty when absent).
+    pub fn subtype(&self, e: EntryId) -> &str {
+        std::str::from_utf8(self.interner.get(self.entry(e).subtype)).unwrap_or("")
+    }
+
+    /// The entry's `message.role` (empty when absent).
+    pub fn role(&self, e: EntryId) -> &str {
+        std::str::from_utf8(self.interner.get(self.entry(e).role)).unwrap_or("")
+    }
+
+    /// The entry's own id, if it has one.
+    pub fn id(&self, e: EntryId) -> Option<&str> {
+        let sym = self.entry(e).id;
+        (!sym.is_none()).then(|| std::str::from_utf8(self.interner.get(sym)).unwrap_or(""))
+    }
+
+    /// The id to show for an entry: its own, or `L<line>` for entries
+    /// without one (pi v1), prefixed by the file number for later files.
+    pub fn label(&self, e: EntryId) -> String {
+        let entry = self.entry(e);
+        match self.id(e) {
+            Some(id) => id.to_owned(),
+            None if entry.file.0 == 0 => format!("L{}", entry.line),
+            None => format!("F{}L{}", entry.file.0, entry.line),
+        }
+    }
+
+    /// Finds an entry by id or by a label from [`Session::label`].
+    pub fn find(&self, id: &str) -> Option<EntryId> {
+        let sym = self.interner.lookup(id.as_bytes());
+        if !sym.is_none() {
+            if let Some(i) = self.entries.iter().position(|e| e.id == sym) {
+                return Some(EntryId(i as u32));
+            }
+        }
+        let rest = id.strip_prefix(['F', 'L'])?;
+        let (file, line): (u32, u32) = match id.starts_with('F') {
+            true => {
+                let (f, l) = rest.split_once('L')?;
+                (f.parse().ok()?, l.parse().ok()?)
+            }
+            false => (0u32, rest.parse().ok()?),
+        };
+        self.entries
+            .iter()
+            .position(|e| e.file.0 == file && e.line == line)
+            .map(|i| EntryId(i as u32))
+    }
+
+    /// Builds the tree over what the reader indexed.
+    pub(crate) fn build(reader: Reader) -> Session {
+        let Reader {
+            files,
+            entries,
+            interner,
+            mut diagnostics,
+            ..
+        } = reader;
+        let file_formats: Vec<Format> = files
+            .iter()
+            .map(|f| {
+                Format::detect(
+                    &entries[f.first_entry as usize..f.end_entry as usize],
+                    &interner,
+                )
+            })
+            .collect();
+        let format = file_formats.first().copied().unwrap_or(Format::Generic);
+        let n = entries.len();
+        let mut node = vec![false; n];
+        let mut parent = vec![NONE; n];
+
+        // Which entries are nodes, and which ids name them (the oldest entry
+        // wins a duplicate id, as Claude Code's resumed files need).
+        let mut by_id: FxHashMap<Sym, u32> = FxHashMap::default();
+        for (file, info) in files.iter().enumerate() {
+            let fmt = file_formats[file];
+            for e in info.first_entry..info.end_entry {
+                let entry = &entries[e as usize];
+                if entry.is_broken() {
+                    continue;
+                }
+                let kind = interner.get(entry.kind);
+                let is_node = match fmt {
+                    Format::Pi { .. } => kind != b"session",
+                    Format::ClaudeCode => !entry.id.is_none(),
+                    Format::Generic => false,
+                };
+                let known = match fmt {
+                    Format::Pi { .. } => pi::is_known_type(kind),
+                    Format::ClaudeCode => claude::is_known_type(kind),
+                    Format::Generic => true,
+                };
+                if !known {
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Info,
+                        kind: DiagnosticKind::UnknownType,
+                        file: entry.file,
+                        line: entry.line,
+                        offset: entry.offset,
+                        message: format!(
+                            "unknown entry type \"{}\" (kept as is)",
+                            String::from_utf8_lossy(kind)
+                        ),
+                    });
+                }
+                node[e as usize] = is_node;
+                if is_node && !entry.id.is_none() {
+                    if let Some(&first) = by_id.get(&entry.id) {
+                        let first = &entries[first as usize];
+                        diagnostics.push(Diagnostic {
+                            severity: Severity::Warning,
+                            kind: DiagnosticKind::DuplicateId,
+                            file: entry.file,
+                            line: entry.line,
+                            offset: entry.offset,
+                            message: format!(
+                                "id \"{}\" was already used on line {}; references go to that entry",
+                                interner.str(entry.id),
+                                first.line
+                            ),
+                        });
+                    } else {
+                        by_id.insert(entry.id, e);
+                    }
+                }
+            }
+        }
+
+        // Parents.
+        for (file, info) in files.iter().enumerate() {
+            let fmt = file_formats[file];
+            let range = info.first_entry as usize..info.end_entry as usize;
+            let linear = matches!(fmt, Format::Pi { .. })
+                && entries[range.clone()]
+                    .iter()
+                    .all(|e| e.id.is_none() || interner.get(e.kind) == b"session");
+            let mut previous = NONE;
+            for e in range {
+                if !node[e] {
+                    continue;
+                }
+                let entry = &entries[e];
+                if linear {
+                    // pi v1: each entry follows the one before it.
+                    parent[e] = previous;
+                    previous = e as u32;
+                    continue;
+                }
+                let mut wanted = entry.parent;
+                if wanted.is_none()
+                    && fmt == Format::ClaudeCode
+                    && claude::is_compact_boundary(entry, &interner)
+                {
+                    // Hang the boundary under the last entry before the
+                    // compaction so the whole history is one tree; the
+                    // context of a branch still starts at the boundary.
+                    wanted = entry.reference;
+                }
+                if wanted.is_none() {
+                    continue;
+                }
+                match by_id.get(&wanted) {
+                    Some(&p) if p as usize != e => parent[e] = p,
+                    Some(_) => {
+                        diagnostics.push(Diagnostic {
+                            severity: Severity::Warning,
+                            kind: DiagnosticKind::ParentCycle,
+                            file: entry.file,
+                            line: entry.line,
+                            offset: entry.offset,
+                            message: "entry is its own parent; treated as a root".into(),
+                        });
+                    }
+                    None => diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        kind: DiagnosticKind::MissingParent,
+                        file: entry.file,
+                        line: entry.line,
+                        offset: entry.offset,
+                        message: format!(
+                            "parent \"{}\" is not in the session; entry treated as a root",
+                            interner.str(wanted)
+                        ),
+                    }),
+                }
+            }
+        }
+        break_cycles(&entries, &node, &mut parent, &mut diagnostics);
+
+        let default_leaf = (0..n)
+            .rev()
+            .find(|&e| node[e] && entries[e].file.0 == 0 && !entries[e].flags.has(Flags::SIDECHAIN))
+            .map(|e| {
+                let entry = &entries[e];
+                // A persisted pi leaf marker points at the real leaf.
+                if interner.get(entry.kind) == b"leaf" {
+                    if let Some(&t) = by_id.get(&entry.reference) {
+                        return EntryId(t);
+                    }
+                }
+                EntryId(e as u32)
+            });
+        let tree = Tree::build(
+            node,
+            parent,
+            default_leaf,
+            |e, kids| match file_formats[entries[e.index()].file.0 as usize] {
+                Format::ClaudeCode => {
+                    let mut prompts = kids
+                        .iter()
+                        .map(|&c| &entries[c as usize])
+                        .filter(|c| claude::is_prompt(c, &interner))
+                        .map(|c| c.timestamp);
+                    let Some(first) = prompts.next() else {
+                        return false;
+                    };
+                    prompts.any(|t| t != first)
+                }
+                _ => true,
+            },
+            |c| match file_formats[entries[c.index()].file.0 as usize] {
+                Format::ClaudeCode => claude::is_prompt(&entries[c.index()], &interner),
+                _ => true,
+            },
+        );
+        diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
+        let mut session = Session {
+            format,
+            file_formats,
+            files,
+            entries,
+            interner,
+            diagnostics,
+            tree,
+            subagents: Vec::new(),
+        };
+        session.subagents = claude::link_subagents(&session);
+        session.check_timestamps();
+        session
+    }
+
+    /// Reports entries whose timestamp is earlier than their parent's.
+    fn check_timestamps(&mut self) {
+        let mut found = Vec::new();
+        for (i, entry) in self.entries.iter().enumerate() {
+            let Some(t) = entry.timestamp() else { continue };
+            let Some(p) = self.tree.parent(EntryId(i as u32)) else {
+                continue;
+            };
+            if let Some(pt) = self.entries[p.index()].timestamp() {
+                // Claude Code's compaction boundary is written with the
+                // time of the compaction, its logical parent earlier; fine.
+                if t < pt {
+                    found.push(Diagnostic {
+                        severity: Severity::Info,
+                        kind: DiagnosticKind::TimestampOutOfOrder,
+                        file: entry.file,
+                        line: entry.line,
+                        offset: entry.offset,
+                        message: format!(
+                            "timestamp is {} ms earlier than its parent's (line {})",
+                            pt - t,
+                            self.entries[p.index()].line
+                        ),
+                    });
+                }
+            }
+        }
+        if !found.is_empty() {
+            self.diagnostics.extend(found);
+            self.diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
+        }
+    }
+
+    pub(crate) fn interner(&self) -> &Interner {
+        &self.interner
+    }
+}
+
+/// Makes parent links acyclic: the entry that closes a cycle becomes a root.
+fn break_cycles(
+    entries: &[Entry],
+    node: &[bool],
+    parent: &mut [u32],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    // 0 = unseen, 1 = on the current walk, 2 = known to reach a root.
+    let mut state = vec![0u8; parent.len()];
+    let mut walk = Vec::new();
+    for start in 0..parent.len() {
+        if !node[start] || state[start] != 0 {
+            continue;
+        }
+        let mut e = start as u32;
+        loop {
+            match state[e as usize] {
+                2 => break,
+                1 => {
+                    // `e` is on the current walk: the cycle closes at the
+                    // entry whose parent is `e`; cut that link.
+                    let closing = *walk.last().expect("walk holds the entry pointing at e");
+                    parent[closing as usize] = NONE;
+                    let entry = &entries[closing as usize];
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        kind: DiagnosticKind::ParentCycle,
+                        file: entry.file,
+                        line: entry.line,
+                        offset: entry.offset,
+                        message: format!(
+                            "parents form a cycle through line {}; link cut, entry treated as a root",
+                            entries[e as usize].line
+                        ),
+                    });
+                    break;
+                }
+                _ => {
+                    state[e as usize] = 1;
+                    walk.push(e);
+                    match parent[e as usize] {
+                        NONE => break,
+                        p => e = p,
+                    }
+                }
+            }
+        }
+        for w in walk.drain(..) {
+            state[w as usize] = 2;
+        }
+    }
+}

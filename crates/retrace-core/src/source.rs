@@ -1,0 +1,64 @@
+//! Where bodies come from when a view asks for them.
+//!
+//! The core never reads files. A [`Source`] hands it the bytes of an entry by
+//! byte range: the CLI reads them from disk, the browser from `File.slice`,
+//! tests from memory.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::entry::FileId;
+
+/// Gives the bytes of a byte range of an input file.
+pub trait Source {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError>;
+}
+
+/// A range could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot read bytes {start}..{end} of file {file}: {reason}")]
+pub struct SourceError {
+    pub file: u32,
+    pub start: u64,
+    pub end: u64,
+    pub reason: String,
+}
+
+impl SourceError {
+    pub fn new(file: FileId, range: Range<u64>, reason: impl Into<String>) -> SourceError {
+        SourceError {
+            file: file.0,
+            start: range.start,
+            end: range.end,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Files held in memory, one slice per file in the order they were read.
+impl Source for [&[u8]] {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        let bytes = self
+            .get(file.0 as usize)
+            .ok_or_else(|| SourceError::new(file, range.clone(), "no such file"))?;
+        let (start, end) = (range.start as usize, range.end as usize);
+        bytes
+            .get(start..end)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| SourceError::new(file, range, "range is past the end of the file"))
+    }
+}
+
+/// One file held in memory.
+impl Source for &[u8] {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        if file.0 != 0 {
+            return Err(SourceError::new(file, range, "no such file"));
+        }
+        let bytes: &[u8] = self;
+        bytes
+            .get(range.start as usize..range.end as usize)
+            .map(Cow::Borrowed)
+            .ok_or_else(|| SourceError::new(file, range, "range is past the end of the file"))
+    }
+}

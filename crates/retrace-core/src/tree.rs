@@ -1,0 +1,283 @@
+//! The branch tree over a session's entries.
+//!
+//! Nodes are entries (by [`EntryId`]); entries that are not part of the
+//! conversation tree (a pi header, a Claude Code `summary` line) are simply
+//! not nodes. Children are kept in file order in one flat array (CSR), so the
+//! tree of a million entries is a few flat vectors.
+
+use serde::Serialize;
+
+use crate::entry::EntryId;
+
+const NONE: u32 = u32::MAX;
+
+/// Why a node has more than one child.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BranchKind {
+    /// Someone went back and continued from here differently (a rewind, an
+    /// edited prompt, pi's `/tree` branch).
+    Real,
+    /// A recording artifact: parallel tool calls, hook and progress lines,
+    /// lagging tool results (Claude Code). Not a choice anyone made.
+    Structural,
+}
+
+/// A node with two or more children.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BranchPoint {
+    pub entry: EntryId,
+    pub kind: BranchKind,
+    pub children: u32,
+}
+
+/// The branch tree. Built by [`crate::Session`].
+#[derive(Debug, Default)]
+pub struct Tree {
+    /// Per entry: its parent, or `NONE`.
+    parent: Vec<u32>,
+    /// Per entry: whether it is a node at all.
+    node: Vec<bool>,
+    /// CSR: children of `e` are `children[child_start[e]..child_start[e + 1]]`.
+    child_start: Vec<u32>,
+    children: Vec<u32>,
+    roots: Vec<EntryId>,
+    /// Per entry: the child whose subtree was written last (the one a
+    /// structural fan-out continues with), or `NONE`.
+    continuation: Vec<u32>,
+    /// Per entry with several children: whether it is a real branch point.
+    real: Vec<bool>,
+    branch_points: Vec<BranchPoint>,
+    /// Leaves that end a branch someone could pick (see [`Tree::tips`]).
+    tips: Vec<EntryId>,
+    default_leaf: Option<EntryId>,
+}
+
+impl Tree {
+    /// Builds the tree from per-entry parents (`None` = root) for the entries
+    /// marked as nodes. `is_real_fork(node, children)` decides which fan-outs
+    /// are real. Parents must already be acyclic.
+    pub(crate) fn build(
+        node: Vec<bool>,
+        parent: Vec<u32>,
+        default_leaf: Option<EntryId>,
+        is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
+        is_branch_start: impl Fn(EntryId) -> bool,
+    ) -> Tree {
+        let n = node.len();
+        let mut counts = vec![0u32; n + 1];
+        let mut roots = Vec::new();
+        for e in 0..n {
+            if !node[e] {
+                continue;
+            }
+            match parent[e] {
+                NONE => roots.push(EntryId(e as u32)),
+                p => counts[p as usize] += 1,
+            }
+        }
+        let mut child_start = vec![0u32; n + 1];
+        for e in 0..n {
+            child_start[e + 1] = child_start[e] + counts[e];
+        }
+        let mut fill = child_start.clone();
+        let mut children = vec![0u32; child_start[n] as usize];
+        for e in 0..n {
+            if node[e] && parent[e] != NONE {
+                let p = parent[e] as usize;
+                children[fill[p] as usize] = e as u32;
+                fill[p] += 1;
+            }
+        }
+        // The latest entry in each subtree, bottom-up. Parents usually come
+        // before children in the file, but not always (a parent can be
+        // written later), so walk a real post-order.
+        let mut last = vec![0u32; n];
+        let order = preorder(&roots, &child_start, &children);
+        for &e in order.iter().rev() {
+            let e = e as usize;
+            let mut m = e as u32;
+            for &c in &children[child_start[e] as usize..child_start[e + 1] as usize] {
+                m = m.max(last[c as usize]);
+            }
+            last[e] = m;
+        }
+        let mut continuation = vec![NONE; n];
+        let mut real = vec![false; n];
+        let mut branch_points = Vec::new();
+        for &e in &order {
+            let kids =
+                &children[child_start[e as usize] as usize..child_start[e as usize + 1] as usize];
+            if let Some(&c) = kids.iter().max_by_key(|&&c| last[c as usize]) {
+                continuation[e as usize] = c;
+            }
+            if kids.len() >= 2 {
+                let is_real = is_real_fork(EntryId(e), kids);
+                real[e as usize] = is_real;
+                branch_points.push(BranchPoint {
+                    entry: EntryId(e),
+                    kind: if is_real {
+                        BranchKind::Real
+                    } else {
+                        BranchKind::Structural
+                    },
+                    children: kids.len() as u32,
+                });
+            }
+        }
+        branch_points.sort_by_key(|b| b.entry);
+        // A leaf is a tip when every fan-out on its path is either followed
+        // along its continuation or is a real fork entered at a branch start.
+        let mut visible = vec![false; n];
+        for r in &roots {
+            visible[r.index()] = true;
+        }
+        let mut tips = Vec::new();
+        for &e in &order {
+            let e = e as usize;
+            let kids = &children[child_start[e] as usize..child_start[e + 1] as usize];
+            if kids.is_empty() {
+                if visible[e] {
+                    tips.push(EntryId(e as u32));
+                }
+                continue;
+            }
+            for &c in kids {
+                visible[c as usize] = visible[e]
+                    && (c == continuation[e] || (real[e] && is_branch_start(EntryId(c))));
+            }
+        }
+        tips.sort();
+        Tree {
+            parent,
+            node,
+            child_start,
+            children,
+            roots,
+            continuation,
+            real,
+            branch_points,
+            tips,
+            default_leaf,
+        }
+    }
+
+    /// Whether `e` is a node of the tree.
+    pub fn contains(&self, e: EntryId) -> bool {
+        self.node.get(e.index()).copied().unwrap_or(false)
+    }
+
+    pub fn parent(&self, e: EntryId) -> Option<EntryId> {
+        match self.parent.get(e.index()) {
+            Some(&p) if p != NONE => Some(EntryId(p)),
+            _ => None,
+        }
+    }
+
+    /// Children in file order.
+    pub fn children(&self, e: EntryId) -> impl ExactSizeIterator<Item = EntryId> + '_ {
+        let i = e.index();
+        let range = if i + 1 < self.child_start.len() {
+            self.child_start[i] as usize..self.child_start[i + 1] as usize
+        } else {
+            0..0
+        };
+        self.children[range].iter().map(|&c| EntryId(c))
+    }
+
+    /// Nodes without a parent, in file order.
+    pub fn roots(&self) -> &[EntryId] {
+        &self.roots
+    }
+
+    /// Every node without children, in file order.
+    pub fn leaves(&self) -> impl Iterator<Item = EntryId> + '_ {
+        (0..self.node.len())
+            .filter(move |&e| self.node[e] && self.child_start[e] == self.child_start[e + 1])
+            .map(|e| EntryId(e as u32))
+    }
+
+    /// The leaves that end a branch a person could pick: every leaf for pi;
+    /// for Claude Code, leaves reached through real forks only (the dead ends
+    /// of parallel tool calls and hook lines are folded into their branch).
+    pub fn tips(&self) -> &[EntryId] {
+        &self.tips
+    }
+
+    /// All nodes with several children, in file order.
+    pub fn branch_points(&self) -> &[BranchPoint] {
+        &self.branch_points
+    }
+
+    /// Real branch points only.
+    pub fn real_branch_points(&self) -> impl Iterator<Item = &BranchPoint> {
+        self.branch_points
+            .iter()
+            .filter(|b| b.kind == BranchKind::Real)
+    }
+
+    /// The leaf a tool opens by default: the last node in file order (what pi
+    /// does), or the target of a persisted leaf marker.
+    pub fn default_leaf(&self) -> Option<EntryId> {
+        self.default_leaf
+    }
+
+    /// Whether the fan-out at `e` is a real branch point.
+    pub fn is_real_branch_point(&self, e: EntryId) -> bool {
+        self.real.get(e.index()).copied().unwrap_or(false)
+    }
+
+    /// The child a structural fan-out at `e` continues with.
+    pub fn continuation(&self, e: EntryId) -> Option<EntryId> {
+        match self.continuation.get(e.index()) {
+            Some(&c) if c != NONE => Some(EntryId(c)),
+            _ => None,
+        }
+    }
+
+    /// Root to `leaf`, inclusive.
+    pub fn path(&self, leaf: EntryId) -> Vec<EntryId> {
+        let mut path = Vec::new();
+        if !self.contains(leaf) {
+            return path;
+        }
+        let mut e = Some(leaf);
+        while let Some(x) = e {
+            path.push(x);
+            e = self.parent(x);
+        }
+        path.reverse();
+        path
+    }
+
+    /// All nodes of the subtree under `e` (inclusive), in pre-order.
+    pub fn subtree(&self, e: EntryId) -> Vec<EntryId> {
+        preorder(&[e], &self.child_start, &self.children)
+            .into_iter()
+            .map(EntryId)
+            .collect()
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.node.iter().filter(|&&n| n).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.roots.is_empty()
+    }
+}
+
+/// Pre-order over the subtrees of `roots` (iterative: sessions can be a
+/// million entries deep).
+fn preorder(roots: &[EntryId], child_start: &[u32], children: &[u32]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack: Vec<u32> = roots.iter().rev().map(|r| r.0).collect();
+    while let Some(e) = stack.pop() {
+        out.push(e);
+        let kids =
+            &children[child_start[e as usize] as usize..child_start[e as usize + 1] as usize];
+        stack.extend(kids.iter().rev());
+    }
+    out
+}

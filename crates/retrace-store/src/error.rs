@@ -1,0 +1,32 @@
+use std::io;
+use std::path::{Path, PathBuf};
+
+/// A file could not be read.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("cannot read {path}: no such file or directory")]
+    NotFound { path: PathBuf },
+    #[error("cannot read {path}: permission denied")]
+    AccessDenied { path: PathBuf },
+    #[error("cannot read {path}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+}
+
+impl StoreError {
+    /// Classifies an I/O error on `path`.
+    pub fn from_io(source: io::Error, path: &Path) -> StoreError {
+        let path = path.to_path_buf();
+        match source.kind() {
+            io::ErrorKind::NotFound => StoreError::NotFound { path },
+            io::ErrorKind::PermissionDenied => StoreError::AccessDenied { path },
+            _ => StoreError::Io { path, source },
+        }
+    }
+}
+
+pub type StoreResult<T> = Result<T, StoreError>;

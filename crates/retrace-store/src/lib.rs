@@ -1,0 +1,16 @@
+//! retrace-store is the native companion of `retrace-core`: everything that
+//! touches the file system lives here (and in the CLI), so the core stays
+//! sans-I/O.
+//!
+//! - [`open`]: read session files into a [`retrace_core::Session`], splitting
+//!   a large file across threads.
+//! - [`FileSource`]: hands the core the bytes of an entry when a body is
+//!   needed, by byte range.
+
+mod error;
+mod open;
+mod source;
+
+pub use error::{StoreError, StoreResult};
+pub use open::{open_files, open_part_files, read_parallel, Input, OpenOptions, Progress};
+pub use source::FileSource;

@@ -1,0 +1,269 @@
+//! Reading session files from disk into the core's [`Reader`].
+//!
+//! A large file is split at line starts into one part per thread; each part
+//! is indexed by its own reader and the parts are appended in order, so the
+//! index is the same as a single pass would give.
+
+use std::fs::File;
+use std::io::Read;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+
+use retrace_core::{Reader, ReaderOptions, Session};
+
+use crate::error::{StoreError, StoreResult};
+
+/// One file of a session, with an optional side-car document (a Claude Code
+/// subagent's `.meta.json`).
+#[derive(Debug, Clone)]
+pub struct Input {
+    pub path: PathBuf,
+    pub meta: Option<PathBuf>,
+}
+
+impl Input {
+    pub fn new(path: impl Into<PathBuf>) -> Input {
+        Input {
+            path: path.into(),
+            meta: None,
+        }
+    }
+}
+
+/// Told how many bytes have been read, for a progress bar.
+pub trait Progress: Sync {
+    fn on_bytes(&self, bytes: u64);
+}
+
+/// How files are read.
+#[derive(Debug, Clone, Copy)]
+pub struct OpenOptions {
+    /// Threads for one large file (1 = read in one pass).
+    pub threads: usize,
+    /// Bytes per `read`; small enough to stay in the CPU cache while the
+    /// scanner runs over them.
+    pub chunk: usize,
+    /// Files smaller than this are read in one pass.
+    pub parallel_from: u64,
+    pub reader: ReaderOptions,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            chunk: 256 << 10,
+            parallel_from: 32 << 20,
+            reader: ReaderOptions::default(),
+        }
+    }
+}
+
+/// Reads the files of one session (the main file first) into a [`Session`].
+pub fn open_files(
+    inputs: &[Input],
+    options: &OpenOptions,
+    progress: Option<&dyn Progress>,
+) -> StoreResult<Session> {
+    let mut reader = Reader::with_options(options.reader);
+    for input in inputs {
+        let name = input.path.to_string_lossy();
+        let file = reader.begin_file(&name);
+        read_parallel(&mut reader, &input.path, options, progress)?;
+        if let Some(meta) = &input.meta {
+            let bytes = std::fs::read(meta).map_err(|e| StoreError::from_io(e, meta))?;
+            reader.attach_meta(file, &bytes);
+        }
+    }
+    Ok(reader.finish())
+}
+
+/// [`open_files`] for plain paths.
+pub fn open_part_files(paths: &[PathBuf], options: &OpenOptions) -> StoreResult<Session> {
+    let inputs: Vec<Input> = paths.iter().map(Input::new).collect();
+    open_files(&inputs, options, None)
+}
+
+/// Pushes the whole file at `path` into `reader`, whose current file was just
+/// begun, splitting it over `options.threads` threads when it is large.
+pub fn read_parallel(
+    reader: &mut Reader,
+    path: &Path,
+    options: &OpenOptions,
+    progress: Option<&dyn Progress>,
+) -> StoreResult<()> {
+    let file = File::open(path).map_err(|e| StoreError::from_io(e, path))?;
+    let size = file
+        .metadata()
+        .map_err(|e| StoreError::from_io(e, path))?
+        .len();
+    if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) {
+        return read_range(reader, &file, path, 0, None, options.chunk, progress);
+    }
+    let bounds =
+        split_points(&file, size, options.threads).map_err(|e| StoreError::from_io(e, path))?;
+    let name = path.to_string_lossy();
+    let parts: Vec<StoreResult<Reader>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .skip(1)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                let file = &file;
+                let name = &name;
+                scope.spawn(move || {
+                    let mut part = Reader::with_options(options.reader);
+                    part.begin_part(name, start);
+                    read_range(
+                        &mut part,
+                        file,
+                        path,
+                        start,
+                        Some(end),
+                        options.chunk,
+                        progress,
+                    )?;
+                    Ok(part)
+                })
+            })
+            .collect();
+        let first = read_range(
+            reader,
+            &file,
+            path,
+            0,
+            Some(bounds[1]),
+            options.chunk,
+            progress,
+        );
+        let mut parts: Vec<StoreResult<Reader>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("reader thread panicked"))
+            .collect();
+        if let Err(e) = first {
+            parts.insert(0, Err(e));
+        }
+        parts
+    });
+    for part in parts {
+        reader.append_part(part?);
+    }
+    Ok(())
+}
+
+fn is_regular(file: &File) -> bool {
+    file.metadata().map(|m| m.is_file()).unwrap_or(false)
+}
+
+/// `threads + 1` offsets from 0 to `size`, each inner one just after a
+/// newline, so every part starts at a line start.
+fn split_points(file: &File, size: u64, threads: usize) -> std::io::Result<Vec<u64>> {
+    let mut points = vec![0u64];
+    let mut window = vec![0u8; 64 << 10];
+    for i in 1..threads as u64 {
+        let mut at = (size * i / threads as u64).max(*points.last().expect("non-empty"));
+        let found = loop {
+            if at >= size {
+                break None;
+            }
+            let n = file.read_at(&mut window, at)?;
+            if n == 0 {
+                break None;
+            }
+            if let Some(nl) = window[..n].iter().position(|&b| b == b'\n') {
+                break Some(at + nl as u64 + 1);
+            }
+            at += n as u64;
+        };
+        match found {
+            Some(p) if p < size => points.push(p),
+            _ => break,
+        }
+    }
+    points.push(size);
+    points.dedup();
+    Ok(points)
+}
+
+/// Reads `start..end` (to EOF when `end` is `None`) in chunks into `reader`.
+fn read_range(
+    reader: &mut Reader,
+    file: &File,
+    path: &Path,
+    start: u64,
+    end: Option<u64>,
+    chunk: usize,
+    progress: Option<&dyn Progress>,
+) -> StoreResult<()> {
+    let mut buf = vec![0u8; chunk];
+    let mut at = start;
+    loop {
+        let want = match end {
+            Some(end) if at >= end => break,
+            Some(end) => chunk.min((end - at) as usize),
+            None => chunk,
+        };
+        let n = if end.is_none() && start == 0 {
+            // Also works for pipes and other unseekable files.
+            (&*file).read(&mut buf[..want])
+        } else {
+            file.read_at(&mut buf[..want], at)
+        }
+        .map_err(|e| StoreError::from_io(e, path))?;
+        if n == 0 {
+            break;
+        }
+        reader.push(&buf[..n]);
+        at += n as u64;
+        if let Some(p) = progress {
+            p.on_bytes(n as u64);
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn corpus(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../shared/corpus")
+            .join(rel)
+    }
+
+    /// Splitting a file over threads gives exactly the index one pass gives.
+    #[test]
+    fn parallel_read_equals_single_pass() {
+        for rel in [
+            "pi/badlogic__pi-mono/session.jsonl",
+            "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
+        ] {
+            let path = corpus(rel);
+            let one = OpenOptions {
+                threads: 1,
+                ..OpenOptions::default()
+            };
+            let many = OpenOptions {
+                threads: 7,
+                chunk: 4096,
+                parallel_from: 0,
+                ..OpenOptions::default()
+            };
+            let a = open_files(&[Input::new(&path)], &one, None).unwrap();
+            let b = open_files(&[Input::new(&path)], &many, None).unwrap();
+            assert_eq!(a.entries().len(), b.entries().len(), "{rel}");
+            for (x, y) in a.entries().iter().zip(b.entries()) {
+                assert_eq!((x.line, x.offset, x.len), (y.line, y.offset, y.len));
+                assert_eq!(
+                    a.id(retrace_core::EntryId(0)),
+                    b.id(retrace_core::EntryId(0))
+                );
+            }
+            assert_eq!(a.diagnostics(), b.diagnostics(), "{rel}");
+            assert_eq!(a.tree().tips(), b.tree().tips(), "{rel}");
+            assert_eq!(a.tree().branch_points(), b.tree().branch_points(), "{rel}");
+            assert_eq!(a.files()[0].lines, b.files()[0].lines);
+        }
+    }
+}
