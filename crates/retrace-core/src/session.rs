@@ -185,6 +185,22 @@ impl Session {
 
         // Which entries are nodes, and which ids name them (the oldest entry
         // wins a duplicate id, as Claude Code's resumed files need).
+        // Files without ids (pi v1, minimal Claude Code exports) are linear:
+        // each node follows the one before it.
+        let linear: Vec<bool> = files
+            .iter()
+            .zip(&file_formats)
+            .map(|(info, fmt)| {
+                let own = &entries[info.first_entry as usize..info.end_entry as usize];
+                match fmt {
+                    Format::Pi { .. } => own
+                        .iter()
+                        .all(|e| e.id.is_none() || interner.get(e.kind) == b"session"),
+                    Format::ClaudeCode => own.iter().all(|e| e.id.is_none()),
+                    Format::Generic => false,
+                }
+            })
+            .collect();
         let mut by_id: FxHashMap<Sym, u32> = FxHashMap::default();
         for (file, info) in files.iter().enumerate() {
             let fmt = file_formats[file];
@@ -196,6 +212,7 @@ impl Session {
                 let kind = interner.get(entry.kind);
                 let is_node = match fmt {
                     Format::Pi { .. } => kind != b"session",
+                    Format::ClaudeCode if linear[file] => claude::is_tree_type(kind),
                     Format::ClaudeCode => !entry.id.is_none(),
                     Format::Generic => false,
                 };
@@ -211,10 +228,14 @@ impl Session {
                         file: entry.file,
                         line: entry.line,
                         offset: entry.offset,
-                        message: format!(
-                            "unknown entry type \"{}\" (kept as is)",
-                            String::from_utf8_lossy(kind)
-                        ),
+                        message: if entry.kind.is_none() {
+                            "entry has no \"type\" field (kept as is)".to_owned()
+                        } else {
+                            format!(
+                                "unknown entry type \"{}\" (kept as is)",
+                                String::from_utf8_lossy(kind)
+                            )
+                        },
                     });
                 }
                 node[e as usize] = is_node;
@@ -244,10 +265,7 @@ impl Session {
         for (file, info) in files.iter().enumerate() {
             let fmt = file_formats[file];
             let range = info.first_entry as usize..info.end_entry as usize;
-            let linear = matches!(fmt, Format::Pi { .. })
-                && entries[range.clone()]
-                    .iter()
-                    .all(|e| e.id.is_none() || interner.get(e.kind) == b"session");
+            let linear = linear[file];
             let mut previous = NONE;
             for e in range {
                 if !node[e] {
@@ -255,7 +273,6 @@ impl Session {
                 }
                 let entry = &entries[e];
                 if linear {
-                    // pi v1: each entry follows the one before it.
                     parent[e] = previous;
                     previous = e as u32;
                     continue;
@@ -301,9 +318,14 @@ impl Session {
         }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
+        // The last node of the first file; a main conversation's sidechain
+        // lines do not count unless the file is all sidechain (a subagent
+        // file opened on its own).
+        let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
         let default_leaf = (0..n)
             .rev()
-            .find(|&e| node[e] && entries[e].file.0 == 0 && !entries[e].flags.has(Flags::SIDECHAIN))
+            .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
+            .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))
             .map(|e| {
                 let entry = &entries[e];
                 // A persisted pi leaf marker points at the real leaf.
@@ -320,15 +342,7 @@ impl Session {
             default_leaf,
             |e, kids| match file_formats[entries[e.index()].file.0 as usize] {
                 Format::ClaudeCode => {
-                    let mut prompts = kids
-                        .iter()
-                        .map(|&c| &entries[c as usize])
-                        .filter(|c| claude::is_prompt(c, &interner))
-                        .map(|c| c.timestamp);
-                    let Some(first) = prompts.next() else {
-                        return false;
-                    };
-                    prompts.any(|t| t != first)
+                    claude::is_real_fork(kids.iter().map(|&c| &entries[c as usize]), &interner)
                 }
                 _ => true,
             },

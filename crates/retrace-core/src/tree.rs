@@ -92,15 +92,21 @@ impl Tree {
         // The latest entry in each subtree, bottom-up. Parents usually come
         // before children in the file, but not always (a parent can be
         // written later), so walk a real post-order.
+        // Also whether a subtree holds a branch start (a typed prompt) at
+        // all: a side line without one is never a branch of its own.
         let mut last = vec![0u32; n];
+        let mut has_start = vec![false; n];
         let order = preorder(&roots, &child_start, &children);
         for &e in order.iter().rev() {
             let e = e as usize;
             let mut m = e as u32;
+            let mut start = is_branch_start(EntryId(e as u32));
             for &c in &children[child_start[e] as usize..child_start[e + 1] as usize] {
                 m = m.max(last[c as usize]);
+                start |= has_start[c as usize];
             }
             last[e] = m;
+            has_start[e] = start;
         }
         let mut continuation = vec![NONE; n];
         let mut real = vec![false; n];
@@ -127,7 +133,9 @@ impl Tree {
         }
         branch_points.sort_by_key(|b| b.entry);
         // A leaf is a tip when every fan-out on its path is either followed
-        // along its continuation or is a real fork entered at a branch start.
+        // along its continuation or is a real fork entered by a child whose
+        // subtree someone typed into (the original line of a fork need not
+        // start with a prompt: a fork from a prompt sits beside its answer).
         let mut visible = vec![false; n];
         for r in &roots {
             visible[r.index()] = true;
@@ -143,8 +151,8 @@ impl Tree {
                 continue;
             }
             for &c in kids {
-                visible[c as usize] = visible[e]
-                    && (c == continuation[e] || (real[e] && is_branch_start(EntryId(c))));
+                visible[c as usize] =
+                    visible[e] && (c == continuation[e] || (real[e] && has_start[c as usize]));
             }
         }
         tips.sort();

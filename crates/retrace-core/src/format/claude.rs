@@ -29,6 +29,10 @@ const META_TYPES: &[&[u8]] = &[
     b"turn_end",
 ];
 
+pub(crate) fn is_tree_type(kind: &[u8]) -> bool {
+    TREE_TYPES.contains(&kind)
+}
+
 pub(crate) fn is_known_type(kind: &[u8]) -> bool {
     TREE_TYPES.contains(&kind) || META_TYPES.contains(&kind)
 }
@@ -46,6 +50,37 @@ pub(crate) fn is_prompt(e: &Entry, interner: &Interner) -> bool {
         && !e
             .flags
             .has(Flags::TOOL_RESULT | Flags::META | Flags::COMPACT_SUMMARY)
+}
+
+/// Whether a fan-out (children in file order) is a real branch: someone
+/// typed a prompt beside an existing continuation at a different time (a
+/// rewind, or a resume that forked from an earlier point). Parallel tool
+/// calls, hook and progress lines fan out without prompts, and compaction
+/// replays repeat a prompt with the same timestamp.
+pub(crate) fn is_real_fork<'a>(
+    children: impl Iterator<Item = &'a Entry>,
+    interner: &Interner,
+) -> bool {
+    let mut children = children;
+    let Some(first) = children.next() else {
+        return false;
+    };
+    let first_is_prompt = is_prompt(first, interner);
+    let mut prompt_times = Vec::new();
+    if first_is_prompt {
+        prompt_times.push(first.timestamp);
+    }
+    for c in children {
+        if is_prompt(c, interner) {
+            if prompt_times.iter().any(|&t| t != c.timestamp)
+                || (!first_is_prompt && c.timestamp != first.timestamp)
+            {
+                return true;
+            }
+            prompt_times.push(c.timestamp);
+        }
+    }
+    false
 }
 
 /// The `compact_boundary` system line that restarts the chain after a

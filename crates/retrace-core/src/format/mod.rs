@@ -52,7 +52,11 @@ impl Format {
                 let version = if e.number == u32::MAX { 1 } else { e.number };
                 return Format::Pi { version };
             }
-            if e.flags.has(Flags::UUID) || claude::is_claude_only_type(kind) {
+            // A `user`/`assistant` line holding an API `message` is Claude
+            // Code even without uuids (pi wraps messages in `type: message`).
+            let message_line =
+                (kind == b"user" || kind == b"assistant") && e.flags.has(Flags::HAS_MESSAGE);
+            if e.flags.has(Flags::UUID) || message_line || claude::is_claude_only_type(kind) {
                 claude_votes += 1;
             }
         }

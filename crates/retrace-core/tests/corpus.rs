@@ -1,0 +1,345 @@
+//! The core against every real session file in the shared corpus: nothing
+//! panics, nothing is lost, chunking does not matter, and the counts of a
+//! chosen set match what was checked by hand (with a separate Python pass
+//! over the files: JSON objects, ids, parent links, tool blocks).
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::{BranchKind, EntryId, Format, Reader, Session, Severity};
+
+/// Everything observable about an index, for comparing two reads.
+fn fingerprint(s: &Session) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (i, e) in s.entries().iter().enumerate() {
+        let id = EntryId(i as u32);
+        writeln!(
+            out,
+            "{} {} {} {} {:?} {} {:?} {:?} {:?}",
+            e.line,
+            e.offset,
+            e.len,
+            s.kind(id),
+            e.flags,
+            s.role(id),
+            s.id(id),
+            e.timestamp(),
+            s.tree().parent(id)
+        )
+        .unwrap();
+    }
+    for d in s.diagnostics() {
+        writeln!(out, "{:?} {} {} {}", d.kind, d.line, d.offset, d.message).unwrap();
+    }
+    writeln!(
+        out,
+        "{:?} {:?} {:?} {:?}",
+        s.tree().tips(),
+        s.tree().branch_points(),
+        s.tree().default_leaf(),
+        s.format()
+    )
+    .unwrap();
+    out
+}
+
+/// Every byte outside the entries is line structure (newlines, spaces, a
+/// BOM), entries do not overlap, and line numbers are right: so entries plus
+/// gaps give back the file byte for byte, and no content is dropped.
+fn assert_lossless(name: &str, s: &Session, bytes: &[u8]) {
+    let mut at = 0usize;
+    for e in s.entries() {
+        let start = e.offset as usize;
+        assert!(start >= at, "{name}: entries overlap at byte {start}");
+        let gap = &bytes[at..start];
+        let gap = gap
+            .strip_prefix(b"\xEF\xBB\xBF".as_slice())
+            .filter(|_| at == 0)
+            .unwrap_or(gap);
+        assert!(
+            gap.iter().all(|b| b" \t\r\n".contains(b)),
+            "{name}: bytes {at}..{start} belong to no entry: {:?}",
+            String::from_utf8_lossy(gap)
+        );
+        let line = 1 + memchr_count(&bytes[..start]);
+        assert_eq!(e.line as usize, line, "{name}: line number of byte {start}");
+        at = start + e.len as usize;
+    }
+    assert!(
+        bytes[at..].iter().all(|b| b" \t\r\n".contains(b)),
+        "{name}: trailing bytes belong to no entry"
+    );
+    let rebuilt: Vec<u8> = {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0usize;
+        for e in s.entries() {
+            out.extend_from_slice(&bytes[at..e.offset as usize]);
+            out.extend_from_slice(&bytes[e.range().start as usize..e.range().end as usize]);
+            at = e.range().end as usize;
+        }
+        out.extend_from_slice(&bytes[at..]);
+        out
+    };
+    assert!(rebuilt == bytes, "{name}: round trip differs");
+}
+
+fn memchr_count(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'\n').count()
+}
+
+#[test]
+fn every_corpus_file_opens_losslessly_in_any_chunking() {
+    for path in corpus_files() {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        let whole = Session::from_bytes(&name, &bytes);
+        assert_lossless(&name, &whole, &bytes);
+        assert_eq!(whole.files()[0].size, bytes.len() as u64, "{name}");
+        let expected = fingerprint(&whole);
+        let mut chunks = vec![13, 4096, 65536];
+        if bytes.len() < 64 << 10 {
+            chunks.push(1);
+        }
+        for chunk in chunks {
+            let chunked = open_chunked(&name, &bytes, chunk);
+            assert_eq!(
+                fingerprint(&chunked),
+                expected,
+                "{name} in chunks of {chunk}"
+            );
+        }
+        // Bodies: the deep check and the context of every branch.
+        let check = whole.check(&mut &bytes[..]).unwrap();
+        for &tip in whole.tree().tips() {
+            let context = whole.context(tip, &mut &bytes[..]).unwrap();
+            assert!(context.len() <= whole.branch(tip).len(), "{name}");
+        }
+        // Every check diagnostic points inside the file.
+        for d in &check.diagnostics {
+            assert!(d.offset <= bytes.len() as u64, "{name}: {d:?}");
+        }
+    }
+}
+
+#[test]
+fn parts_read_in_parallel_index_like_one_pass() {
+    for rel in [
+        "pi/badlogic__pi-mono/compact.jsonl",
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
+    ] {
+        let bytes = read(rel);
+        let expected = fingerprint(&Session::from_bytes(rel, &bytes));
+        // Split at the line start nearest each third of the file.
+        let cut = |at: usize| at + bytes[at..].iter().position(|&b| b == b'\n').unwrap() + 1;
+        let (a, b) = (cut(bytes.len() / 3), cut(2 * bytes.len() / 3));
+        let mut first = Reader::new();
+        first.begin_file(rel);
+        first.push(&bytes[..a]);
+        for (start, end) in [(a, b), (b, bytes.len())] {
+            let mut part = Reader::new();
+            part.begin_part(rel, start as u64);
+            part.push(&bytes[start..end]);
+            first.append_part(part);
+        }
+        assert_eq!(fingerprint(&first.finish()), expected, "{rel}");
+    }
+}
+
+/// Counts of one file, checked by hand.
+struct Expect {
+    file: &'static str,
+    format: Format,
+    entries: usize,
+    nodes: usize,
+    leaves: usize,
+    tips: usize,
+    structural: usize,
+    real: usize,
+    tool_calls: u64,
+    tool_results: u64,
+    tool_errors: u64,
+}
+
+#[test]
+fn hand_checked_counts() {
+    let cc = "claude-code/iansherr__claude-code-log/test/test_data";
+    let table = [
+        Expect {
+            // v3 tree: header + 8 nodes, one `/tree` branch, an unknown type.
+            file: "pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl",
+            format: Format::Pi { version: 3 },
+            entries: 9,
+            nodes: 8,
+            leaves: 2,
+            tips: 2,
+            structural: 0,
+            real: 1,
+            tool_calls: 2,
+            tool_results: 1,
+            tool_errors: 0,
+        },
+        Expect {
+            // v1, linear; line 440 holds two objects run together.
+            file: "pi/badlogic__pi-mono/session.jsonl",
+            format: Format::Pi { version: 1 },
+            entries: 464,
+            nodes: 463,
+            leaves: 1,
+            tips: 1,
+            structural: 0,
+            real: 0,
+            tool_calls: 189,
+            tool_results: 189,
+            tool_errors: 12,
+        },
+        Expect {
+            // One rewind (two typed prompts under one node).
+            file: "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl",
+            format: Format::ClaudeCode,
+            entries: 99,
+            nodes: 99,
+            leaves: 2,
+            tips: 2,
+            structural: 0,
+            real: 1,
+            tool_calls: 26,
+            tool_results: 26,
+            tool_errors: 3,
+        },
+        Expect {
+            // Six fan-outs, all parallel Task calls whose results lag: no
+            // rewind, one branch to pick. 18 metadata lines outside the tree.
+            file: "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+            format: Format::ClaudeCode,
+            entries: 180,
+            nodes: 162,
+            leaves: 7,
+            tips: 1,
+            structural: 6,
+            real: 0,
+            tool_calls: 40,
+            tool_results: 40,
+            tool_errors: 0,
+        },
+        Expect {
+            // Two progress/tool-result fan-outs and one edited prompt.
+            file: "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+            format: Format::ClaudeCode,
+            entries: 61,
+            nodes: 52,
+            leaves: 4,
+            tips: 2,
+            structural: 2,
+            real: 1,
+            tool_calls: 2,
+            tool_results: 2,
+            tool_errors: 0,
+        },
+        Expect {
+            // A later session forked from an earlier prompt.
+            file: "claude-code/iansherr__claude-code-log/test/test_data/dag_fork.jsonl",
+            format: Format::ClaudeCode,
+            entries: 11,
+            nodes: 11,
+            leaves: 2,
+            tips: 2,
+            structural: 0,
+            real: 1,
+            tool_calls: 0,
+            tool_results: 0,
+            tool_errors: 0,
+        },
+    ];
+    let _ = cc;
+    for x in table {
+        let (s, bytes) = open(x.file);
+        let t = s.tree();
+        let check = s.check(&mut &bytes[..]).unwrap();
+        let kinds = |k| t.branch_points().iter().filter(|b| b.kind == k).count();
+        let got = (
+            s.format(),
+            s.entries().len(),
+            t.len(),
+            t.leaves().count(),
+            t.tips().len(),
+            kinds(BranchKind::Structural),
+            kinds(BranchKind::Real),
+            check.tool_calls,
+            check.tool_results,
+            check.tool_errors,
+        );
+        let want = (
+            x.format,
+            x.entries,
+            x.nodes,
+            x.leaves,
+            x.tips,
+            x.structural,
+            x.real,
+            x.tool_calls,
+            x.tool_results,
+            x.tool_errors,
+        );
+        assert_eq!(got, want, "{}", x.file);
+    }
+}
+
+#[test]
+fn default_leaf_is_the_last_entry_in_file_order() {
+    // pi v3: the last entry is on the branch made with `/tree`.
+    let (s, _) = open("pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl");
+    assert_eq!(s.id(s.tree().default_leaf().unwrap()), Some("e8"));
+    // A subagent file opened on its own: all sidechain, still has a leaf.
+    let (s, _) = open("claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/agent-c8d9b115.jsonl");
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf.index(), s.entries().len() - 1);
+}
+
+#[test]
+fn subagent_files_link_to_the_task_results_that_spawned_them() {
+    let dir = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1";
+    let agents = [
+        "a36efb2a1231c41e2",
+        "a4ca7529859c158c2",
+        "a52886dc180afb356",
+        "a6aa8ad077d9ea083",
+        "ab1e6e141221a29ab",
+        "aef063ba534d73153",
+    ];
+    let main = format!("{dir}.jsonl");
+    let files: Vec<String> = std::iter::once(main.clone())
+        .chain(
+            agents
+                .iter()
+                .map(|a| format!("{dir}/subagents/agent-{a}.jsonl")),
+        )
+        .collect();
+    let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (s, _) = open_many(&refs);
+    assert_eq!(s.format(), Format::ClaudeCode);
+    // The Task results naming each agent, found by hand (line, agent id).
+    let spawned = [
+        (144, "a36efb2a1231c41e2"),
+        (63, "a4ca7529859c158c2"),
+        (61, "a52886dc180afb356"),
+        (142, "a6aa8ad077d9ea083"),
+        (57, "ab1e6e141221a29ab"),
+        (140, "aef063ba534d73153"),
+    ];
+    assert_eq!(s.subagents().len(), 6);
+    for (sub, (line, agent)) in s.subagents().iter().zip(spawned) {
+        assert_eq!(sub.agent_id, agent);
+        let by = sub.spawned_by.expect("linked");
+        assert_eq!((s.entry(by).file.0, s.entry(by).line), (0, line));
+        assert!(s.files()[sub.file.0 as usize].meta.as_ref().unwrap()["agentType"].is_string());
+    }
+    // The main conversation stays the default; sidechains are their own
+    // roots, not tips of the main branch.
+    assert_eq!(s.entry(s.tree().default_leaf().unwrap()).file.0, 0);
+    assert!(s
+        .diagnostics()
+        .iter()
+        .all(|d| d.severity != Severity::Error));
+}
