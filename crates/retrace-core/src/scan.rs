@@ -9,10 +9,12 @@
 //! brackets are followed, so the bulk of a line (message text, tool output)
 //! costs a few vector instructions per 64 bytes.
 //!
-//! What it checks is structure: one or more objects per line, balanced
-//! brackets, closed strings, nothing but whitespace around the objects. Full
-//! JSON grammar (numbers, literals, escapes, UTF-8) is checked when a body is
-//! parsed (see `Session::check`).
+//! What it checks: one or more objects per line, balanced brackets, closed
+//! strings, nothing but whitespace around the objects, and in the first two
+//! levels (where the keys the index reads live) the grammar of keys, colons,
+//! commas and scalar tokens, so a broken line cannot yield a wrong parent id.
+//! Deeper grammar, escapes and UTF-8 are checked when a body is parsed (see
+//! `Session::check`).
 
 use crate::scan_simd::{classify, Masks};
 
@@ -67,6 +69,21 @@ pub(crate) enum ScanError {
     UnterminatedString,
     /// The line ends with brackets still open (often a torn last line).
     Unclosed,
+    /// A key without its colon, or a value where a key belongs.
+    ExpectedKey,
+    ExpectedColon,
+    /// Two values with no comma between them.
+    MissingComma,
+    /// A colon outside a key-value pair.
+    UnexpectedColon,
+    /// A comma with no value before it, or a missing value.
+    MissingValue,
+    /// A comma right before a closing bracket.
+    TrailingComma,
+    /// Something that is not a string, number, `true`, `false` or `null`.
+    BadValue,
+    /// `]` closing an object or `}` closing an array.
+    MismatchedBracket,
 }
 
 impl ScanError {
@@ -77,6 +94,14 @@ impl ScanError {
             ScanError::UnbalancedClose => "closing bracket without a matching opening one",
             ScanError::UnterminatedString => "line ends inside a string (truncated?)",
             ScanError::Unclosed => "line ends before the JSON object is closed (truncated?)",
+            ScanError::ExpectedKey => "expected a quoted key",
+            ScanError::ExpectedColon => "expected a colon after the key",
+            ScanError::MissingComma => "missing comma between values",
+            ScanError::UnexpectedColon => "unexpected colon",
+            ScanError::MissingValue => "missing value",
+            ScanError::TrailingComma => "comma before a closing bracket",
+            ScanError::BadValue => "not a JSON value (strings need quotes)",
+            ScanError::MismatchedBracket => "closing bracket does not match the opening one",
         }
     }
 }
@@ -114,12 +139,21 @@ struct Frame {
     is_object: bool,
     /// The index in `fields` of the key whose value is open, if any.
     field: Option<u16>,
-    /// The start of the value of `field` (after the colon).
+    /// Where the current segment started: after the opening bracket, a
+    /// comma or a colon. Only blanks and one value may follow it.
     value_start: u32,
     /// Next string in this object is a key.
     expect_key: bool,
-    /// Key seen, colon not yet.
+    /// Key seen, value not yet ended.
     pending_key: Option<Span>,
+    /// The pending key's colon was seen.
+    colon: bool,
+    /// A string or container value was completed in this segment; only
+    /// blanks may follow it, from `tail_start`.
+    value_done: bool,
+    tail_start: u32,
+    /// The last separator was a comma (so a closing bracket is an error).
+    after_comma: bool,
 }
 
 const NO_FRAME: Frame = Frame {
@@ -128,11 +162,31 @@ const NO_FRAME: Frame = Frame {
     value_start: 0,
     expect_key: false,
     pending_key: None,
+    colon: false,
+    value_done: false,
+    tail_start: 0,
+    after_comma: false,
 };
 
 /// Bytes that may appear between JSON tokens.
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
+}
+
+fn is_blank(line: &[u8], start: u32, end: u32) -> bool {
+    start >= end || line[start as usize..end as usize].iter().all(|&b| is_ws(b))
+}
+
+/// Whether `bytes` is a JSON number or literal. Loose on number syntax
+/// (`1e`, `--1` pass; the full parse catches those), strict on anything
+/// that is not a token at all.
+fn is_scalar(bytes: &[u8]) -> bool {
+    match bytes.first() {
+        Some(b'-' | b'0'..=b'9') => bytes
+            .iter()
+            .all(|b| matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')),
+        _ => matches!(bytes, b"true" | b"false" | b"null"),
+    }
 }
 
 fn trim(line: &[u8], mut start: u32, mut end: u32) -> Span {
@@ -230,18 +284,15 @@ pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
             let p = (pos + bit as usize) as u32;
             let mask = 1u64 << bit;
             let r = if quotes & mask != 0 {
-                st.quote(p, in_string & mask != 0, out);
-                Ok(())
+                st.quote(line, p, in_string & mask != 0)
             } else if m.open & mask != 0 {
                 st.open(line, p, out)
             } else if m.close & mask != 0 {
                 st.close(line, p, out)
             } else if m.colon & mask != 0 {
-                st.colon(p);
-                Ok(())
+                st.colon(p)
             } else {
-                st.comma(line, p, out);
-                Ok(())
+                st.comma(line, p, out)
             };
             if let Err(e) = r {
                 out.error = Some((p, e));
@@ -274,33 +325,115 @@ struct State {
 }
 
 impl State {
+    /// The frame of the container the scanner is in, if it is tracked.
     #[inline]
-    fn quote(&mut self, p: u32, opening: bool, out: &mut LineScan) {
-        if opening {
-            self.string_start = p + 1;
-            return;
+    fn frame(&mut self) -> Option<&mut Frame> {
+        match self.depth {
+            1 | 2 => Some(&mut self.frames[self.depth as usize]),
+            _ => None,
         }
-        // A closing quote at depth 1 or 2: a key if the object expects one.
+    }
+
+    #[inline]
+    fn quote(&mut self, line: &[u8], p: u32, opening: bool) -> Result<(), ScanError> {
+        if !matches!(self.depth, 1 | 2) {
+            return Ok(());
+        }
         let frame = &mut self.frames[self.depth as usize];
+        if opening {
+            if frame.is_object && frame.expect_key {
+                if !is_blank(line, frame.value_start, p) {
+                    return Err(ScanError::ExpectedKey);
+                }
+                frame.after_comma = false;
+            } else if frame.is_object && !frame.colon {
+                return Err(ScanError::ExpectedColon);
+            } else if frame.value_done || !is_blank(line, frame.value_start, p) {
+                return Err(ScanError::MissingComma);
+            }
+            self.string_start = p + 1;
+            return Ok(());
+        }
         if frame.is_object && frame.expect_key {
             frame.expect_key = false;
+            frame.colon = false;
             frame.pending_key = Some(Span {
                 start: self.string_start,
                 end: p,
             });
+        } else {
+            frame.value_done = true;
+            frame.tail_start = p + 1;
         }
-        let _ = out;
+        Ok(())
     }
 
     #[inline]
-    fn colon(&mut self, p: u32) {
-        let frame = &mut self.frames[self.depth as usize];
-        if frame.is_object {
-            frame.value_start = p + 1;
+    fn colon(&mut self, p: u32) -> Result<(), ScanError> {
+        let Some(frame) = self.frame() else {
+            return Ok(());
+        };
+        if frame.is_object && frame.expect_key {
+            return Err(ScanError::ExpectedKey);
         }
+        if !frame.is_object || frame.pending_key.is_none() || frame.colon {
+            return Err(ScanError::UnexpectedColon);
+        }
+        frame.colon = true;
+        frame.value_start = p + 1;
+        Ok(())
     }
 
-    /// Ends the value of the current key of the frame at this depth.
+    /// Checks the segment that a comma or closing bracket at `end` ends, and
+    /// records its field.
+    #[inline]
+    fn end_value(
+        &mut self,
+        line: &[u8],
+        end: u32,
+        closing: bool,
+        out: &mut LineScan,
+    ) -> Result<(), ScanError> {
+        let Some(frame) = self.frame() else {
+            return Ok(());
+        };
+        if frame.is_object {
+            if frame.expect_key {
+                if !is_blank(line, frame.value_start, end) {
+                    return Err(ScanError::ExpectedKey);
+                }
+                return match (closing, frame.after_comma) {
+                    (true, false) => Ok(()),
+                    (true, true) => Err(ScanError::TrailingComma),
+                    (false, _) => Err(ScanError::MissingValue),
+                };
+            }
+            if !frame.colon {
+                return Err(ScanError::ExpectedColon);
+            }
+        }
+        if frame.value_done {
+            if !is_blank(line, frame.tail_start, end) {
+                return Err(ScanError::MissingComma);
+            }
+        } else {
+            let value = trim(line, frame.value_start, end);
+            if value.start == value.end {
+                return match (frame.is_object, closing, frame.after_comma) {
+                    (false, true, false) => Ok(()),
+                    (_, true, true) => Err(ScanError::TrailingComma),
+                    _ => Err(ScanError::MissingValue),
+                };
+            }
+            if !is_scalar(value.get(line)) {
+                return Err(ScanError::BadValue);
+            }
+        }
+        self.finish_field(line, end, out);
+        Ok(())
+    }
+
+    /// Records the field whose value ends at `end`.
     #[inline]
     fn finish_field(&mut self, line: &[u8], end: u32, out: &mut LineScan) {
         let depth = self.depth as usize;
@@ -339,16 +472,31 @@ impl State {
     }
 
     #[inline]
-    fn comma(&mut self, line: &[u8], p: u32, out: &mut LineScan) {
-        self.finish_field(line, p, out);
-        let frame = &mut self.frames[self.depth as usize];
-        if frame.is_object {
-            frame.expect_key = true;
+    fn comma(&mut self, line: &[u8], p: u32, out: &mut LineScan) -> Result<(), ScanError> {
+        self.end_value(line, p, false, out)?;
+        if let Some(frame) = self.frame() {
+            frame.expect_key = frame.is_object;
+            frame.colon = false;
+            frame.value_done = false;
+            frame.after_comma = true;
+            frame.value_start = p + 1;
         }
+        Ok(())
     }
 
     #[inline]
     fn open(&mut self, line: &[u8], p: u32, out: &mut LineScan) -> Result<(), ScanError> {
+        if let Some(frame) = self.frame() {
+            if frame.is_object && frame.expect_key {
+                return Err(ScanError::ExpectedKey);
+            }
+            if frame.is_object && !frame.colon {
+                return Err(ScanError::ExpectedColon);
+            }
+            if frame.value_done || !is_blank(line, frame.value_start, p) {
+                return Err(ScanError::MissingComma);
+            }
+        }
         if self.depth == 0 {
             if let Some(end) = self.seen_object_end {
                 // A second object on the same line: fine if only blanks
@@ -393,10 +541,9 @@ impl State {
             let is_object = line[p as usize] == b'{';
             self.frames[self.depth as usize] = Frame {
                 is_object,
-                field: None,
-                value_start: 0,
+                value_start: p + 1,
                 expect_key: is_object,
-                pending_key: None,
+                ..NO_FRAME
             };
         }
         Ok(())
@@ -407,10 +554,17 @@ impl State {
         if self.depth == 0 {
             return Err(ScanError::UnbalancedClose);
         }
-        if self.depth <= 2 {
-            self.finish_field(line, p, out);
+        if let Some(frame) = self.frame() {
+            if frame.is_object != (line[p as usize] == b'}') {
+                return Err(ScanError::MismatchedBracket);
+            }
         }
+        self.end_value(line, p, true, out)?;
         self.depth -= 1;
+        if let Some(frame) = self.frame() {
+            frame.value_done = true;
+            frame.tail_start = p + 1;
+        }
         match self.depth {
             0 => {
                 if out.objects.len() < u16::MAX as usize {
@@ -548,6 +702,40 @@ mod tests {
         }
         assert_eq!(scan("   ").error, None);
         assert!(scan("   ").objects.is_empty());
+    }
+
+    #[test]
+    fn grammar_errors_in_the_first_two_levels() {
+        let cases: &[(&str, ScanError)] = &[
+            (r#"{"a":"x" "b":1}"#, ScanError::MissingComma),
+            (r#"{"a":1 2}"#, ScanError::BadValue),
+            (r#"{"a" 1}"#, ScanError::ExpectedColon),
+            (r#"{"a":1,}"#, ScanError::TrailingComma),
+            (r#"{"a":1,,"b":2}"#, ScanError::MissingValue),
+            (r#"{"a":}"#, ScanError::MissingValue),
+            (r#"{a:1}"#, ScanError::ExpectedKey),
+            (r#"{"a":tru}"#, ScanError::BadValue),
+            (r#"{"a":[1 2]}"#, ScanError::BadValue),
+            (r#"{"a":{"b":"x" 1}}"#, ScanError::MissingComma),
+            (r#"{"a":[1,]}"#, ScanError::TrailingComma),
+            (r#"{"a":{} {}}"#, ScanError::MissingComma),
+            (r#"{"a":1]"#, ScanError::MismatchedBracket),
+            (r#"{"a"::1}"#, ScanError::UnexpectedColon),
+            (r#"{"a":[1:2]}"#, ScanError::UnexpectedColon),
+        ];
+        for (line, want) in cases {
+            assert_eq!(scan(line).error.map(|e| e.1), Some(*want), "{line}");
+        }
+        for good in [
+            r#"{}"#,
+            r#"{"a":[]}"#,
+            r#"{"a":{}}"#,
+            r#"{ "a" : [ 1 , -2.5e3 , "x" , { } , [ ] , null ] , "b" : { "c" : true } }"#,
+            // Deeper than two levels only brackets are followed.
+            r#"{"a":{"b":[1 2]}}"#,
+        ] {
+            assert_eq!(scan(good).error, None, "{good}");
+        }
     }
 
     #[test]

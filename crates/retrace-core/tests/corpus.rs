@@ -110,6 +110,20 @@ fn every_corpus_file_opens_losslessly_in_any_chunking() {
                 "{name} in chunks of {chunk}"
             );
         }
+        // The index reports a line as malformed only when it is.
+        for d in whole.diagnostics() {
+            if d.kind == retrace_core::DiagnosticKind::MalformedJson {
+                let e = whole.entries().iter().find(|e| e.line == d.line).unwrap();
+                let line = &bytes[e.range().start as usize..e.range().end as usize];
+                assert!(
+                    serde_json::from_slice::<serde_json::Map<String, serde_json::Value>>(line)
+                        .is_err(),
+                    "{name}:{}: {}",
+                    d.line,
+                    d.message
+                );
+            }
+        }
         // Bodies: the deep check and the context of every branch.
         let check = whole.check(&mut &bytes[..]).unwrap();
         for &tip in whole.tree().tips() {
@@ -164,7 +178,6 @@ struct Expect {
 
 #[test]
 fn hand_checked_counts() {
-    let cc = "claude-code/iansherr__claude-code-log/test/test_data";
     let table = [
         Expect {
             // v3 tree: header + 8 nodes, one `/tree` branch, an unknown type.
@@ -252,7 +265,6 @@ fn hand_checked_counts() {
             tool_errors: 0,
         },
     ];
-    let _ = cc;
     for x in table {
         let (s, bytes) = open(x.file);
         let t = s.tree();

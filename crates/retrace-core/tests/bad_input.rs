@@ -1,0 +1,335 @@
+//! Each kind of bad input gives a diagnostic that says where (line, byte)
+//! and what, and loses nothing: the rest of the file is read, and the bad
+//! bytes stay in the index.
+
+mod common;
+
+use common::*;
+use retrace_core::{Diagnostic, DiagnosticKind, Flags, Format, Session, Severity};
+
+const HEADER: &str =
+    r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
+
+/// A pi v3 message entry.
+fn msg(id: &str, parent: Option<&str>, ts: &str, body: &str) -> String {
+    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
+    format!(
+        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:{ts}.000Z","message":{body}}}"#
+    )
+}
+
+fn user(id: &str, parent: Option<&str>, ts: &str) -> String {
+    msg(
+        id,
+        parent,
+        ts,
+        r#"{"role":"user","content":[{"type":"text","text":"hi"}],"timestamp":1}"#,
+    )
+}
+
+fn session(lines: &[String]) -> (Session, Vec<u8>) {
+    let mut text = String::new();
+    for line in lines {
+        text.push_str(line);
+        text.push('\n');
+    }
+    let bytes = text.into_bytes();
+    (Session::from_bytes("t.jsonl", &bytes), bytes)
+}
+
+/// The one diagnostic of `kind`, which must exist exactly once.
+fn only(diagnostics: &[Diagnostic], kind: DiagnosticKind) -> &Diagnostic {
+    let found: Vec<_> = diagnostics.iter().filter(|d| d.kind == kind).collect();
+    assert_eq!(found.len(), 1, "{kind:?} in {diagnostics:#?}");
+    found[0]
+}
+
+#[test]
+fn malformed_line_is_reported_kept_and_skipped_over() {
+    let bad = r#"{"type":"message","id":"b","parentId":"a" "oops"}"#.to_owned();
+    let (s, bytes) = session(&[
+        HEADER.into(),
+        user("a", None, "01"),
+        bad.clone(),
+        user("c", Some("a"), "03"),
+    ]);
+    let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
+    assert_eq!((d.severity, d.line), (Severity::Error, 3));
+    let line_start = bytes
+        .windows(bad.len())
+        .position(|w| w == bad.as_bytes())
+        .unwrap() as u64;
+    // Points at the stray string, not just the line.
+    assert_eq!(d.offset, line_start + bad.find("\"oops\"").unwrap() as u64);
+    let broken = &s.entries()[2];
+    assert!(broken.is_broken());
+    assert_eq!(
+        &bytes[broken.range().start as usize..broken.range().end as usize],
+        bad.as_bytes()
+    );
+    // The next line is read and joins the tree.
+    assert_eq!(s.id(s.tree().default_leaf().unwrap()), Some("c"));
+}
+
+#[test]
+fn a_line_that_is_not_an_object_is_malformed() {
+    let (s, _) = open("claude-code/iansherr__claude-code-log/test/test_data/edge_cases.jsonl");
+    // Lines 13, 15, 16 are `"massive error"`, `42` and `[1]`.
+    let lines: Vec<u32> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::MalformedJson)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(lines, [13, 15, 16]);
+    // Line 14 `{"silly": "this"}` is an object without a type: kept, noted.
+    let d = s.diagnostics().iter().find(|d| d.line == 14).unwrap();
+    assert_eq!(d.kind, DiagnosticKind::UnknownType);
+    assert!(d.message.contains("no \"type\""), "{}", d.message);
+}
+
+#[test]
+fn objects_run_together_are_both_recovered() {
+    // Real: pi lost a newline before a compaction on line 440.
+    let (s, bytes) = open("pi/badlogic__pi-mono/session.jsonl");
+    let d = only(s.diagnostics(), DiagnosticKind::ConcatenatedObjects);
+    assert_eq!((d.severity, d.line), (Severity::Warning, 440));
+    let on_line: Vec<_> = s
+        .entries()
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.line == 440)
+        .collect();
+    assert_eq!(on_line.len(), 2);
+    let (first, second) = (on_line[0].1, on_line[1].1);
+    assert!(first.flags.has(Flags::SHARED_LINE) && second.flags.has(Flags::SHARED_LINE));
+    assert_eq!(
+        first.range().end,
+        second.range().start,
+        "the objects touch: `}}{{`"
+    );
+    assert_eq!(d.offset, second.offset);
+    assert_eq!(
+        s.kind(retrace_core::EntryId(on_line[1].0 as u32)),
+        "message"
+    );
+    // Both bodies parse.
+    for (i, _) in on_line {
+        assert!(s
+            .body(retrace_core::EntryId(i as u32), &mut &bytes[..])
+            .unwrap()
+            .is_ok());
+    }
+}
+
+#[test]
+fn invalid_utf8_is_found_by_the_deep_check() {
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(HEADER.as_bytes());
+    bytes.push(b'\n');
+    let line = user("a", None, "01").replace("hi", "h\u{1}i");
+    let bad_at = bytes.len() + line.find('\u{1}').unwrap();
+    bytes.extend_from_slice(line.as_bytes());
+    bytes[bad_at] = 0xFF;
+    bytes.push(b'\n');
+    let s = Session::from_bytes("t.jsonl", &bytes);
+    // The index still has the entry, with its id.
+    assert_eq!(s.id(s.tree().default_leaf().unwrap()), Some("a"));
+    let check = s.check(&mut &bytes[..]).unwrap();
+    let d = only(&check.diagnostics, DiagnosticKind::InvalidUtf8);
+    assert_eq!((d.line, d.offset), (2, bad_at as u64));
+}
+
+#[test]
+fn byte_order_mark_is_noted_and_skipped() {
+    let mut bytes = b"\xEF\xBB\xBF".to_vec();
+    bytes.extend_from_slice(format!("{HEADER}\n{}\n", user("a", None, "01")).as_bytes());
+    let s = Session::from_bytes("t.jsonl", &bytes);
+    let d = only(s.diagnostics(), DiagnosticKind::ByteOrderMark);
+    assert_eq!((d.severity, d.line, d.offset), (Severity::Info, 1, 0));
+    assert_eq!(s.format(), Format::Pi { version: 3 });
+    assert_eq!(s.entries()[0].offset, 3);
+    assert!(s
+        .body(retrace_core::EntryId(0), &mut &bytes[..])
+        .unwrap()
+        .is_ok());
+}
+
+#[test]
+fn crlf_line_endings_are_read_and_kept() {
+    let text = format!(
+        "{HEADER}\r\n{}\r\n{}\r\n",
+        user("a", None, "01"),
+        user("b", Some("a"), "02")
+    );
+    let bytes = text.as_bytes();
+    let s = Session::from_bytes("t.jsonl", bytes);
+    let d = only(s.diagnostics(), DiagnosticKind::CrlfLineEndings);
+    assert!(d.message.starts_with("3 lines"), "{}", d.message);
+    assert_eq!(s.tree().len(), 2);
+    for e in s.entries() {
+        // Entries stop before the `\r`, which stays in the file.
+        assert_eq!(bytes[e.range().end as usize], b'\r');
+    }
+    assert!(s.diagnostics().iter().all(|d| d.severity == Severity::Info));
+}
+
+#[test]
+fn truncated_last_line_is_reported_as_cut_off() {
+    let full = user("b", Some("a"), "02");
+    let torn = &full[..full.len() / 2];
+    let text = format!("{HEADER}\n{}\n{torn}", user("a", None, "01"));
+    let s = Session::from_bytes("t.jsonl", text.as_bytes());
+    let d = only(s.diagnostics(), DiagnosticKind::TruncatedLine);
+    assert_eq!((d.severity, d.line), (Severity::Error, 3));
+    assert!(!s.files()[0].line_ends_with_newline);
+    assert_eq!(s.entries().last().unwrap().range().end, text.len() as u64);
+    // A real torn Claude Code line (with its newline) is malformed instead.
+    let (s, _) =
+        open("claude-code/kenn-io__agentsview/internal/parser/testdata/claude/truncated.jsonl");
+    let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
+    assert_eq!(d.line, 3);
+    assert_eq!(s.tree().len(), 2);
+}
+
+#[test]
+fn duplicate_ids_keep_the_first_entry() {
+    let (s, _) = session(&[
+        HEADER.into(),
+        user("a", None, "01"),
+        user("a", None, "02"),
+        user("b", Some("a"), "03"),
+    ]);
+    let d = only(s.diagnostics(), DiagnosticKind::DuplicateId);
+    assert_eq!((d.severity, d.line), (Severity::Warning, 3));
+    let b = s.find("b").unwrap();
+    assert_eq!(s.tree().parent(b).map(|p| s.entry(p).line), Some(2));
+}
+
+#[test]
+fn parent_cycles_are_broken_and_reported() {
+    let (s, _) = session(&[
+        HEADER.into(),
+        user("a", Some("c"), "01"),
+        user("b", Some("a"), "02"),
+        user("c", Some("b"), "03"),
+        user("d", Some("d"), "04"),
+    ]);
+    let cycles: Vec<u32> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::ParentCycle)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(cycles.len(), 2, "{:#?}", s.diagnostics());
+    assert!(cycles.contains(&5), "the self-parent is reported");
+    // Every node reaches a root.
+    for e in 0..s.entries().len() as u32 {
+        let e = retrace_core::EntryId(e);
+        if s.tree().contains(e) {
+            assert!(s.tree().path(e).len() <= 4);
+        }
+    }
+    assert_eq!(s.tree().roots().len(), 2);
+}
+
+#[test]
+fn missing_parent_makes_a_root() {
+    let (s, _) = session(&[
+        HEADER.into(),
+        user("a", None, "01"),
+        user("b", Some("zz"), "02"),
+    ]);
+    let d = only(s.diagnostics(), DiagnosticKind::MissingParent);
+    assert_eq!((d.severity, d.line), (Severity::Warning, 3));
+    assert!(d.message.contains("\"zz\""));
+    assert_eq!(s.tree().roots().len(), 2);
+    // Real: a Claude Code file that starts mid-conversation.
+    let (s, _) = open("claude-code/iansherr__claude-code-log/test/test_data/sidechain_main.jsonl");
+    assert_eq!(only(s.diagnostics(), DiagnosticKind::MissingParent).line, 1);
+}
+
+#[test]
+fn unknown_types_are_kept_and_noted() {
+    let (s, bytes) =
+        open("pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl");
+    let d = only(s.diagnostics(), DiagnosticKind::UnknownType);
+    assert_eq!((d.severity, d.line), (Severity::Info, 9));
+    let e = s.entries().iter().position(|e| e.line == 9).unwrap();
+    let e = retrace_core::EntryId(e as u32);
+    assert_eq!(s.kind(e), "future_entry");
+    let body = s.body(e, &mut &bytes[..]).unwrap().unwrap();
+    assert_eq!(body["type"], "future_entry");
+}
+
+#[test]
+fn tool_pairing_per_branch() {
+    let call = msg(
+        "b",
+        Some("a"),
+        "02",
+        r#"{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":{}}],"provider":"p","model":"m","stopReason":"toolUse","timestamp":2}"#,
+    );
+    let result = |id: &str, parent: &str, call: &str| {
+        msg(
+            id,
+            Some(parent),
+            "03",
+            &format!(
+                r#"{{"role":"toolResult","toolCallId":"{call}","toolName":"bash","content":[],"isError":false,"timestamp":3}}"#
+            ),
+        )
+    };
+    // Branch 1 answers t1; branch 2 (from `a`) answers a call it never made.
+    let (s, bytes) = session(&[
+        HEADER.into(),
+        user("a", None, "01"),
+        call,
+        result("c", "b", "t1"),
+        result("d", "a", "t9"),
+    ]);
+    let check = s.check(&mut &bytes[..]).unwrap();
+    assert_eq!(check.pairing.results_without_call, 1);
+    assert_eq!(check.pairing.calls_without_result, 0);
+    assert_eq!(
+        only(&check.diagnostics, DiagnosticKind::ResultWithoutCall).line,
+        5
+    );
+    // Real: three calls in aborted turns never got results.
+    let (s, bytes) = open("pi/badlogic__pi-mono/compact.jsonl");
+    let check = s.check(&mut &bytes[..]).unwrap();
+    let lines: Vec<u32> = check
+        .diagnostics
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::CallWithoutResult)
+        .map(|d| d.line)
+        .collect();
+    assert_eq!(lines, [434, 869, 985]);
+}
+
+#[test]
+fn timestamps_earlier_than_the_parent_are_noted() {
+    let (s, _) = session(&[
+        HEADER.into(),
+        user("a", None, "05"),
+        user("b", Some("a"), "02"),
+    ]);
+    let d = only(s.diagnostics(), DiagnosticKind::TimestampOutOfOrder);
+    assert_eq!(d.line, 3);
+    assert!(d.message.contains("3000 ms"), "{}", d.message);
+    // Real: a resumed Claude Code session, 771916 ms back.
+    let (s, _) = open("claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/fe869ecb-c176-478f-9734-7e4b8ef12cff.jsonl");
+    let d = only(s.diagnostics(), DiagnosticKind::TimestampOutOfOrder);
+    assert_eq!(d.line, 109);
+    assert!(d.message.contains("771916 ms"));
+}
+
+#[test]
+fn empty_and_blank_inputs_are_empty_sessions() {
+    for bytes in [&b""[..], b"\n\n  \n", b"\r\n"] {
+        let s = Session::from_bytes("e.jsonl", bytes);
+        assert!(s.entries().is_empty());
+        assert_eq!(s.format(), Format::Generic);
+        assert!(s.tree().default_leaf().is_none());
+    }
+}
