@@ -1,8 +1,7 @@
 //! Interned byte strings: ids, entry types and roles are stored once and
 //! compared as integers.
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::Hasher;
 
 /// An interned string. `Sym::NONE` stands for "absent".
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -58,33 +57,94 @@ impl Hasher for FxHasher {
     }
 }
 
-pub(crate) type FxBuild = BuildHasherDefault<FxHasher>;
-pub(crate) type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
-
-/// The string table.
+/// The string table: every string once, in one byte arena, found through
+/// an open-addressing table of symbols. No allocation per string, so
+/// indexing a million ids costs a few growing vectors.
 #[derive(Default, Debug)]
 pub(crate) struct Interner {
-    map: FxHashMap<Box<[u8]>, Sym>,
-    strings: Vec<Box<[u8]>>,
+    /// All strings back to back.
+    bytes: Vec<u8>,
+    /// Where each string ends in `bytes` (it starts where the one before
+    /// ends).
+    ends: Vec<u32>,
+    /// Each string's hash, so growing the table does not rehash bytes.
+    hashes: Vec<u64>,
+    /// Symbol + 1 per slot, 0 for empty; the length is a power of two.
+    table: Vec<u32>,
+}
+
+fn hash(s: &[u8]) -> u64 {
+    let mut h = FxHasher::default();
+    h.write(s);
+    // Fx mixes low bits poorly; the table index uses the high ones.
+    h.finish()
 }
 
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> Sym {
-        if let Some(&sym) = self.map.get(s) {
+        let h = hash(s);
+        if let Some(sym) = self.find(s, h) {
             return sym;
         }
-        let sym = Sym(self.strings.len() as u32);
-        self.strings.push(s.into());
-        self.map.insert(s.into(), sym);
+        if (self.ends.len() + 1) * 8 > self.table.len() * 7 {
+            self.grow();
+        }
+        let sym = Sym(self.ends.len() as u32);
+        self.bytes.extend_from_slice(s);
+        let end = u32::try_from(self.bytes.len()).expect("interned strings exceed 4 GiB");
+        self.ends.push(end);
+        self.hashes.push(h);
+        let mut i = self.slot(h);
+        while self.table[i] != 0 {
+            i = (i + 1) & (self.table.len() - 1);
+        }
+        self.table[i] = sym.0 + 1;
         sym
     }
 
+    fn slot(&self, h: u64) -> usize {
+        let bits = self.table.len().trailing_zeros();
+        (h >> (64 - bits)) as usize
+    }
+
+    fn find(&self, s: &[u8], h: u64) -> Option<Sym> {
+        if self.table.is_empty() {
+            return None;
+        }
+        let mask = self.table.len() - 1;
+        let mut i = self.slot(h);
+        loop {
+            match self.table[i] {
+                0 => return None,
+                slot => {
+                    let sym = Sym(slot - 1);
+                    if self.hashes[sym.index()] == h && self.get(sym) == s {
+                        return Some(sym);
+                    }
+                }
+            }
+            i = (i + 1) & mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let len = (self.table.len() * 2).max(64);
+        self.table = vec![0; len];
+        for (sym, &h) in self.hashes.iter().enumerate() {
+            let mut i = self.slot(h);
+            while self.table[i] != 0 {
+                i = (i + 1) & (len - 1);
+            }
+            self.table[i] = sym as u32 + 1;
+        }
+    }
+
     pub fn len(&self) -> usize {
-        self.strings.len()
+        self.ends.len()
     }
 
     pub fn lookup(&self, s: &[u8]) -> Sym {
-        self.map.get(s).copied().unwrap_or(Sym::NONE)
+        self.find(s, hash(s)).unwrap_or(Sym::NONE)
     }
 
     /// The bytes of `sym` (empty for `Sym::NONE`).
@@ -92,11 +152,35 @@ impl Interner {
         if sym.is_none() {
             return b"";
         }
-        &self.strings[sym.0 as usize]
+        let i = sym.index();
+        let start = if i == 0 { 0 } else { self.ends[i - 1] as usize };
+        &self.bytes[start..self.ends[i] as usize]
     }
 
     /// The string of `sym`, lossily decoded.
     pub fn str(&self, sym: Sym) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(self.get(sym))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interns_each_string_once() {
+        let mut t = Interner::default();
+        let words: Vec<String> = (0..5000).map(|i| format!("id-{i}")).collect();
+        let syms: Vec<Sym> = words.iter().map(|w| t.intern(w.as_bytes())).collect();
+        assert_eq!(t.len(), 5000);
+        for (w, &s) in words.iter().zip(&syms) {
+            assert_eq!(t.intern(w.as_bytes()), s);
+            assert_eq!(t.lookup(w.as_bytes()), s);
+            assert_eq!(t.get(s), w.as_bytes());
+        }
+        assert_eq!(t.lookup(b"nope"), Sym::NONE);
+        let empty = t.intern(b"");
+        assert_eq!(t.get(empty), b"");
+        assert_eq!(t.get(Sym::NONE), b"");
     }
 }

@@ -5,7 +5,7 @@ use serde::Serialize;
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::format::{claude, pi, Format};
-use crate::intern::{FxHashMap, Interner, Sym};
+use crate::intern::{Interner, Sym};
 use crate::reader::Reader;
 use crate::tree::Tree;
 
@@ -201,7 +201,8 @@ impl Session {
                 }
             })
             .collect();
-        let mut by_id: FxHashMap<Sym, u32> = FxHashMap::default();
+        // Symbols are dense, so the id index is a plain vector.
+        let mut by_id = IdIndex(vec![NONE; interner.len()]);
         for (file, info) in files.iter().enumerate() {
             let fmt = file_formats[file];
             for e in info.first_entry..info.end_entry {
@@ -255,7 +256,7 @@ impl Session {
                             ),
                         });
                     } else {
-                        by_id.insert(entry.id, e);
+                        by_id.0[entry.id.index()] = e;
                     }
                 }
             }
@@ -455,5 +456,17 @@ fn break_cycles(
         for w in walk.drain(..) {
             state[w as usize] = 2;
         }
+    }
+}
+
+/// Entry by id symbol.
+struct IdIndex(Vec<u32>);
+
+impl IdIndex {
+    fn get(&self, id: &Sym) -> Option<&u32> {
+        if id.is_none() {
+            return None;
+        }
+        self.0.get(id.index()).filter(|&&e| e != NONE)
     }
 }
