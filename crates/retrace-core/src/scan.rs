@@ -16,7 +16,7 @@
 //! Deeper grammar, escapes and UTF-8 are checked when a body is parsed (see
 //! `Session::check`).
 
-use crate::scan_simd::{classify, Masks};
+use crate::scan_simd::{Baseline, Kernel, Masks};
 
 /// A byte range within the line being scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -215,21 +215,24 @@ fn escaped_bytes(bs: u64, carry: &mut u64) -> u64 {
     (EVEN ^ invert) & follows_escape
 }
 
-/// For each bit, the XOR of all bits at or below it: 1 from an opening quote
-/// up to (not including) its closing quote.
-#[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
-}
-
 /// Scans one line (without its `\n`) into `out`.
 pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
+    #[cfg(target_arch = "x86_64")]
+    if crate::scan_simd::Avx2::available() {
+        // SAFETY: the CPU has AVX2 and PCLMULQDQ.
+        return unsafe { scan_line_avx2(line, out) };
+    }
+    scan_line_with::<Baseline>(line, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
+fn scan_line_avx2(line: &[u8], out: &mut LineScan) {
+    scan_line_with::<crate::scan_simd::Avx2>(line, out);
+}
+
+#[inline(always)]
+fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
     out.clear();
     let mut st = State {
         depth: 0,
@@ -260,10 +263,10 @@ pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
             pad[n..].fill(b' ');
             &pad
         };
-        let m: Masks = classify(block);
+        let m: Masks = K::classify(block);
         let escaped = escaped_bytes(m.backslash, &mut esc_carry);
         let quotes = m.quote & !escaped;
-        let in_string = prefix_xor(quotes) ^ str_carry;
+        let in_string = K::prefix_xor(quotes) ^ str_carry;
         str_carry = ((in_string as i64) >> 63) as u64;
         if in_string == !0 && quotes == 0 {
             // The whole block lies inside a string.

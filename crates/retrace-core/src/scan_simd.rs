@@ -125,6 +125,91 @@ pub(crate) fn classify_portable(block: &[u8; 64]) -> Masks {
     m
 }
 
+/// The vector operations one scan uses, chosen once per line: the baseline
+/// for the build target, or (x86_64, detected at run time) AVX2 with a
+/// carry-less multiply for the string prefix XOR.
+pub(crate) trait Kernel {
+    fn classify(block: &[u8; 64]) -> Masks;
+    /// For each bit, the XOR of all bits at or below it.
+    fn prefix_xor(x: u64) -> u64;
+}
+
+/// What every build of the target can run.
+pub(crate) struct Baseline;
+
+impl Kernel for Baseline {
+    #[inline(always)]
+    fn classify(block: &[u8; 64]) -> Masks {
+        classify(block)
+    }
+
+    #[inline(always)]
+    fn prefix_xor(mut x: u64) -> u64 {
+        x ^= x << 1;
+        x ^= x << 2;
+        x ^= x << 4;
+        x ^= x << 8;
+        x ^= x << 16;
+        x ^= x << 32;
+        x
+    }
+}
+
+/// AVX2 + PCLMULQDQ. Only used from functions compiled with those features,
+/// after checking the CPU has them.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Avx2;
+
+#[cfg(target_arch = "x86_64")]
+impl Avx2 {
+    /// Whether this CPU can run the kernel.
+    pub(crate) fn available() -> bool {
+        std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("pclmulqdq")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Kernel for Avx2 {
+    #[inline(always)]
+    fn classify(block: &[u8; 64]) -> Masks {
+        use core::arch::x86_64::*;
+        // SAFETY: only reached from `#[target_feature(enable = "avx2")]`
+        // code after `Avx2::available()`; the loads are unaligned 32-byte
+        // loads inside the 64-byte array.
+        unsafe {
+            let lo = _mm256_loadu_si256(block.as_ptr() as *const __m256i);
+            let hi = _mm256_loadu_si256(block.as_ptr().add(32) as *const __m256i);
+            let case = _mm256_set1_epi8(0x20);
+            let (flo, fhi) = (_mm256_or_si256(lo, case), _mm256_or_si256(hi, case));
+            let bits = |a: __m256i, b: __m256i, c: u8| {
+                let c = _mm256_set1_epi8(c as i8);
+                let l = _mm256_movemask_epi8(_mm256_cmpeq_epi8(a, c)) as u32 as u64;
+                let h = _mm256_movemask_epi8(_mm256_cmpeq_epi8(b, c)) as u32 as u64;
+                l | (h << 32)
+            };
+            Masks {
+                quote: bits(lo, hi, b'"'),
+                backslash: bits(lo, hi, b'\\'),
+                open: bits(flo, fhi, b'{'),
+                close: bits(flo, fhi, b'}'),
+                colon: bits(lo, hi, b':'),
+                comma: bits(lo, hi, b','),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        use core::arch::x86_64::*;
+        // SAFETY: as above, PCLMULQDQ was detected. A carry-less multiply
+        // by all ones is the prefix XOR.
+        unsafe {
+            let product = _mm_clmulepi64_si128(_mm_set_epi64x(0, x as i64), _mm_set1_epi8(-1), 0);
+            _mm_cvtsi128_si64(product) as u64
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,13 +244,56 @@ mod tests {
                 }
             }
             let want = scalar(&block);
-            for got in [classify(&block), classify_portable(&block)] {
+            let mut got = vec![classify(&block), classify_portable(&block)];
+            #[cfg(target_arch = "x86_64")]
+            if Avx2::available() {
+                // SAFETY: the CPU has the features.
+                got.push(unsafe { avx2_classify(&block) });
+            }
+            for got in got {
                 assert_eq!(got.quote, want.quote);
                 assert_eq!(got.backslash, want.backslash);
                 assert_eq!(got.open, want.open);
                 assert_eq!(got.close, want.close);
                 assert_eq!(got.colon, want.colon);
                 assert_eq!(got.comma, want.comma);
+            }
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    fn avx2_classify(block: &[u8; 64]) -> Masks {
+        Avx2::classify(block)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,pclmulqdq")]
+    fn avx2_prefix_xor(x: u64) -> u64 {
+        Avx2::prefix_xor(x)
+    }
+
+    #[test]
+    fn prefix_xor_kernels_agree() {
+        for x in [
+            0u64,
+            1,
+            0b1001,
+            0x8000_0000_0000_0001,
+            0xdead_beef_0123_4567,
+            !0,
+        ] {
+            let mut want = 0u64;
+            let mut acc = 0u64;
+            for i in 0..64 {
+                acc ^= (x >> i) & 1;
+                want |= acc << i;
+            }
+            assert_eq!(Baseline::prefix_xor(x), want);
+            #[cfg(target_arch = "x86_64")]
+            if Avx2::available() {
+                // SAFETY: the CPU has the features.
+                assert_eq!(unsafe { avx2_prefix_xor(x) }, want);
             }
         }
     }
