@@ -286,6 +286,21 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
             rest = (!0u64 << bit) << 1;
             let p = (pos + bit as usize) as u32;
             let mask = 1u64 << bit;
+            if st.depth >= 3 {
+                // Deep inside a value only the depth is tracked: keep this
+                // hot path free of calls.
+                if m.open & mask != 0 {
+                    st.depth += 1;
+                } else {
+                    st.depth -= 1;
+                    if st.depth == 2 {
+                        let frame = &mut st.frames[2];
+                        frame.value_done = true;
+                        frame.tail_start = p + 1;
+                    }
+                }
+                continue;
+            }
             let r = if quotes & mask != 0 {
                 st.quote(line, p, in_string & mask != 0)
             } else if m.open & mask != 0 {
