@@ -1,0 +1,61 @@
+//! `cargo xtask test`: everything CI checks, in the order that fails fastest.
+
+use anyhow::Result;
+
+use crate::cmd::{cargo, step};
+use crate::{root, wasm};
+
+pub fn run(args: &[String]) -> Result<()> {
+    if let Some(extra) = args.first() {
+        anyhow::bail!("`test` takes no arguments (got `{extra}`)");
+    }
+    let root = root();
+    step(
+        "cargo fmt --check",
+        &root,
+        cargo().args(["fmt", "--all", "--", "--check"]),
+    )?;
+    step(
+        "cargo clippy",
+        &root,
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step("cargo test", &root, cargo().args(["test", "--workspace"]))?;
+    wasm::ensure_target()?;
+    step(
+        "wasm32 build of retrace-core",
+        &root,
+        cargo().args([
+            "build",
+            "-p",
+            "retrace-core",
+            "--release",
+            "--target",
+            wasm::TARGET,
+        ]),
+    )?;
+    step(
+        "clippy for wasm32",
+        &root,
+        cargo().args([
+            "clippy",
+            "-p",
+            "retrace-core",
+            "--target",
+            wasm::TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    wasm::check_no_imports(&root)?;
+    println!("==> all checks passed");
+    Ok(())
+}
