@@ -1,1 +1,120 @@
-fn main() {}
+//! `retrace`: inspect, validate and extract agent sessions.
+
+mod cat;
+mod info;
+mod input;
+mod output;
+mod progress;
+mod show;
+mod tree;
+mod validate;
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Read, replay and share the session files LLM agents write.
+#[derive(Parser)]
+#[command(name = "retrace", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Format, entries, time span, branches, models, tokens, tool calls.
+    Info {
+        /// Session files, directories (a Claude Code project folder) or `-`.
+        #[arg(required = true)]
+        paths: Vec<String>,
+        /// One JSON object per input.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The branch tree: linear runs collapsed, rewinds and compactions marked.
+    Tree {
+        path: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The conversation on one branch as readable text.
+    Show {
+        path: String,
+        /// The leaf of the branch (an entry id, or `L<line>`); default: the
+        /// last entry in file order.
+        #[arg(long)]
+        leaf: Option<String>,
+        /// Normalized messages as JSON lines.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The original lines of one branch, byte for byte, as a session file.
+    Cat {
+        path: String,
+        #[arg(long)]
+        leaf: Option<String>,
+    },
+    /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
+    Validate {
+        #[arg(required = true)]
+        paths: Vec<String>,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// How a command ended.
+pub enum Outcome {
+    Clean,
+    /// Problems were found in readable input (`validate`).
+    Problems,
+}
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// The input could not be read or is not usable: one line, exit 2.
+    Input(String),
+    /// Writing the output failed.
+    Output(io::Error),
+}
+
+impl From<io::Error> for Failure {
+    fn from(e: io::Error) -> Self {
+        Failure::Output(e)
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let result = match cli.command {
+        Command::Info { paths, json } => info::run(&paths, json, &mut out),
+        Command::Tree { path, json } => tree::run(&path, json, &mut out),
+        Command::Show { path, leaf, json } => show::run(&path, leaf.as_deref(), json, &mut out),
+        Command::Cat { path, leaf } => cat::run(&path, leaf.as_deref(), &mut out),
+        Command::Validate { paths, json } => validate::run(&paths, json, &mut out),
+    };
+    let result = result.and_then(|outcome| {
+        out.flush()?;
+        Ok(outcome)
+    });
+    match result {
+        Ok(Outcome::Clean) => ExitCode::SUCCESS,
+        Ok(Outcome::Problems) => ExitCode::from(1),
+        Err(Failure::Input(message)) => {
+            let _ = out.flush();
+            eprintln!("retrace: {message}");
+            ExitCode::from(2)
+        }
+        // `retrace show big.jsonl | head`: the reader left; not an error.
+        Err(Failure::Output(e)) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(Failure::Output(e)) => {
+            eprintln!("retrace: cannot write output: {e}");
+            ExitCode::from(2)
+        }
+    }
+}

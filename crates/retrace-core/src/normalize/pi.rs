@@ -75,7 +75,13 @@ fn agent_message(msg: &Value) -> Option<Message> {
         }
         _ => return None,
     };
-    m.timestamp = msg.get("timestamp").and_then(Value::as_i64);
+    // Epoch milliseconds; fixtures write small counters (1, 2, …) instead,
+    // which are no moment in time: fall back to the entry's timestamp.
+    const YEAR_2000_MS: i64 = 946_684_800_000;
+    m.timestamp = msg
+        .get("timestamp")
+        .and_then(Value::as_i64)
+        .filter(|&t| t >= YEAR_2000_MS);
     Some(m)
 }
 

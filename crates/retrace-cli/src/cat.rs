@@ -1,0 +1,82 @@
+//! `retrace cat`: one branch as a standalone session file, each original
+//! line byte for byte (a line holding two run-together objects once).
+
+use std::io::Write;
+
+use retrace_core::{EntryId, Format, Session, Source};
+
+use crate::input::{leaf, load};
+use crate::{Failure, Outcome};
+
+pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Outcome, Failure> {
+    let mut loaded = load(path)?;
+    let leaf = leaf(&loaded, wanted)?;
+    let s = &loaded.session;
+    let mut entries = s.branch(leaf);
+    let file = s.entry(leaf).file;
+    // A pi branch needs its session header to be a session file.
+    if matches!(s.file_format(file), Format::Pi { .. }) {
+        let first = EntryId(s.files()[file.0 as usize].first_entry);
+        if s.kind(first) == "session" && !entries.contains(&first) {
+            entries.insert(0, first);
+        }
+    }
+    let mut last_line = None;
+    for e in entries {
+        let entry = s.entry(e);
+        if last_line == Some((entry.file, entry.line)) {
+            continue;
+        }
+        last_line = Some((entry.file, entry.line));
+        let bytes = line_bytes(s, &mut loaded.source, e)
+            .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
+        out.write_all(&bytes)?;
+    }
+    Ok(Outcome::Clean)
+}
+
+/// The whole physical line an entry sits on, with its terminator.
+fn line_bytes(
+    s: &Session,
+    source: &mut impl Source,
+    e: EntryId,
+) -> Result<Vec<u8>, retrace_core::SourceError> {
+    const STEP: u64 = 4096;
+    let entry = s.entry(e);
+    let size = s.files()[entry.file.0 as usize].size;
+    let range = entry.range();
+    // Back to the previous newline (only blanks or a BOM lie between).
+    let mut start = range.start;
+    loop {
+        let from = start.saturating_sub(STEP);
+        let window = source.read(entry.file, from..start)?;
+        match window.iter().rposition(|&b| b == b'\n') {
+            Some(i) => {
+                start = from + i as u64 + 1;
+                break;
+            }
+            None if from == 0 => {
+                start = 0;
+                break;
+            }
+            None => start = from,
+        }
+    }
+    // Forward through the newline (other objects may share the line).
+    let mut end = range.end;
+    loop {
+        let to = (end + STEP).min(size);
+        if to == end {
+            break;
+        }
+        let window = source.read(entry.file, end..to)?;
+        match window.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                end += i as u64 + 1;
+                break;
+            }
+            None => end = to,
+        }
+    }
+    Ok(source.read(entry.file, start..end)?.into_owned())
+}

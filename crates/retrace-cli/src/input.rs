@@ -1,0 +1,185 @@
+//! From a command-line PATH to a read session: a file, a Claude Code project
+//! folder (with its subagent files), or `-` for standard input.
+
+use std::borrow::Cow;
+use std::io::{IsTerminal, Read};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use retrace_core::{FileId, Reader, Session, Source, SourceError};
+use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
+
+use crate::progress::Bar;
+use crate::Failure;
+
+/// Inputs larger than this get a progress bar (when stderr is a terminal).
+const PROGRESS_FROM: u64 = 50_000_000;
+
+/// A session and where its bytes are.
+pub struct Loaded {
+    /// The PATH as given.
+    pub name: String,
+    pub session: Session,
+    pub source: Bytes,
+}
+
+/// Where entry bodies are read from.
+pub enum Bytes {
+    Files(FileSource),
+    /// Standard input, kept in memory (it cannot be read twice).
+    Memory(Vec<u8>),
+}
+
+impl Source for Bytes {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        match self {
+            Bytes::Files(files) => files.read(file, range),
+            Bytes::Memory(bytes) => {
+                let got = (file.0 == 0)
+                    .then(|| bytes.get(range.start as usize..range.end as usize))
+                    .flatten();
+                got.map(Cow::Borrowed)
+                    .ok_or_else(|| SourceError::new(file, range, "past the end of the input"))
+            }
+        }
+    }
+}
+
+/// Reads PATH.
+pub fn load(path: &str) -> Result<Loaded, Failure> {
+    if path == "-" {
+        return load_stdin();
+    }
+    let p = Path::new(path);
+    let meta = std::fs::metadata(p).map_err(|e| input_error(path, &StoreError::from_io(e, p)))?;
+    let inputs = if meta.is_dir() {
+        let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
+        if inputs.is_empty() {
+            return Err(Failure::Input(format!(
+                "{path}: no session files (*.jsonl) in this directory"
+            )));
+        }
+        inputs
+    } else {
+        vec![with_meta(p.to_path_buf())]
+    };
+    let total: u64 = inputs
+        .iter()
+        .filter_map(|i| std::fs::metadata(&i.path).ok())
+        .map(|m| m.len())
+        .sum();
+    let bar = (total > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| Bar::new(total));
+    let session = open_files(
+        &inputs,
+        &OpenOptions::default(),
+        bar.as_ref().map(|b| b as &dyn retrace_store::Progress),
+    )
+    .map_err(|e| input_error(path, &e))?;
+    if let Some(bar) = bar {
+        bar.finish();
+    }
+    let source = Bytes::Files(FileSource::new(
+        inputs.into_iter().map(|i| i.path).collect(),
+    ));
+    Ok(Loaded {
+        name: path.to_owned(),
+        session,
+        source,
+    })
+}
+
+fn load_stdin() -> Result<Loaded, Failure> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut bytes)
+        .map_err(|e| Failure::Input(format!("-: cannot read standard input: {e}")))?;
+    let mut reader = Reader::new();
+    reader.begin_file("-");
+    reader.push(&bytes);
+    Ok(Loaded {
+        name: "-".to_owned(),
+        session: reader.finish(),
+        source: Bytes::Memory(bytes),
+    })
+}
+
+/// One line for a store error, without repeating the path when the error
+/// already names it.
+fn input_error(path: &str, e: &StoreError) -> Failure {
+    let message = match e {
+        StoreError::NotFound { .. } => "no such file or directory".to_owned(),
+        StoreError::AccessDenied { .. } => "permission denied".to_owned(),
+        StoreError::Io { source, .. } => source.to_string(),
+        other => other.to_string(),
+    };
+    Failure::Input(format!("{path}: {message}"))
+}
+
+/// A file, with the `.meta.json` beside it when there is one (a Claude Code
+/// subagent's description).
+fn with_meta(path: PathBuf) -> Input {
+    let meta = path.with_extension("meta.json");
+    Input {
+        meta: meta.is_file().then_some(meta),
+        path,
+    }
+}
+
+/// The files of a Claude Code project folder, main sessions first: every
+/// `*.jsonl` in it (sessions, then 2.0-style `agent-*.jsonl`), then each
+/// session's `<session>/subagents/agent-*.jsonl`.
+fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
+    let listed = jsonl_files(dir)?;
+    let (agents, sessions): (Vec<PathBuf>, Vec<PathBuf>) =
+        listed.into_iter().partition(|p| is_agent_file(p));
+    let mut out: Vec<Input> = Vec::new();
+    for session in &sessions {
+        out.push(with_meta(session.clone()));
+    }
+    out.extend(agents.into_iter().map(with_meta));
+    for session in &sessions {
+        let sub = session.with_extension("").join("subagents");
+        if sub.is_dir() {
+            out.extend(jsonl_files(&sub)?.into_iter().map(with_meta));
+        }
+    }
+    Ok(out)
+}
+
+fn is_agent_file(p: &Path) -> bool {
+    p.file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("agent-"))
+}
+
+/// The `*.jsonl` files directly in `dir`, sorted by name.
+fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+    let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry.map_err(|e| StoreError::from_io(e, dir))?.path();
+        if path.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// The entry named by `--leaf`, or the default leaf.
+pub fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<retrace_core::EntryId, Failure> {
+    let s = &loaded.session;
+    match wanted {
+        Some(id) => s.find(id).ok_or_else(|| {
+            Failure::Input(format!(
+                "{}: no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)",
+                loaded.name
+            ))
+        }),
+        None => s
+            .tree()
+            .default_leaf()
+            .ok_or_else(|| Failure::Input(format!("{}: the session has no entries", loaded.name))),
+    }
+}

@@ -1,0 +1,228 @@
+//! `retrace tree`: the branch tree as text. Linear runs are collapsed into
+//! one line, structural fan-outs (parallel tool calls, hook lines) are
+//! folded into the run they belong to, and real branch points (rewinds,
+//! forks) open nested branches.
+
+use std::collections::HashSet;
+use std::io::Write;
+
+use retrace_core::{BranchKind, EntryId, Session};
+use serde::Serialize;
+
+use crate::input::{load, Bytes};
+use crate::output::preview;
+use crate::{Failure, Outcome};
+
+pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
+    let mut loaded = load(path)?;
+    if json {
+        print_json(&loaded.session, out)?;
+    } else {
+        print_text(&loaded.session, &mut loaded.source, out)?;
+    }
+    Ok(Outcome::Clean)
+}
+
+/// A collapsed run: from `first` along single children and structural
+/// continuations to `last`.
+struct Run {
+    first: EntryId,
+    last: EntryId,
+    /// Nodes on the run itself.
+    len: usize,
+    /// Side lines of structural fan-outs folded into it.
+    side: usize,
+    compactions: usize,
+    has_default: bool,
+}
+
+fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
+    let tree = s.tree();
+    let mut run = Run {
+        first,
+        last: first,
+        len: 0,
+        side: 0,
+        compactions: 0,
+        has_default: false,
+    };
+    let mut e = first;
+    loop {
+        run.len += 1;
+        run.last = e;
+        run.has_default |= Some(e) == default;
+        if s.kind(e) == "compaction" || s.subtype(e) == "compact_boundary" {
+            run.compactions += 1;
+        }
+        let kids: Vec<EntryId> = tree.children(e).collect();
+        match kids.len() {
+            0 => break,
+            1 => e = kids[0],
+            _ if tree.is_real_branch_point(e) => break,
+            _ => {
+                let next = tree.continuation(e).unwrap_or(kids[kids.len() - 1]);
+                for &k in &kids {
+                    if k != next {
+                        let side = tree.subtree(k);
+                        run.has_default |= default.is_some_and(|d| side.contains(&d));
+                        run.side += side.len();
+                    }
+                }
+                e = next;
+            }
+        }
+    }
+    run
+}
+
+fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io::Result<()> {
+    let tree = s.tree();
+    let default = tree.default_leaf();
+    let tips: HashSet<EntryId> = tree.tips().iter().copied().collect();
+    writeln!(
+        out,
+        "{} · {} entries · {} leaves · {} real branch points",
+        s.format().describe(),
+        s.entries().len(),
+        tree.tips().len(),
+        tree.real_branch_points().count()
+    )?;
+    // (node, prefix for its line, prefix for its children)
+    let mut stack: Vec<(EntryId, String, String)> = Vec::new();
+    for &root in tree.roots().iter().rev() {
+        stack.push((root, String::new(), String::new()));
+    }
+    let mut current_file = None;
+    while let Some((node, lead, rest)) = stack.pop() {
+        let file = s.entry(node).file;
+        if lead.is_empty() && s.files().len() > 1 && current_file != Some(file) {
+            current_file = Some(file);
+            writeln!(out, "[{}]", s.files()[file.0 as usize].name)?;
+        }
+        let run = run_from(s, node, default);
+        let a = s.entry(run.first).line;
+        let b = s.entry(run.last).line;
+        let mut line = if run.first == run.last {
+            format!("{lead}● {} (line {a})", s.label(run.first))
+        } else {
+            format!(
+                "{lead}● {} … {}  {} entries, lines {a}–{b}",
+                s.label(run.first),
+                s.label(run.last),
+                run.len
+            )
+        };
+        if run.side > 0 {
+            line.push_str(&format!(" (+{} side lines)", run.side));
+        }
+        if run.compactions > 0 {
+            line.push_str(&format!(" · {} compaction", run.compactions));
+        }
+        if let Some(text) = first_prompt(s, source, &run) {
+            line.push_str(&format!("  \"{text}\""));
+        }
+        let kids: Vec<EntryId> = tree.children(run.last).collect();
+        if kids.is_empty() {
+            line.push_str(if tips.contains(&run.last) {
+                " ◀ leaf"
+            } else {
+                " ◀ dead end"
+            });
+        } else {
+            line.push_str(&format!(" ⑂ {} branches", kids.len()));
+        }
+        if run.has_default {
+            line.push_str(" (default)");
+        }
+        if s.is_sidechain(run.first) {
+            line.push_str(" [sidechain]");
+        }
+        writeln!(out, "{line}")?;
+        for (i, &k) in kids.iter().enumerate().rev() {
+            let last = i + 1 == kids.len();
+            let (l, r) = if last {
+                ("└─ ", "   ")
+            } else {
+                ("├─ ", "│  ")
+            };
+            stack.push((k, format!("{rest}{l}"), format!("{rest}{r}")));
+        }
+    }
+    Ok(())
+}
+
+/// The first typed prompt of a run, shortened (what the branch is about).
+fn first_prompt(s: &Session, source: &mut Bytes, run: &Run) -> Option<String> {
+    let mut e = run.first;
+    for _ in 0..run.len.min(8) {
+        if s.is_prompt(e) {
+            let message = s.message(e, source).ok()??;
+            let text = message.text();
+            if !text.trim().is_empty() {
+                return Some(preview(&text, 60));
+            }
+        }
+        e = s.tree().continuation(e)?;
+    }
+    None
+}
+
+#[derive(Serialize)]
+struct JsonTree {
+    format: String,
+    default_leaf: Option<String>,
+    roots: Vec<String>,
+    leaves: Vec<String>,
+    nodes: Vec<JsonNode>,
+}
+
+#[derive(Serialize)]
+struct JsonNode {
+    id: String,
+    file: u32,
+    line: u32,
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(skip_serializing_if = "String::is_empty")]
+    role: String,
+    parent: Option<String>,
+    children: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    branch: Option<BranchKind>,
+}
+
+fn print_json(s: &Session, out: &mut impl Write) -> std::io::Result<()> {
+    let tree = s.tree();
+    let nodes = (0..s.entries().len() as u32)
+        .map(EntryId)
+        .filter(|&e| tree.contains(e))
+        .map(|e| {
+            let children = tree.children(e).len();
+            JsonNode {
+                id: s.label(e),
+                file: s.entry(e).file.0,
+                line: s.entry(e).line,
+                kind: s.kind(e).to_owned(),
+                role: s.role(e).to_owned(),
+                parent: tree.parent(e).map(|p| s.label(p)),
+                children,
+                branch: (children > 1).then(|| {
+                    if tree.is_real_branch_point(e) {
+                        BranchKind::Real
+                    } else {
+                        BranchKind::Structural
+                    }
+                }),
+            }
+        })
+        .collect();
+    let doc = JsonTree {
+        format: s.format().describe(),
+        default_leaf: tree.default_leaf().map(|e| s.label(e)),
+        roots: tree.roots().iter().map(|&e| s.label(e)).collect(),
+        leaves: tree.tips().iter().map(|&e| s.label(e)).collect(),
+        nodes,
+    };
+    serde_json::to_writer(&mut *out, &doc)?;
+    writeln!(out)
+}
