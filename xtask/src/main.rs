@@ -2,7 +2,9 @@
 //!
 //! - `test`: every check CI runs (format, lints, tests, the wasm32 build of
 //!   the core and its import check), installing what it needs first.
+//! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 
+mod bench_wasm;
 mod cmd;
 mod test;
 mod wasm;
@@ -14,6 +16,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
+        Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -36,8 +39,9 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
-  test    fmt check, clippy, all tests, wasm32 build of retrace-core and
-          its no-host-imports check (what CI runs)
+  test        fmt check, clippy, all tests, wasm32 build of retrace-core
+              and its no-host-imports check (what CI runs)
+  bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
 ";
 
 /// The workspace root (the parent of this crate).
