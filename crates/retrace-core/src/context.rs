@@ -255,16 +255,12 @@ impl Session {
                     if !called.contains(id.as_str()) && reported.insert((e.0, id.clone())) {
                         check.pairing.results_without_call += 1;
                         let entry = self.entry(e);
-                        check.diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            kind: DiagnosticKind::ResultWithoutCall,
-                            file: entry.file,
-                            line: entry.line,
-                            offset: entry.offset,
-                            message: format!(
-                                "tool result for \"{id}\" has no call before it on its branch"
-                            ),
-                        });
+                        check.diagnostics.push(Diagnostic::at(
+                            entry,
+                            Severity::Warning,
+                            DiagnosticKind::ResultWithoutCall,
+                            format!("tool result for \"{id}\" has no call before it on its branch"),
+                        ));
                     }
                 }
             }
@@ -273,17 +269,15 @@ impl Session {
                     if !answered.contains(id.as_str()) && reported.insert((e.0, id.clone())) {
                         check.pairing.calls_without_result += 1;
                         let entry = self.entry(e);
-                        check.diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            kind: DiagnosticKind::CallWithoutResult,
-                            file: entry.file,
-                            line: entry.line,
-                            offset: entry.offset,
-                            message: format!(
+                        check.diagnostics.push(Diagnostic::at(
+                            entry,
+                            Severity::Warning,
+                            DiagnosticKind::CallWithoutResult,
+                            format!(
                                 "tool call \"{id}\" has no result on the branch ending at {}",
                                 self.label(tip)
                             ),
-                        });
+                        ));
                     }
                 }
             }

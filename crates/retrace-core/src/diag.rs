@@ -91,3 +91,22 @@ pub struct Diagnostic {
     /// A plain sentence saying what is wrong.
     pub message: String,
 }
+
+impl Diagnostic {
+    /// A diagnostic about `entry`, pointing at its first byte.
+    pub(crate) fn at(
+        entry: &crate::entry::Entry,
+        severity: Severity,
+        kind: DiagnosticKind,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity,
+            kind,
+            file: entry.file,
+            line: entry.line,
+            offset: entry.offset,
+            message: message.into(),
+        }
+    }
+}

@@ -90,6 +90,28 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// An entry with only its place and flags; the reader fills in the
+    /// fields it finds.
+    pub(crate) fn new(file: FileId, line: u32, offset: u64, len: u32, flags: u16) -> Entry {
+        Entry {
+            file,
+            line,
+            offset,
+            len,
+            flags: Flags(flags),
+            kind: Sym::NONE,
+            subtype: Sym::NONE,
+            id: Sym::NONE,
+            parent: Sym::NONE,
+            reference: Sym::NONE,
+            role: Sym::NONE,
+            group: Sym::NONE,
+            agent: Sym::NONE,
+            timestamp: i64::MIN,
+            number: u32::MAX,
+        }
+    }
+
     pub fn timestamp(&self) -> Option<i64> {
         (self.timestamp != i64::MIN).then_some(self.timestamp)
     }

@@ -345,23 +345,13 @@ impl Reader {
                 offset: base + u64::from(at),
                 message,
             });
-            self.entries.push(Entry {
+            self.entries.push(Entry::new(
                 file,
-                line: line_no,
-                offset: base,
-                len: bytes.len() as u32,
-                flags: Flags(Flags::BROKEN),
-                kind: Sym::NONE,
-                subtype: Sym::NONE,
-                id: Sym::NONE,
-                parent: Sym::NONE,
-                reference: Sym::NONE,
-                role: Sym::NONE,
-                group: Sym::NONE,
-                agent: Sym::NONE,
-                timestamp: i64::MIN,
-                number: u32::MAX,
-            });
+                line_no,
+                base,
+                bytes.len() as u32,
+                Flags::BROKEN,
+            ));
             return;
         }
         let objects = self.scan.objects.len();
@@ -386,27 +376,18 @@ impl Reader {
     /// Builds the entry for object `object` of the scanned line.
     fn entry(&mut self, file: FileId, line: u32, base: u64, bytes: &[u8], object: u16) -> Entry {
         let span = self.scan.objects[object as usize];
-        let mut e = Entry {
+        let shared = if self.scan.objects.len() > 1 {
+            Flags::SHARED_LINE
+        } else {
+            0
+        };
+        let mut e = Entry::new(
             file,
             line,
-            offset: base + u64::from(span.start),
-            len: span.end - span.start,
-            flags: Flags(if self.scan.objects.len() > 1 {
-                Flags::SHARED_LINE
-            } else {
-                0
-            }),
-            kind: Sym::NONE,
-            subtype: Sym::NONE,
-            id: Sym::NONE,
-            parent: Sym::NONE,
-            reference: Sym::NONE,
-            role: Sym::NONE,
-            group: Sym::NONE,
-            agent: Sym::NONE,
-            timestamp: i64::MIN,
-            number: u32::MAX,
-        };
+            base + u64::from(span.start),
+            span.end - span.start,
+            shared,
+        );
         let fields = &self.scan.fields;
         let interner = &mut self.interner;
         let mut content: Option<&Field> = None;

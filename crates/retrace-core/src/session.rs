@@ -223,13 +223,11 @@ impl Session {
                     Format::Generic => true,
                 };
                 if !known {
-                    diagnostics.push(Diagnostic {
-                        severity: Severity::Info,
-                        kind: DiagnosticKind::UnknownType,
-                        file: entry.file,
-                        line: entry.line,
-                        offset: entry.offset,
-                        message: if entry.kind.is_none() {
+                    diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Info,
+                        DiagnosticKind::UnknownType,
+                        if entry.kind.is_none() {
                             "entry has no \"type\" field (kept as is)".to_owned()
                         } else {
                             format!(
@@ -237,24 +235,17 @@ impl Session {
                                 String::from_utf8_lossy(kind)
                             )
                         },
-                    });
+                    ));
                 }
                 node[e as usize] = is_node;
                 if is_node && !entry.id.is_none() {
                     if let Some(&first) = by_id.get(&entry.id) {
                         let first = &entries[first as usize];
-                        diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            kind: DiagnosticKind::DuplicateId,
-                            file: entry.file,
-                            line: entry.line,
-                            offset: entry.offset,
-                            message: format!(
+                        diagnostics.push(Diagnostic::at(entry, Severity::Warning, DiagnosticKind::DuplicateId, format!(
                                 "id \"{}\" was already used on line {}; references go to that entry",
                                 interner.str(entry.id),
                                 first.line
-                            ),
-                        });
+                            )));
                     } else {
                         by_id.0[entry.id.index()] = e;
                     }
@@ -294,26 +285,22 @@ impl Session {
                 match by_id.get(&wanted) {
                     Some(&p) if p as usize != e => parent[e] = p,
                     Some(_) => {
-                        diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            kind: DiagnosticKind::ParentCycle,
-                            file: entry.file,
-                            line: entry.line,
-                            offset: entry.offset,
-                            message: "entry is its own parent; treated as a root".into(),
-                        });
+                        diagnostics.push(Diagnostic::at(
+                            entry,
+                            Severity::Warning,
+                            DiagnosticKind::ParentCycle,
+                            "entry is its own parent; treated as a root",
+                        ));
                     }
-                    None => diagnostics.push(Diagnostic {
-                        severity: Severity::Warning,
-                        kind: DiagnosticKind::MissingParent,
-                        file: entry.file,
-                        line: entry.line,
-                        offset: entry.offset,
-                        message: format!(
+                    None => diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::MissingParent,
+                        format!(
                             "parent \"{}\" is not in the session; entry treated as a root",
                             interner.str(wanted)
                         ),
-                    }),
+                    )),
                 }
             }
         }
@@ -380,18 +367,16 @@ impl Session {
                 // Claude Code's compaction boundary is written with the
                 // time of the compaction, its logical parent earlier; fine.
                 if t < pt {
-                    found.push(Diagnostic {
-                        severity: Severity::Info,
-                        kind: DiagnosticKind::TimestampOutOfOrder,
-                        file: entry.file,
-                        line: entry.line,
-                        offset: entry.offset,
-                        message: format!(
+                    found.push(Diagnostic::at(
+                        entry,
+                        Severity::Info,
+                        DiagnosticKind::TimestampOutOfOrder,
+                        format!(
                             "timestamp is {} ms earlier than its parent's (line {})",
                             pt - t,
                             self.entries[p.index()].line
                         ),
-                    });
+                    ));
                 }
             }
         }
@@ -430,17 +415,10 @@ fn break_cycles(
                     let closing = *walk.last().expect("walk holds the entry pointing at e");
                     parent[closing as usize] = NONE;
                     let entry = &entries[closing as usize];
-                    diagnostics.push(Diagnostic {
-                        severity: Severity::Warning,
-                        kind: DiagnosticKind::ParentCycle,
-                        file: entry.file,
-                        line: entry.line,
-                        offset: entry.offset,
-                        message: format!(
+                    diagnostics.push(Diagnostic::at(entry, Severity::Warning, DiagnosticKind::ParentCycle, format!(
                             "parents form a cycle through line {}; link cut, entry treated as a root",
                             entries[e as usize].line
-                        ),
-                    });
+                        )));
                     break;
                 }
                 _ => {

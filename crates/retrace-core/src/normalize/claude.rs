@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{count, flag, image, str_field, text_of};
+use super::{count, flag, image, str_field, text_of, tool_output};
 use crate::message::{Message, MessageKind, Part, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
@@ -142,17 +142,7 @@ fn tool_result(b: &Value, out: &mut Vec<Part>) {
             for item in items {
                 block(item, &mut parts);
             }
-            for part in parts {
-                match part {
-                    Part::Text { text } => {
-                        if !output.is_empty() {
-                            output.push('\n');
-                        }
-                        output.push_str(&text);
-                    }
-                    other => images.push(other),
-                }
-            }
+            (output, images) = tool_output(parts);
         }
         Some(other) => output = text_of(other),
         None => {}

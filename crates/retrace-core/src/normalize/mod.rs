@@ -53,6 +53,26 @@ fn text_of(value: &Value) -> String {
     }
 }
 
+/// A tool result's content parts split into its output text (text parts
+/// joined by newlines) and the parts that are not text (images), which
+/// follow the result.
+fn tool_output(parts: Vec<Part>) -> (String, Vec<Part>) {
+    let mut output = String::new();
+    let mut rest = Vec::new();
+    for part in parts {
+        match part {
+            Part::Text { text } => {
+                if !output.is_empty() {
+                    output.push('\n');
+                }
+                output.push_str(&text);
+            }
+            other => rest.push(other),
+        }
+    }
+    (output, rest)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use super::{count, flag, image, str_field, text_of};
+use super::{count, flag, image, str_field, text_of, tool_output};
 use crate::message::{Message, MessageKind, Part, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
@@ -111,19 +111,7 @@ fn assistant(msg: &Value) -> Message {
 
 fn tool_result(msg: &Value) -> Message {
     let mut m = Message::new(Role::Tool);
-    let mut output = String::new();
-    let mut images = Vec::new();
-    for part in content(msg.get("content")) {
-        match part {
-            Part::Text { text } => {
-                if !output.is_empty() {
-                    output.push('\n');
-                }
-                output.push_str(&text);
-            }
-            other => images.push(other),
-        }
-    }
+    let (output, images) = tool_output(content(msg.get("content")));
     m.content.push(Part::ToolResult {
         call_id: str_field(msg, "toolCallId").unwrap_or_default().to_owned(),
         output,
