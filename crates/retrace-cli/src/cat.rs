@@ -1,6 +1,7 @@
 //! `retrace cat`: one branch as a standalone session file, each original
 //! line byte for byte (a line holding two run-together objects once).
 
+use std::collections::HashSet;
 use std::io::Write;
 
 use retrace_core::{EntryId, Format, Session, Source};
@@ -21,13 +22,12 @@ pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Out
             entries.insert(0, first);
         }
     }
-    let mut last_line = None;
+    let mut written = HashSet::new();
     for e in entries {
         let entry = s.entry(e);
-        if last_line == Some((entry.file, entry.line)) {
+        if !written.insert((entry.file, entry.line)) {
             continue;
         }
-        last_line = Some((entry.file, entry.line));
         let bytes = line_bytes(s, &mut loaded.source, e)
             .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
         out.write_all(&bytes)?;

@@ -55,7 +55,7 @@ struct ModelInfo {
 }
 
 pub fn run(paths: &[String], json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
-    for path in paths {
+    crate::for_each_input(paths, out, |path, out| {
         let mut loaded = load(path)?;
         let info = gather(&mut loaded)?;
         if json {
@@ -64,8 +64,8 @@ pub fn run(paths: &[String], json: bool, out: &mut impl Write) -> Result<Outcome
         } else {
             print_text(&info, out)?;
         }
-    }
-    Ok(Outcome::Clean)
+        Ok(Outcome::Clean)
+    })
 }
 
 fn gather(loaded: &mut Loaded) -> Result<Info, Failure> {
@@ -132,7 +132,7 @@ fn gather(loaded: &mut Loaded) -> Result<Info, Failure> {
     })
 }
 
-fn print_text(i: &Info, out: &mut impl Write) -> std::io::Result<()> {
+fn print_text(i: &Info, out: &mut dyn Write) -> std::io::Result<()> {
     writeln!(out, "{}", i.path)?;
     let format = match i.version {
         Some(v) => format!("{} v{v}", i.format),

@@ -52,6 +52,12 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
     }
     let p = Path::new(path);
     let meta = std::fs::metadata(p).map_err(|e| input_error(path, &StoreError::from_io(e, p)))?;
+    if !meta.is_dir() && !meta.is_file() {
+        // A pipe such as `<(zcat s.jsonl.gz)`: it can be read only once, so
+        // bodies cannot be fetched from it later; keep it in memory.
+        let bytes = std::fs::read(p).map_err(|e| input_error(path, &StoreError::from_io(e, p)))?;
+        return Ok(in_memory(path, bytes));
+    }
     let inputs = if meta.is_dir() {
         let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
         if inputs.is_empty() {
@@ -94,14 +100,18 @@ fn load_stdin() -> Result<Loaded, Failure> {
         .lock()
         .read_to_end(&mut bytes)
         .map_err(|e| Failure::Input(format!("-: cannot read standard input: {e}")))?;
+    Ok(in_memory("-", bytes))
+}
+
+fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
     let mut reader = Reader::new();
-    reader.begin_file("-");
+    reader.begin_file(name);
     reader.push(&bytes);
-    Ok(Loaded {
-        name: "-".to_owned(),
+    Loaded {
+        name: name.to_owned(),
         session: reader.finish(),
         source: Bytes::Memory(bytes),
-    })
+    }
 }
 
 /// One line for a store error, without repeating the path when the error
@@ -170,16 +180,36 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
 /// The entry named by `--leaf`, or the default leaf.
 pub fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<retrace_core::EntryId, Failure> {
     let s = &loaded.session;
+    let name = &loaded.name;
     match wanted {
-        Some(id) => s.find(id).ok_or_else(|| {
-            Failure::Input(format!(
-                "{}: no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)",
-                loaded.name
-            ))
+        Some(id) => {
+            let e = s.find(id).ok_or_else(|| {
+                Failure::Input(format!(
+                    "{name}: no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)"
+                ))
+            })?;
+            if !s.tree().contains(e) {
+                let kind = match s.kind(e) {
+                    "" => "a broken line".to_owned(),
+                    k => format!("a `{k}` line"),
+                };
+                return Err(Failure::Input(format!(
+                    "{name}: `{id}` is not part of the conversation tree ({kind}, line {})",
+                    s.entry(e).line
+                )));
+            }
+            Ok(e)
+        }
+        None => s.tree().default_leaf().ok_or_else(|| {
+            Failure::Input(if s.entries().is_empty() {
+                format!("{name}: the session has no entries")
+            } else {
+                format!(
+                    "{name}: no conversation to show: {} entries, none of them on a branch ({})",
+                    s.entries().len(),
+                    s.format().describe()
+                )
+            })
         }),
-        None => s
-            .tree()
-            .default_leaf()
-            .ok_or_else(|| Failure::Input(format!("{}: the session has no entries", loaded.name))),
     }
 }

@@ -70,6 +70,9 @@ pub enum Outcome {
     Clean,
     /// Problems were found in readable input (`validate`).
     Problems,
+    /// Some of several inputs could not be read (each already reported on
+    /// stderr); the others were handled.
+    Unreadable,
 }
 
 /// Why a command failed.
@@ -85,6 +88,39 @@ impl From<io::Error> for Failure {
     fn from(e: io::Error) -> Self {
         Failure::Output(e)
     }
+}
+
+/// One line on stderr about an input that could not be used.
+pub fn report(message: &str) {
+    eprintln!("retrace: {message}");
+}
+
+/// Runs `each` over every path; an unreadable input is reported and the
+/// rest are still handled (like `cat a b`), ending in [`Outcome::Unreadable`].
+pub fn for_each_input(
+    paths: &[String],
+    out: &mut impl Write,
+    mut each: impl FnMut(&str, &mut dyn Write) -> Result<Outcome, Failure>,
+) -> Result<Outcome, Failure> {
+    let mut worst = Outcome::Clean;
+    for path in paths {
+        let outcome = match each(path, out) {
+            Ok(o) => o,
+            Err(Failure::Input(message)) => {
+                // Keep stdout and stderr in order for a reader of both.
+                out.flush()?;
+                report(&message);
+                Outcome::Unreadable
+            }
+            Err(e) => return Err(e),
+        };
+        worst = match (worst, outcome) {
+            (Outcome::Unreadable, _) | (_, Outcome::Unreadable) => Outcome::Unreadable,
+            (Outcome::Problems, _) | (_, Outcome::Problems) => Outcome::Problems,
+            _ => Outcome::Clean,
+        };
+    }
+    Ok(worst)
 }
 
 fn main() -> ExitCode {
@@ -105,9 +141,10 @@ fn main() -> ExitCode {
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Problems) => ExitCode::from(1),
+        Ok(Outcome::Unreadable) => ExitCode::from(2),
         Err(Failure::Input(message)) => {
             let _ = out.flush();
-            eprintln!("retrace: {message}");
+            report(&message);
             ExitCode::from(2)
         }
         // `retrace show big.jsonl | head`: the reader left; not an error.

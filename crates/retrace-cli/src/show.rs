@@ -59,6 +59,10 @@ fn print_message(m: &Message, out: &mut impl Write) -> std::io::Result<()> {
                 redacted: true,
                 ..
             } if text.is_empty() => writeln!(out, "[thinking, redacted]")?,
+            // Newer Claude models record only a signature, no text.
+            Part::Thinking { text, .. } if text.trim().is_empty() => {
+                writeln!(out, "[thinking, no text recorded]")?
+            }
             Part::Thinking { text, .. } => {
                 writeln!(out, "[thinking]\n{}", indent(&shorten(text, 6, 2)))?
             }

@@ -3,7 +3,7 @@
 //! folded into the run they belong to, and real branch points (rewinds,
 //! forks) open nested branches.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
 use retrace_core::{BranchKind, EntryId, Session};
@@ -32,7 +32,12 @@ struct Run {
     len: usize,
     /// Side lines of structural fan-outs folded into it.
     side: usize,
+    /// Structural fan-outs (parallel tool calls, hook lines) on it.
+    fanouts: usize,
     compactions: usize,
+    /// Entries per role (or per type, for entries without a role), side
+    /// lines included.
+    roles: BTreeMap<String, usize>,
     has_default: bool,
 }
 
@@ -43,14 +48,24 @@ fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
         last: first,
         len: 0,
         side: 0,
+        fanouts: 0,
         compactions: 0,
+        roles: BTreeMap::new(),
         has_default: false,
+    };
+    let count = |run: &mut Run, e: EntryId| {
+        let role = match s.role(e) {
+            "" => s.kind(e),
+            r => r,
+        };
+        *run.roles.entry(role.to_owned()).or_default() += 1;
     };
     let mut e = first;
     loop {
         run.len += 1;
         run.last = e;
         run.has_default |= Some(e) == default;
+        count(&mut run, e);
         if s.kind(e) == "compaction" || s.subtype(e) == "compact_boundary" {
             run.compactions += 1;
         }
@@ -61,11 +76,15 @@ fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
             _ if tree.is_real_branch_point(e) => break,
             _ => {
                 let next = tree.continuation(e).unwrap_or(kids[kids.len() - 1]);
+                run.fanouts += 1;
                 for &k in &kids {
                     if k != next {
                         let side = tree.subtree(k);
                         run.has_default |= default.is_some_and(|d| side.contains(&d));
                         run.side += side.len();
+                        for &x in &side {
+                            count(&mut run, x);
+                        }
                     }
                 }
                 e = next;
@@ -97,7 +116,17 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
         let file = s.entry(node).file;
         if lead.is_empty() && s.files().len() > 1 && current_file != Some(file) {
             current_file = Some(file);
-            writeln!(out, "[{}]", s.files()[file.0 as usize].name)?;
+            let name = &s.files()[file.0 as usize].name;
+            match s.subagents().iter().find(|a| a.file == file) {
+                Some(a) => {
+                    let by = a
+                        .spawned_by
+                        .map(|e| format!(", reported to {} (line {})", s.label(e), s.entry(e).line))
+                        .unwrap_or_default();
+                    writeln!(out, "[{name}] subagent {}{by}", a.agent_id)?;
+                }
+                None => writeln!(out, "[{name}]")?,
+            }
         }
         let run = run_from(s, node, default);
         let a = s.entry(run.first).line;
@@ -113,7 +142,16 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
             )
         };
         if run.side > 0 {
-            line.push_str(&format!(" (+{} side lines)", run.side));
+            line.push_str(&format!(
+                " (+{} side lines at {} structural fan-out{})",
+                run.side,
+                run.fanouts,
+                if run.fanouts == 1 { "" } else { "s" }
+            ));
+        }
+        if run.len + run.side > 2 {
+            let roles: Vec<String> = run.roles.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            line.push_str(&format!(" [{}]", roles.join(", ")));
         }
         if run.compactions > 0 {
             line.push_str(&format!(" · {} compaction", run.compactions));
