@@ -218,6 +218,11 @@ fn escaped_bytes(bs: u64, carry: &mut u64) -> u64 {
 /// Scans one line (without its `\n`) into `out`.
 pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
     #[cfg(target_arch = "x86_64")]
+    if crate::scan_simd::Avx512::available() {
+        // SAFETY: the CPU has AVX-512BW and PCLMULQDQ.
+        return unsafe { scan_line_avx512(line, out) };
+    }
+    #[cfg(target_arch = "x86_64")]
     if crate::scan_simd::Avx2::available() {
         // SAFETY: the CPU has AVX2 and PCLMULQDQ.
         return unsafe { scan_line_avx2(line, out) };
@@ -229,6 +234,12 @@ pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
 #[target_feature(enable = "avx2,pclmulqdq")]
 fn scan_line_avx2(line: &[u8], out: &mut LineScan) {
     scan_line_with::<crate::scan_simd::Avx2>(line, out);
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,pclmulqdq")]
+fn scan_line_avx512(line: &[u8], out: &mut LineScan) {
+    scan_line_with::<crate::scan_simd::Avx512>(line, out);
 }
 
 #[inline(always)]

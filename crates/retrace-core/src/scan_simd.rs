@@ -210,6 +210,49 @@ impl Kernel for Avx2 {
     }
 }
 
+/// AVX-512BW (with PCLMULQDQ): one 64-byte compare per character class
+/// straight into a mask register. Only used from functions compiled with
+/// those features, after checking the CPU has them.
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct Avx512;
+
+#[cfg(target_arch = "x86_64")]
+impl Avx512 {
+    /// Whether this CPU can run the kernel.
+    pub(crate) fn available() -> bool {
+        std::is_x86_feature_detected!("avx512bw") && std::is_x86_feature_detected!("pclmulqdq")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Kernel for Avx512 {
+    #[inline(always)]
+    fn classify(block: &[u8; 64]) -> Masks {
+        use core::arch::x86_64::*;
+        // SAFETY: only reached from `#[target_feature(enable = "avx512bw")]`
+        // code after `Avx512::available()`; the load is an unaligned 64-byte
+        // load of the array.
+        unsafe {
+            let v = _mm512_loadu_si512(block.as_ptr() as *const __m512i);
+            let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
+            let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
+            Masks {
+                quote: eq(v, b'"'),
+                backslash: eq(v, b'\\'),
+                open: eq(folded, b'{'),
+                close: eq(folded, b'}'),
+                colon: eq(v, b':'),
+                comma: eq(v, b','),
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn prefix_xor(x: u64) -> u64 {
+        Avx2::prefix_xor(x)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,6 +293,11 @@ mod tests {
                 // SAFETY: the CPU has the features.
                 got.push(unsafe { avx2_classify(&block) });
             }
+            #[cfg(target_arch = "x86_64")]
+            if Avx512::available() {
+                // SAFETY: the CPU has the features.
+                got.push(unsafe { avx512_classify(&block) });
+            }
             for got in got {
                 assert_eq!(got.quote, want.quote);
                 assert_eq!(got.backslash, want.backslash);
@@ -265,6 +313,12 @@ mod tests {
     #[target_feature(enable = "avx2,pclmulqdq")]
     fn avx2_classify(block: &[u8; 64]) -> Masks {
         Avx2::classify(block)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw,pclmulqdq")]
+    fn avx512_classify(block: &[u8; 64]) -> Masks {
+        Avx512::classify(block)
     }
 
     #[cfg(target_arch = "x86_64")]
