@@ -60,7 +60,7 @@ impl Hasher for FxHasher {
 /// The string table: every string once, in one byte arena, found through
 /// an open-addressing table of symbols. No allocation per string, so
 /// indexing a million ids costs a few growing vectors.
-#[derive(Default, Debug)]
+#[derive(Debug)]
 pub(crate) struct Interner {
     /// All strings back to back.
     bytes: Vec<u8>,
@@ -69,8 +69,44 @@ pub(crate) struct Interner {
     ends: Vec<u32>,
     /// Each string's hash, so growing the table does not rehash bytes.
     hashes: Vec<u64>,
-    /// Symbol + 1 per slot, 0 for empty; the length is a power of two.
-    table: Vec<u32>,
+    /// Per slot: symbol + 1 (0 for empty) and 32 bits of the string's hash,
+    /// so a probe rejects other strings without touching `hashes` or
+    /// `bytes` (each a likely cache miss). The length is a power of two,
+    /// at most half full: linear probing gets long chains beyond that.
+    table: Vec<Slot>,
+    /// The last symbols interned or found, checked before hashing: most
+    /// strings repeat one just seen (entry types, roles, the parent id that
+    /// is the previous entry's id), and comparing a few hot bytes beats a
+    /// hash probe that misses the cache.
+    recent: [Sym; RECENT],
+    /// Where the next symbol goes in `recent`.
+    recent_next: usize,
+}
+
+const RECENT: usize = 4;
+
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    sym: u32,
+    tag: u32,
+}
+
+/// The part of a hash kept in a slot (the index uses the high bits).
+fn tag(h: u64) -> u32 {
+    h as u32
+}
+
+impl Default for Interner {
+    fn default() -> Self {
+        Interner {
+            bytes: Vec::new(),
+            ends: Vec::new(),
+            hashes: Vec::new(),
+            table: Vec::new(),
+            recent: [Sym::NONE; RECENT],
+            recent_next: 0,
+        }
+    }
 }
 
 fn hash(s: &[u8]) -> u64 {
@@ -82,11 +118,17 @@ fn hash(s: &[u8]) -> u64 {
 
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> Sym {
+        for &sym in &self.recent {
+            if !sym.is_none() && self.get(sym) == s {
+                return sym;
+            }
+        }
         let h = hash(s);
         if let Some(sym) = self.find(s, h) {
+            self.remember(sym);
             return sym;
         }
-        if (self.ends.len() + 1) * 8 > self.table.len() * 7 {
+        if (self.ends.len() + 1) * 2 > self.table.len() {
             self.grow();
         }
         let sym = Sym(self.ends.len() as u32);
@@ -95,11 +137,20 @@ impl Interner {
         self.ends.push(end);
         self.hashes.push(h);
         let mut i = self.slot(h);
-        while self.table[i] != 0 {
+        while self.table[i].sym != 0 {
             i = (i + 1) & (self.table.len() - 1);
         }
-        self.table[i] = sym.0 + 1;
+        self.table[i] = Slot {
+            sym: sym.0 + 1,
+            tag: tag(h),
+        };
+        self.remember(sym);
         sym
+    }
+
+    fn remember(&mut self, sym: Sym) {
+        self.recent[self.recent_next] = sym;
+        self.recent_next = (self.recent_next + 1) % RECENT;
     }
 
     fn slot(&self, h: u64) -> usize {
@@ -113,14 +164,16 @@ impl Interner {
         }
         let mask = self.table.len() - 1;
         let mut i = self.slot(h);
+        let t = tag(h);
         loop {
-            match self.table[i] {
-                0 => return None,
-                slot => {
-                    let sym = Sym(slot - 1);
-                    if self.hashes[sym.index()] == h && self.get(sym) == s {
-                        return Some(sym);
-                    }
+            let slot = self.table[i];
+            if slot.sym == 0 {
+                return None;
+            }
+            if slot.tag == t {
+                let sym = Sym(slot.sym - 1);
+                if self.get(sym) == s {
+                    return Some(sym);
                 }
             }
             i = (i + 1) & mask;
@@ -129,13 +182,16 @@ impl Interner {
 
     fn grow(&mut self) {
         let len = (self.table.len() * 2).max(64);
-        self.table = vec![0; len];
+        self.table = vec![Slot::default(); len];
         for (sym, &h) in self.hashes.iter().enumerate() {
             let mut i = self.slot(h);
-            while self.table[i] != 0 {
+            while self.table[i].sym != 0 {
                 i = (i + 1) & (len - 1);
             }
-            self.table[i] = sym as u32 + 1;
+            self.table[i] = Slot {
+                sym: sym as u32 + 1,
+                tag: tag(h),
+            };
         }
     }
 
