@@ -1,0 +1,222 @@
+//! A branch as a viewer shows it: one row per thing that happened, built
+//! from the index alone, so a million-entry branch is laid out without
+//! reading a single body.
+//!
+//! A row is one message (a Claude Code response written over several lines
+//! is one row) or one event that is not a message (a model change, a hook
+//! line, a compaction boundary). Rows carry their time and the marks a
+//! timeline shows; their bodies are read with [`Session::row_message`]
+//! when the row is on screen.
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::entry::{EntryId, Flags};
+use crate::format::{claude, Format};
+use crate::intern::Sym;
+use crate::message::Message;
+use crate::normalize;
+use crate::session::Session;
+use crate::source::{Source, SourceError};
+
+/// What a row stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RowKind {
+    /// A message: something said by a person, the model or a tool.
+    Message,
+    /// Anything else on the branch: settings, labels, hook and progress
+    /// lines, compaction boundaries.
+    Event,
+}
+
+/// Marks a timeline shows on a row, as bit flags.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(transparent)]
+pub struct Marks(pub u8);
+
+impl Marks {
+    /// A prompt someone typed.
+    pub const PROMPT: u8 = 1 << 0;
+    /// A failed tool call or model error (found from bodies, see
+    /// [`Session::error_rows`]).
+    pub const ERROR: u8 = 1 << 1;
+    /// A compaction: the context restarts from a summary here.
+    pub const COMPACTION: u8 = 1 << 2;
+    /// The branch forks after this row (someone went back to here).
+    pub const BRANCH_POINT: u8 = 1 << 3;
+    /// A subagent was spawned here (its result row).
+    pub const SUBAGENT: u8 = 1 << 4;
+
+    pub fn has(self, mark: u8) -> bool {
+        self.0 & mark != 0
+    }
+}
+
+/// One row of a branch.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row {
+    /// The entries the row was built from, in file order.
+    pub entries: Vec<EntryId>,
+    pub kind: RowKind,
+    /// The entry type (`message`, `user`, `model_change`, …).
+    #[serde(rename = "type")]
+    pub entry_type: String,
+    /// `message.role` as written, empty when absent.
+    pub role: String,
+    /// Milliseconds since the Unix epoch, from the index.
+    pub time: Option<i64>,
+    pub marks: Marks,
+}
+
+impl Session {
+    /// The rows of the branch ending at `leaf`, in the order they happened.
+    pub fn rows(&self, leaf: EntryId) -> Vec<Row> {
+        let mut rows: Vec<Row> = Vec::new();
+        // Claude Code: the row of each response still open (by `message.id`)
+        // since the last prompt.
+        let mut open: HashMap<Sym, usize> = HashMap::new();
+        for e in self.branch(leaf) {
+            let entry = self.entry(e);
+            let format = self.file_format(entry.file);
+            let is_message = self.holds_message(e);
+            let role = self.role(e);
+            if is_message && role == "user" {
+                open.clear();
+            }
+            if is_message && role == "assistant" && !entry.group.is_none() {
+                if let Some(&r) = open.get(&entry.group) {
+                    let row = &mut rows[r];
+                    row.entries.push(e);
+                    row.marks.0 |= self.index_marks(e, format).0;
+                    continue;
+                }
+                open.insert(entry.group, rows.len());
+            }
+            rows.push(Row {
+                entries: vec![e],
+                kind: if is_message {
+                    RowKind::Message
+                } else {
+                    RowKind::Event
+                },
+                entry_type: self.kind(e).to_owned(),
+                role: role.to_owned(),
+                time: entry.timestamp(),
+                marks: self.index_marks(e, format),
+            });
+        }
+        rows
+    }
+
+    /// Whether an entry's body is a message (from its index fields).
+    fn holds_message(&self, e: EntryId) -> bool {
+        let entry = self.entry(e);
+        match self.file_format(entry.file) {
+            Format::Pi { .. } => matches!(
+                self.kind(e),
+                "message" | "compaction" | "branch_summary" | "custom_message"
+            ),
+            Format::ClaudeCode => {
+                matches!(self.kind(e), "user" | "assistant") && entry.flags.has(Flags::HAS_MESSAGE)
+            }
+            _ => false,
+        }
+    }
+
+    /// The marks an entry earns from its index fields alone.
+    fn index_marks(&self, e: EntryId, format: Format) -> Marks {
+        let entry = self.entry(e);
+        let mut marks = 0;
+        if self.holds_message(e) && self.is_prompt(e) && self.role(e) == "user" {
+            marks |= Marks::PROMPT;
+        }
+        let compaction = match format {
+            Format::Pi { .. } => self.kind(e) == "compaction",
+            Format::ClaudeCode => {
+                claude::is_compact_boundary(entry, &self.interner)
+                    || entry.flags.has(Flags::COMPACT_SUMMARY)
+            }
+            _ => false,
+        };
+        if compaction {
+            marks |= Marks::COMPACTION;
+        }
+        if self.tree.is_real_branch_point(e) {
+            marks |= Marks::BRANCH_POINT;
+        }
+        if !entry.agent.is_none()
+            && entry.flags.has(Flags::TOOL_RESULT)
+            && self.subagents.iter().any(|s| s.spawned_by == Some(e))
+        {
+            marks |= Marks::SUBAGENT;
+        }
+        Marks(marks)
+    }
+
+    /// The message a row shows: its entries' messages merged (a split
+    /// response becomes one message with its usage counted once). `None`
+    /// for event rows and bodies that do not parse.
+    pub fn row_message<S: Source + ?Sized>(
+        &self,
+        row: &Row,
+        source: &mut S,
+    ) -> Result<Option<Message>, SourceError> {
+        let mut merged: Option<Message> = None;
+        for &e in &row.entries {
+            let Some(m) = self.message(e, source)? else {
+                continue;
+            };
+            match &mut merged {
+                None => merged = Some(m),
+                Some(into) => normalize::claude::merge_split(into, m),
+            }
+        }
+        Ok(merged)
+    }
+
+    /// Which of `rows` hold a failed tool result or a model error, found by
+    /// looking for the error flag as a key in their raw bytes (a key is
+    /// never preceded by a backslash; the same words inside a string are).
+    /// Cheaper than parsing every body, so a timeline can mark errors on a
+    /// long branch.
+    pub fn error_rows<S: Source + ?Sized>(
+        &self,
+        rows: &[Row],
+        source: &mut S,
+    ) -> Result<Vec<usize>, SourceError> {
+        // Agents write compact JSON; Python tools put a space after colons.
+        const KEYS: [&[u8]; 8] = [
+            b"\"is_error\":true",
+            b"\"isError\":true",
+            b"\"stopReason\":\"error\"",
+            b"\"isApiErrorMessage\":true",
+            b"\"is_error\": true",
+            b"\"isError\": true",
+            b"\"stopReason\": \"error\"",
+            b"\"isApiErrorMessage\": true",
+        ];
+        let finders: Vec<memchr::memmem::Finder<'_>> =
+            KEYS.iter().map(memchr::memmem::Finder::new).collect();
+        let mut out = Vec::new();
+        'rows: for (i, row) in rows.iter().enumerate() {
+            if row.kind != RowKind::Message {
+                continue;
+            }
+            for &e in &row.entries {
+                let entry = self.entry(e);
+                let bytes = source.read(entry.file, entry.range())?;
+                for f in &finders {
+                    if f.find_iter(&bytes)
+                        .any(|at| at == 0 || bytes[at - 1] != b'\\')
+                    {
+                        out.push(i);
+                        continue 'rows;
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}

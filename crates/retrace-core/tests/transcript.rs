@@ -1,0 +1,110 @@
+//! `Session::rows`: a branch laid out for a viewer from the index alone,
+//! error marks from raw bytes, and the replay engine driven over rows.
+
+mod common;
+
+use common::*;
+use retrace_core::{Marks, Part, Replay, ReplayOptions, Role, RowKind, Speed, Step};
+
+/// A real Claude Code 2.1.42 session with a rewind (two prompts under line
+/// 16), thinking and tool calls; also the viewer's demo session.
+const DEMO: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl";
+
+fn lines(s: &retrace_core::Session, row: &retrace_core::Row) -> Vec<u32> {
+    row.entries.iter().map(|&e| s.entry(e).line).collect()
+}
+
+#[test]
+fn claude_rows_merge_split_responses_and_mark_prompts_and_the_fork() {
+    let (s, bytes) = open(DEMO);
+    let tips = s.tree().tips();
+    assert_eq!(tips.len(), 2);
+    let first = s.rows(tips[0]);
+    let second = s.rows(tips[1]);
+    assert_eq!((first.len(), second.len()), (24, 27));
+    // Both branches share the first 12 rows, up to the stop-hook line the
+    // user rewound to.
+    assert_eq!(first[..12], second[..12]);
+    assert_eq!(lines(&s, &first[11]), [16]);
+    assert!(first[11].marks.has(Marks::BRANCH_POINT));
+    assert_eq!(lines(&s, &first[12]), [18]);
+    assert_eq!(lines(&s, &second[12]), [38]);
+    // A response written over four lines is one row.
+    assert_eq!(lines(&s, &first[2]), [4, 5, 6, 7]);
+    let prompts: Vec<u32> = first
+        .iter()
+        .filter(|r| r.marks.has(Marks::PROMPT))
+        .map(|r| lines(&s, r)[0])
+        .collect();
+    assert_eq!(prompts, [3, 18, 25, 32]);
+    // Hook progress and system lines are events, not messages.
+    assert_eq!(first[0].kind, RowKind::Event);
+    assert_eq!(first[0].entry_type, "progress");
+    // The merged row reads back as one message: thinking, text, tool call.
+    let m = s.row_message(&first[2], &mut &bytes[..]).unwrap().unwrap();
+    assert_eq!(m.role, Role::Assistant);
+    // (The response opens with a "\n\n" text block, as written.)
+    assert!(matches!(
+        m.content[1],
+        Part::Thinking {
+            signature: true,
+            ..
+        }
+    ));
+    assert_eq!(m.text(), "\n\n\n\nLet me take a look at what's here.");
+    assert_eq!(m.tool_calls().map(|c| c.1).collect::<Vec<_>>(), ["Bash"]);
+    assert_eq!(m.entries.len(), 4);
+    assert!(s.row_message(&first[0], &mut &bytes[..]).unwrap().is_none());
+    assert!(s.error_rows(&first, &mut &bytes[..]).unwrap().is_empty());
+}
+
+#[test]
+fn pi_error_rows_are_failed_tools_and_error_stops() {
+    let (s, bytes) =
+        open("pi/badlogic__pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl");
+    let rows = s.rows(s.tree().default_leaf().unwrap());
+    // v1: every entry after the header is on the one branch.
+    assert_eq!(rows.len(), 1018);
+    let errors = s.error_rows(&rows, &mut &bytes[..]).unwrap();
+    // 19 tool results with `isError: true` and one `stopReason: "error"`,
+    // counted by parsing the file.
+    assert_eq!(errors.len(), 20);
+    for &i in &errors {
+        let m = s.row_message(&rows[i], &mut &bytes[..]).unwrap().unwrap();
+        let failed = m.tool_results().any(|(_, is_error)| is_error)
+            || m.stop_reason.as_deref() == Some("error");
+        assert!(failed, "row {i} is not an error");
+    }
+}
+
+#[test]
+fn replay_over_a_real_branch() {
+    let (s, _) = open(DEMO);
+    let rows = s.rows(s.tree().default_leaf().unwrap());
+    let mut replay = Replay::new(
+        rows.iter().map(Step::from).collect(),
+        ReplayOptions {
+            speed: Speed::X10,
+            ..ReplayOptions::default()
+        },
+    );
+    replay.play(0);
+    let mut now = 0;
+    while let Some(due) = replay.poll_timeout() {
+        now = due;
+        replay.handle_timeout(now);
+    }
+    assert_eq!(replay.position(), rows.len());
+    // The session spans 37 minutes; idle gaps cut to 3 s make the 1x
+    // replay at most 3 s per row, and at 10x a tenth of the timeline.
+    let timeline = replay.timeline();
+    assert!(*timeline.last().unwrap() <= 3_000 * rows.len() as u64);
+    assert_eq!(
+        now,
+        timeline
+            .iter()
+            .zip(timeline.iter().skip(1))
+            .map(|(a, b)| (b - a) / 10)
+            .sum::<u64>()
+    );
+}
