@@ -3,10 +3,9 @@
 //! folded into the run they belong to, and real branch points (rewinds,
 //! forks) open nested branches.
 
-use std::collections::{BTreeMap, HashSet};
 use std::io::Write;
 
-use retrace_core::{BranchKind, EntryId, Session};
+use retrace_core::{BranchKind, EntryId, Segment, Session};
 use serde::Serialize;
 
 use crate::input::{load, Bytes};
@@ -23,81 +22,8 @@ pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Fail
     Ok(Outcome::Clean)
 }
 
-/// A collapsed run: from `first` along single children and structural
-/// continuations to `last`.
-struct Run {
-    first: EntryId,
-    last: EntryId,
-    /// Nodes on the run itself.
-    len: usize,
-    /// Side lines of structural fan-outs folded into it.
-    side: usize,
-    /// Structural fan-outs (parallel tool calls, hook lines) on it.
-    fanouts: usize,
-    compactions: usize,
-    /// Entries per role (or per type, for entries without a role), side
-    /// lines included.
-    roles: BTreeMap<String, usize>,
-    has_default: bool,
-}
-
-fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
-    let tree = s.tree();
-    let mut run = Run {
-        first,
-        last: first,
-        len: 0,
-        side: 0,
-        fanouts: 0,
-        compactions: 0,
-        roles: BTreeMap::new(),
-        has_default: false,
-    };
-    let count = |run: &mut Run, e: EntryId| {
-        let role = match s.role(e) {
-            "" => s.kind(e),
-            r => r,
-        };
-        *run.roles.entry(role.to_owned()).or_default() += 1;
-    };
-    let mut e = first;
-    loop {
-        run.len += 1;
-        run.last = e;
-        run.has_default |= Some(e) == default;
-        count(&mut run, e);
-        if s.kind(e) == "compaction" || s.subtype(e) == "compact_boundary" {
-            run.compactions += 1;
-        }
-        let kids: Vec<EntryId> = tree.children(e).collect();
-        match kids.len() {
-            0 => break,
-            1 => e = kids[0],
-            _ if tree.is_real_branch_point(e) => break,
-            _ => {
-                let next = tree.continuation(e).unwrap_or(kids[kids.len() - 1]);
-                run.fanouts += 1;
-                for &k in &kids {
-                    if k != next {
-                        let side = tree.subtree(k);
-                        run.has_default |= default.is_some_and(|d| side.contains(&d));
-                        run.side += side.len();
-                        for &x in &side {
-                            count(&mut run, x);
-                        }
-                    }
-                }
-                e = next;
-            }
-        }
-    }
-    run
-}
-
 fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io::Result<()> {
     let tree = s.tree();
-    let default = tree.default_leaf();
-    let tips: HashSet<EntryId> = tree.tips().iter().copied().collect();
     writeln!(
         out,
         "{} · {} entries · {} leaves · {} real branch points",
@@ -106,14 +32,19 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
         tree.tips().len(),
         tree.real_branch_points().count()
     )?;
-    // (node, prefix for its line, prefix for its children)
-    let mut stack: Vec<(EntryId, String, String)> = Vec::new();
-    for &root in tree.roots().iter().rev() {
-        stack.push((root, String::new(), String::new()));
-    }
+    let outline = s.outline();
+    // (segment, prefix for its line, prefix for its children)
+    let mut stack: Vec<(usize, String, String)> = outline
+        .iter()
+        .enumerate()
+        .filter(|(_, seg)| seg.parent.is_none())
+        .map(|(i, _)| (i, String::new(), String::new()))
+        .rev()
+        .collect();
     let mut current_file = None;
-    while let Some((node, lead, rest)) = stack.pop() {
-        let file = s.entry(node).file;
+    while let Some((index, lead, rest)) = stack.pop() {
+        let run = &outline[index];
+        let file = s.entry(run.first).file;
         if lead.is_empty() && s.files().len() > 1 && current_file != Some(file) {
             current_file = Some(file);
             let name = &s.files()[file.0 as usize].name;
@@ -128,7 +59,6 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
                 None => writeln!(out, "[{name}]")?,
             }
         }
-        let run = run_from(s, node, default);
         let a = s.entry(run.first).line;
         let b = s.entry(run.last).line;
         let mut line = if run.first == run.last {
@@ -156,18 +86,17 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
         if run.compactions > 0 {
             line.push_str(&format!(" · {} compaction", run.compactions));
         }
-        if let Some(text) = first_prompt(s, source, &run) {
+        if let Some(text) = first_prompt(s, source, run) {
             line.push_str(&format!("  \"{text}\""));
         }
-        let kids: Vec<EntryId> = tree.children(run.last).collect();
-        if kids.is_empty() {
-            line.push_str(if tips.contains(&run.last) {
+        if run.children.is_empty() {
+            line.push_str(if run.is_tip {
                 " ◀ leaf"
             } else {
                 " ◀ dead end"
             });
         } else {
-            line.push_str(&format!(" ⑂ {} branches", kids.len()));
+            line.push_str(&format!(" ⑂ {} branches", run.children.len()));
         }
         if run.has_default {
             line.push_str(" (default)");
@@ -176,8 +105,8 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
             line.push_str(" [sidechain]");
         }
         writeln!(out, "{line}")?;
-        for (i, &k) in kids.iter().enumerate().rev() {
-            let last = i + 1 == kids.len();
+        for (i, &k) in run.children.iter().enumerate().rev() {
+            let last = i + 1 == run.children.len();
             let (l, r) = if last {
                 ("└─ ", "   ")
             } else {
@@ -190,7 +119,7 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
 }
 
 /// The first typed prompt of a run, shortened (what the branch is about).
-fn first_prompt(s: &Session, source: &mut Bytes, run: &Run) -> Option<String> {
+fn first_prompt(s: &Session, source: &mut Bytes, run: &Segment) -> Option<String> {
     let mut e = run.first;
     for _ in 0..run.len.min(8) {
         if s.is_prompt(e) {

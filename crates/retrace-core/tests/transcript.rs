@@ -108,3 +108,27 @@ fn replay_over_a_real_branch() {
             .sum::<u64>()
     );
 }
+
+#[test]
+fn outline_collapses_runs_and_opens_a_segment_per_real_branch() {
+    let (s, _) = open(DEMO);
+    let outline = s.outline();
+    assert_eq!(outline.len(), 3);
+    let root = &outline[0];
+    // Lines 2–16: 12 nodes on the run, 3 side lines at 2 structural
+    // fan-outs (hook progress lines beside the answer), then the rewind.
+    assert_eq!((s.entry(root.first).line, s.entry(root.last).line), (2, 16));
+    assert_eq!((root.len, root.side, root.fanouts), (12, 3, 2));
+    assert_eq!(root.children, [1, 2]);
+    assert!(!root.is_tip && !root.has_default);
+    let (a, b) = (&outline[1], &outline[2]);
+    assert_eq!((a.parent, a.depth, b.depth), (Some(0), 1, 1));
+    assert_eq!(s.entry(a.first).line, 18);
+    assert_eq!(s.entry(b.first).line, 38);
+    assert!(a.is_tip && b.is_tip);
+    assert!(!a.has_default && b.has_default);
+    assert_eq!(s.tip_of(a), s.tree().tips()[0]);
+    assert_eq!(s.tip_of(root), s.tree().default_leaf().unwrap());
+    assert_eq!(a.roles["assistant"], 7);
+    assert!(a.start.unwrap() < a.end.unwrap());
+}
