@@ -1,11 +1,11 @@
 //! Problems found in the input, as data: parsing never fails, it reports.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::entry::FileId;
 
 /// How much a diagnostic matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; the session reads as intended (CRLF endings, a BOM).
@@ -18,7 +18,7 @@ pub enum Severity {
 
 /// What kind of problem a diagnostic reports. The `code` is stable and is what
 /// tools should match on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum DiagnosticKind {
@@ -79,7 +79,7 @@ impl DiagnosticKind {
 
 /// One problem, with where it is: the file, the 1-based line and the byte
 /// offset from the start of the file.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
     pub severity: Severity,
     pub kind: DiagnosticKind,

@@ -1,17 +1,17 @@
 //! The index record of one JSON object in a session file.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::intern::Sym;
 
 /// Which input file an entry came from (index into `Session::files`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct FileId(pub u32);
 
 /// An entry's position in `Session::entries` (file order, files in the order
 /// they were read).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct EntryId(pub u32);
 

@@ -4,10 +4,10 @@
 //! independent of the file format it came from. It keeps the ids of the entries
 //! it was built from, so a view can always go back to the original bytes.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Who produced a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// System or developer instructions.
@@ -33,7 +33,7 @@ impl Role {
 }
 
 /// One piece of a message's content.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
     /// Plain or markdown text.
@@ -43,9 +43,9 @@ pub enum Part {
     /// copied: it can be many kilobytes and is never shown).
     Thinking {
         text: String,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         redacted: bool,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         signature: bool,
     },
     /// A request from the model to run a tool.
@@ -59,7 +59,7 @@ pub enum Part {
     ToolResult {
         call_id: String,
         output: String,
-        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
     /// An inline image. The payload is not decoded; `byte_size` is the size of
@@ -69,7 +69,7 @@ pub enum Part {
 
 /// Token usage of one model response, counted once even when the response was
 /// written over several lines.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
     pub input: u64,
     pub output: u64,
@@ -100,7 +100,7 @@ impl Usage {
 }
 
 /// What kind of message this is beyond its role, for views that mark them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// An ordinary conversation message.
@@ -119,10 +119,10 @@ pub enum MessageKind {
 }
 
 /// A normalized message.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
     pub role: Role,
-    #[serde(skip_serializing_if = "is_normal")]
+    #[serde(default, skip_serializing_if = "is_normal")]
     pub kind: MessageKind,
     pub content: Vec<Part>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -195,5 +195,53 @@ impl Message {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Messages cross to the viewer as JSON and back: every field written
+    /// reads back, including the ones left out when they hold defaults.
+    #[test]
+    fn json_round_trip() {
+        let mut m = Message::new(Role::Assistant);
+        m.content = vec![
+            Part::Text { text: "hi".into() },
+            Part::Thinking {
+                text: String::new(),
+                redacted: true,
+                signature: false,
+            },
+            Part::ToolCall {
+                id: "c1".into(),
+                name: "Bash".into(),
+                arguments: serde_json::json!({"command": "ls"}),
+            },
+            Part::ToolResult {
+                call_id: "c1".into(),
+                output: "x".into(),
+                is_error: false,
+            },
+            Part::Image {
+                media_type: "image/png".into(),
+                byte_size: 3,
+            },
+        ];
+        m.usage = Some(Usage {
+            input: 1,
+            output: 2,
+            cache_read: 3,
+            cache_write: 4,
+            cost: Some(0.5),
+        });
+        m.entries.push("a".into());
+        m.lines.push(7);
+        let json = serde_json::to_string(&m).unwrap();
+        assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), m);
+        let plain = Message::new(Role::User);
+        let json = serde_json::to_string(&plain).unwrap();
+        assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), plain);
     }
 }

@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::entry::{EntryId, Flags};
 use crate::format::{claude, Format};
@@ -21,7 +21,7 @@ use crate::session::Session;
 use crate::source::{Source, SourceError};
 
 /// What a row stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RowKind {
     /// A message: something said by a person, the model or a tool.
@@ -32,7 +32,7 @@ pub enum RowKind {
 }
 
 /// Marks a timeline shows on a row, as bit flags.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Marks(pub u8);
 
@@ -55,7 +55,7 @@ impl Marks {
 }
 
 /// One row of a branch.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Row {
     /// The entries the row was built from, in file order.
     pub entries: Vec<EntryId>,
