@@ -2,12 +2,17 @@
 //!
 //! - `test`: every check CI runs (format, lints, tests, the wasm32 build of
 //!   the core and its import check), installing what it needs first.
+//! - `serve`: builds the viewer and serves it with the demo session.
+//! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 
 mod bench_wasm;
 mod cmd;
+mod serve;
 mod test;
+mod tools;
 mod wasm;
+mod web;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,6 +21,8 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
+        Some("serve") => serve::run(&args[1..]),
+        Some("dist") => serve::dist(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
@@ -39,8 +46,12 @@ const USAGE: &str = "\
 usage: cargo xtask <command>
 
 commands:
+  serve       [--port N] [--release] build the viewer and serve it on
+              http://127.0.0.1:8080, opening on the demo session
+  dist        the release viewer in dist/ for any static server
   test        fmt check, clippy, all tests, wasm32 build of retrace-core
-              and its no-host-imports check (what CI runs)
+              and its no-host-imports check, the viewer's bundle budget
+              and its end-to-end tests in Chromium (what CI runs)
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
 ";
 

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{cargo, step};
-use crate::{root, wasm};
+use crate::{root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -56,6 +56,25 @@ pub fn run(args: &[String]) -> Result<()> {
         ]),
     )?;
     wasm::check_no_imports(&root)?;
+    let dist = web::build(&root, true)?;
+    let size = web::bundle_size(&dist)?;
+    size.print();
+    if size.gzipped() > web::BUNDLE_BUDGET {
+        anyhow::bail!(
+            "the viewer's bundle is {} B gzipped, over its {} B budget",
+            size.gzipped(),
+            web::BUNDLE_BUDGET
+        );
+    }
+    let chromium = tools::ensure_chromium()?;
+    step(
+        "viewer end-to-end tests (headless Chromium)",
+        &tools::e2e_dir(&root),
+        std::process::Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .env("RETRACE_DIST", &dist)
+            .env("CHROMIUM", &chromium),
+    )?;
     println!("==> all checks passed");
     Ok(())
 }

@@ -1,0 +1,95 @@
+// Shared pieces of the viewer's end-to-end tests: a static server for the
+// built viewer, headless Chromium, and helpers to drop files on the page.
+
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const root = path.resolve(here, '../..');
+export const corpus = path.resolve(root, '../shared/corpus');
+export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
+export const out = path.join(here, 'out');
+fs.mkdirSync(out, { recursive: true });
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript', '.wasm': 'application/wasm',
+  '.css': 'text/css', '.jsonl': 'application/x-ndjson', '.json': 'application/json',
+};
+
+/** Serves `dist` (and, under /fixtures/, extra files) on 127.0.0.1. */
+export async function serve(extra = {}) {
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    if (extra[url.pathname]) {
+      res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      return res.end(extra[url.pathname]);
+    }
+    const file = path.join(dist, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
+    if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+      res.writeHead(404);
+      return res.end('not found');
+    }
+    res.writeHead(200, { 'Content-Type': types[path.extname(file)] || 'application/octet-stream' });
+    fs.createReadStream(file).pipe(res);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { server, base: `http://127.0.0.1:${server.address().port}` };
+}
+
+/** Headless Chromium with the flags that keep it off the (closed) network. */
+export async function launch() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-e2e-'));
+  return chromium.launchPersistentContext(dir, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 900 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A new page that records page errors (a test fails on any). */
+export async function page(ctx) {
+  const p = await ctx.newPage();
+  p.errors = [];
+  p.on('pageerror', (e) => p.errors.push(e.message));
+  p.on('console', (m) => { if (m.type() === 'error' && !/favicon/.test(m.text())) p.errors.push(m.text()); });
+  return p;
+}
+
+/** Reads corpus or fixture files for dropping: [{name, data (base64)}]. */
+export function files(...paths) {
+  return paths.map((p) => {
+    const full = path.isAbsolute(p) ? p : path.join(corpus, p);
+    return { name: path.basename(full), data: fs.readFileSync(full).toString('base64') };
+  });
+}
+
+/** Drops files on the page as a person would. */
+export async function drop(p, list) {
+  const dt = await p.evaluateHandle((list) => {
+    const dt = new DataTransfer();
+    for (const f of list) {
+      const bytes = Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0));
+      dt.items.add(new File([bytes], f.name, { type: 'application/x-ndjson' }));
+    }
+    return dt;
+  }, list);
+  await p.dispatchEvent('#drop', 'dragover', { dataTransfer: dt });
+  await p.dispatchEvent('#drop', 'drop', { dataTransfer: dt });
+}
+
+/** Waits until a session is open and its first rows have bodies. */
+export async function opened(p) {
+  await p.waitForSelector('.opened', { timeout: 30000 });
+  await p.waitForFunction(() => document.querySelectorAll('.row').length > 0
+    && document.querySelectorAll('.loading-body').length === 0, null, { timeout: 30000 });
+}
+
+export async function shot(p, name) {
+  await p.screenshot({ path: path.join(out, `${name}.png`) });
+}

@@ -1,0 +1,254 @@
+// The viewer in headless Chromium: open every format by drop, picker,
+// paste and ?src=, switch branches, step and play, deep links, an XSS
+// transcript that must run nothing, and no network after a drop.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { drop, files, launch, opened, page, serve, shot } from './harness.mjs';
+
+let ctx;
+let site;
+
+// The demo (bundled): a real Claude Code session with a rewind.
+const FIRST_TIP = '2f4668dd-c177-455f-81c1-caa947d43e73';
+const DEFAULT_TIP = 'd107d4c0-ae71-4d3d-af3a-cf7a370bd21f';
+const PROMPT_ON_FIRST = '12f81cce-ffa9-40d4-929e-0c2c6ad7c6c9'; // line 25
+
+before(async () => {
+  site = await serve({ '/fixtures/crafted.jsonl': crafted() });
+  ctx = await launch();
+});
+
+after(async () => {
+  await ctx?.close();
+  site?.server.close();
+});
+
+/** Text of the conversation's rows. */
+const rowsText = (p) => p.$$eval('.row', (rows) => rows.map((r) => r.innerText).join('\n'));
+
+const cases = [
+  {
+    name: 'pi v1 (real, pi author)',
+    files: ['pi/badlogic__pi-mono/session.jsonl'],
+    format: 'pi v1',
+    expect: 'bashExecution',
+  },
+  {
+    name: 'pi v3 tree',
+    files: ['pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl'],
+    format: 'pi v3',
+  },
+  {
+    name: 'Claude Code with subagent files',
+    files: [
+      'claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-experiments-claude_p/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl',
+      'claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-experiments-claude_p/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl',
+    ],
+    format: 'claude-code',
+    subagent: true,
+  },
+  {
+    name: 'Claude Code 1.0 with inline sidechains',
+    files: ['claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'],
+    format: 'claude-code',
+  },
+];
+
+for (const c of cases) {
+  test(`drop: ${c.name}`, async () => {
+    const p = await page(ctx);
+    await p.goto(site.base + '/');
+    await drop(p, files(...c.files));
+    await opened(p);
+    assert.equal(await p.textContent('#format'), c.format);
+    const text = await rowsText(p);
+    assert.ok(text.length > 100, 'rows show message text');
+    // Every rendered row got its body from the worker.
+    assert.equal(await p.locator('.broken').count(), 0);
+    if (c.subagent) {
+      assert.ok(await p.locator('.file-header', { hasText: 'subagent' }).count() > 0, 'subagent file listed in the tree');
+    }
+    assert.deepEqual(p.errors, []);
+    await shot(p, `drop-${c.files[0].split('/').pop()}`);
+    await p.close();
+  });
+}
+
+test('file picker, paste and a broken line', async () => {
+  const p = await page(ctx);
+  await p.goto(site.base + '/');
+  const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+    + '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"picked file says hello","timestamp":1767225601000}}\n'
+    + '{"type":"message","id":"b","parentId":"a" BROKEN\n';
+  await p.setInputFiles('#file', { name: 'picked.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(text) });
+  await opened(p);
+  assert.match(await rowsText(p), /picked file says hello/);
+  // The broken line is reported with its line number, not dropped.
+  const diags = await p.textContent('#diagnostics');
+  assert.match(diags, /line 3/);
+  assert.match(diags, /malformed-json/);
+  // Paste replaces the session.
+  await p.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.setData('text', '{"type":"session","version":3,"id":"s2","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
+      + '{"type":"message","id":"x","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"pasted text arrives","timestamp":1767225601000}}\n');
+    document.dispatchEvent(new ClipboardEvent('paste', { clipboardData: dt, bubbles: true }));
+  });
+  await p.waitForFunction(() => document.body.innerText.includes('pasted text arrives'));
+  assert.deepEqual(p.errors, []);
+  await shot(p, 'picker-paste');
+  await p.close();
+});
+
+test('demo: switch branch, search, step and play', async () => {
+  const p = await page(ctx);
+  await p.goto(site.base + '/?src=demo.jsonl');
+  await opened(p);
+  // Opens on the latest branch (the default leaf).
+  assert.match(await rowsText(p), /I actually don't like much this idea/);
+  assert.ok(p.url().includes(`leaf=${DEFAULT_TIP}`));
+  // The other branch of the rewind.
+  await p.click('.segment:not(.current) >> text=I very much like this idea');
+  await p.waitForFunction(() => document.body.innerText.includes('list 5 weak points'));
+  const text = await rowsText(p);
+  assert.ok(!text.includes("I actually don't like much this idea"), 'the other branch is gone');
+  assert.ok(p.url().includes(`leaf=${FIRST_TIP}`));
+  await shot(p, 'demo-branch');
+
+  // Search jumps across branches.
+  await p.fill('#search', 'strengths of this proposal');
+  await p.press('#search', 'Enter');
+  await p.waitForSelector('.hit');
+  // Line 18 (this branch) asks for strengths too; line 45 is on the other.
+  assert.equal(await p.locator('.hit').count(), 2);
+  await p.click('.hit >> text=line 45');
+  await p.waitForFunction(() => document.querySelector('.row.focused')?.innerText.includes('maybe also list 5 strengths'));
+  assert.ok(p.url().includes(`leaf=${DEFAULT_TIP}`));
+
+  // Step back and forward.
+  const position = async () => (await p.textContent('#position')).trim();
+  const total = Number((await position()).split('/')[1]);
+  await p.click('#step-back');
+  await p.click('#step-back');
+  assert.equal(await position(), `${total - 2} / ${total}`);
+  await p.keyboard.press('ArrowRight');
+  assert.equal(await position(), `${total - 1} / ${total}`);
+  // Play to the end at 10x and instant.
+  await p.selectOption('#speed', '10x');
+  await p.click('#play');
+  await p.waitForFunction((t) => document.querySelector('#position').textContent.trim() === `${t} / ${t}`, total, { timeout: 20000 });
+  await p.click('.player button[title^="Start"]');
+  assert.equal(await position(), `0 / ${total}`);
+  await p.selectOption('#speed', 'instant');
+  await p.keyboard.press(' ');
+  await p.waitForFunction((t) => document.querySelector('#position').textContent.trim() === `${t} / ${t}`, total);
+  // The scrubber has markers for prompts and the fork.
+  assert.ok(await p.locator('.marker.prompt').count() >= 4);
+  assert.equal(await p.locator('.marker.fork').count(), 1);
+  assert.deepEqual(p.errors, []);
+  await shot(p, 'demo-replay');
+  await p.close();
+});
+
+test('deep link reopens the same spot after reload', async () => {
+  const p = await page(ctx);
+  await p.goto(`${site.base}/?src=demo.jsonl#leaf=${FIRST_TIP}&entry=${PROMPT_ON_FIRST}`);
+  await opened(p);
+  const focused = () => p.$eval('.row.focused', (r) => r.dataset.entry);
+  await p.waitForSelector('.row.focused');
+  assert.equal(await focused(), PROMPT_ON_FIRST);
+  assert.match(await rowsText(p), /list 5 weak points/);
+  // A replay position is kept too.
+  await p.click('#step-back');
+  const hash = new URL(p.url()).hash;
+  assert.match(hash, /replay/);
+  const shown = (await p.textContent('#position')).trim();
+  await p.reload();
+  await opened(p);
+  assert.equal(new URL(p.url()).hash, hash);
+  assert.equal((await p.textContent('#position')).trim(), shown);
+  assert.deepEqual(p.errors, []);
+  await shot(p, 'deep-link');
+  await p.close();
+});
+
+test('a crafted transcript runs nothing', async () => {
+  const p = await page(ctx);
+  const requests = [];
+  await p.goto(site.base + '/');
+  await p.waitForLoadState('networkidle');
+  p.on('request', (r) => requests.push(r.url()));
+  p.on('dialog', (d) => { requests.push(`dialog: ${d.message()}`); d.dismiss(); });
+  await drop(p, [{ name: 'crafted.jsonl', data: Buffer.from(crafted()).toString('base64') }]);
+  await opened(p);
+  // Open everything that could hide a payload.
+  for (const d of await p.$$('details')) await d.evaluate((el) => { el.open = true; });
+  for (const b of await p.$$('.expand')) await b.click();
+  // Click every link in the transcript.
+  for (const a of await p.$$('.md a')) await a.click({ force: true }).catch(() => {});
+  await p.waitForTimeout(500);
+  assert.equal(await p.evaluate(() => window.__pwned), undefined, 'no payload ran');
+  assert.equal(await p.locator('.conversation script, .conversation img, .conversation iframe, .conversation svg').count(), 0);
+  assert.equal(await p.locator('.conversation [onerror], .conversation [onclick], .conversation [onload]').count(), 0);
+  const hrefs = await p.$$eval('.conversation a[href]', (as) => as.map((a) => a.getAttribute('href')));
+  assert.ok(hrefs.every((h) => /^(https?:|mailto:)/i.test(h)), hrefs.join(' '));
+  // The payloads show as text.
+  assert.match(await rowsText(p), /<script>window.__pwned=1<\/script>/);
+  assert.deepEqual(requests, [], 'no request and no dialog after the drop');
+  await shot(p, 'crafted');
+  await p.close();
+});
+
+test('no network request after a drop', async () => {
+  const p = await page(ctx);
+  await p.goto(site.base + '/');
+  await p.waitForLoadState('networkidle');
+  const requests = [];
+  p.on('request', (r) => requests.push(r.url()));
+  await drop(p, files('pi/badlogic__pi-mono/compact.jsonl'));
+  await opened(p);
+  // Scroll through, search, replay: still nothing leaves the tab.
+  await p.$eval('.conversation', (el) => { el.scrollTop = el.scrollHeight; });
+  await p.waitForTimeout(300);
+  await p.fill('#search', 'compaction');
+  await p.press('#search', 'Enter');
+  await p.waitForSelector('.results');
+  await p.click('#step-back');
+  await p.waitForTimeout(300);
+  assert.deepEqual(requests, []);
+  await shot(p, 'no-network');
+  await p.close();
+});
+
+/** A transcript written to attack the viewer. */
+function crafted() {
+  const payloads = [
+    'hi <script>window.__pwned=1</script> there',
+    '<img src="x" onerror="window.__pwned=2">',
+    '[click me](javascript:window.__pwned=3) and [also](  JaVaScRiPt:window.__pwned=4)',
+    '<a href="javascript:window.__pwned=5">raw link</a> <iframe src="javascript:window.__pwned=6"></iframe>',
+    '<svg onload="window.__pwned=7"></svg> ![img](http://example.invalid/track.png)',
+    '<details open ontoggle="window.__pwned=8">x</details>',
+  ];
+  const lines = [{ type: 'session', version: 3, id: 's', timestamp: '2026-01-01T00:00:00.000Z', cwd: '/' }];
+  let parent = null;
+  payloads.forEach((text, i) => {
+    const id = `m${i}`;
+    const role = i % 2 ? 'assistant' : 'user';
+    const content = role === 'user' ? text : [
+      { type: 'thinking', thinking: text },
+      { type: 'text', text },
+      { type: 'toolCall', id: `c${i}`, name: '<b onmouseover=x>tool</b>', arguments: { html: text } },
+    ];
+    lines.push({ type: 'message', id, parentId: parent, timestamp: `2026-01-01T00:00:0${i + 1}.000Z`, message: { role, content, timestamp: 1767225601000 + i * 1000 } });
+    parent = id;
+    if (role === 'assistant') {
+      lines.push({ type: 'message', id: `r${i}`, parentId: id, timestamp: `2026-01-01T00:00:0${i + 1}.500Z`, message: { role: 'toolResult', toolCallId: `c${i}`, toolName: 'x', content: [{ type: 'text', text }], isError: i === 3, timestamp: 1767225601500 + i * 1000 } });
+      parent = `r${i}`;
+    }
+  });
+  lines.push({ type: 'label', id: 'l', parentId: parent, timestamp: '2026-01-01T00:00:09.000Z', targetId: 'm0', label: '<img src=x onerror="window.__pwned=9">' });
+  return lines.map((l) => JSON.stringify(l)).join('\n') + '\n';
+}

@@ -1,0 +1,138 @@
+//! The details panel: files, time span, branches, tokens per model, tool
+//! calls and failures, and the core's diagnostics with their lines.
+
+use leptos::prelude::*;
+
+use super::viewer;
+use crate::state::{bytes, count, duration};
+
+#[component]
+pub fn Details() -> impl IntoView {
+    let v = viewer();
+    let overview = move || {
+        let s = v.summary.get()?;
+        let span = match (s.start, s.end) {
+            (Some(a), Some(b)) => format!("{} → {} ({})", stamp(a), stamp(b), duration(b - a)),
+            _ => "no timestamps".to_owned(),
+        };
+        let files = s
+            .files
+            .iter()
+            .map(|f| {
+                view! {
+                    <li title=f.name.clone()>
+                        {f.name.rsplit('/').next().unwrap_or(&f.name).to_owned()}
+                        <span class="dim">{format!(" · {} · {} · {} lines", f.format, bytes(f.size), count(f.lines as u64))}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <dl class="facts">
+                <dt>"Format"</dt><dd id="format">{s.format.clone()}</dd>
+                <dt>"Entries"</dt><dd>{count(s.entries as u64)}{format!(" ({} in the tree)", count(s.nodes as u64))}</dd>
+                <dt>"Time"</dt><dd>{span}</dd>
+                <dt>"Branches"</dt>
+                <dd>
+                    {format!("{} leaves · {} rewinds", s.tips.len(), s.real_branch_points)}
+                    {(s.structural_branch_points > 0).then(|| format!(" · {} structural fan-outs folded", s.structural_branch_points))}
+                </dd>
+                {(!s.subagents.is_empty()).then(|| view! {
+                    <dt>"Subagents"</dt><dd>{s.subagents.len()}</dd>
+                })}
+            </dl>
+            <h3>"Files"</h3>
+            <ul class="files">{files}</ul>
+        })
+    };
+    let stats = move || {
+        let Some(st) = v.stats.get() else {
+            return view! { <p class="dim">"Counting tokens and tool calls…"</p> }.into_any();
+        };
+        let models = st
+            .models
+            .iter()
+            .map(|m| {
+                view! {
+                    <tr>
+                        <td>{m.model.clone()}</td>
+                        <td>{count(m.messages)}</td>
+                        <td>{count(m.input)}</td>
+                        <td>{count(m.output)}</td>
+                        <td>{count(m.cache_read)}</td>
+                        <td>{count(m.cache_write)}</td>
+                        <td>{m.cost.map(|c| format!("${c:.2}")).unwrap_or_default()}</td>
+                    </tr>
+                }
+            })
+            .collect_view();
+        view! {
+            <dl class="facts">
+                <dt>"Messages"</dt><dd>{count(st.messages)}</dd>
+                <dt>"Tool calls"</dt>
+                <dd id="tool-calls">
+                    {count(st.tool_calls)}
+                    {format!(" · {} results · {} failed", count(st.tool_results), count(st.tool_errors))}
+                </dd>
+                <dt>"Unpaired"</dt>
+                <dd>{format!("{} calls without result · {} results without call", st.calls_without_result, st.results_without_call)}</dd>
+            </dl>
+            {(!st.models.is_empty()).then(|| view! {
+                <h3>"Tokens per model"</h3>
+                <table class="models">
+                    <thead><tr><th>"model"</th><th>"msgs"</th><th>"in"</th><th>"out"</th><th>"cache read"</th><th>"cache write"</th><th>"cost"</th></tr></thead>
+                    <tbody>{models}</tbody>
+                </table>
+            })}
+        }
+        .into_any()
+    };
+    let diagnostics = move || {
+        let s = v.summary.get()?;
+        let mut all = s.diagnostics.clone();
+        if let Some(st) = v.stats.get() {
+            all.extend(st.diagnostics.iter().cloned());
+        }
+        all.sort_by_key(|d| (d.file, d.line));
+        let total = s.diagnostics_total as usize
+            + v.stats
+                .with(|st| st.as_ref().map_or(0, |st| st.diagnostics.len()));
+        let multi = s.files.len() > 1;
+        let items = all
+            .into_iter()
+            .map(|d| {
+                let place = if multi {
+                    format!("file {} line {}", d.file.0 + 1, d.line)
+                } else {
+                    format!("line {}", d.line)
+                };
+                view! {
+                    <li class=format!("diag {:?}", d.severity).to_lowercase()>
+                        <span class="place">{place}</span>
+                        <span class="code">{d.kind.code()}</span>
+                        <span class="text">{d.message}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        Some(view! {
+            <h3>{format!("Diagnostics ({total})")}</h3>
+            <ul class="diagnostics" id="diagnostics">{items}</ul>
+        })
+    };
+    view! {
+        <aside class="details" aria-label="Details">
+            <div class="panel-head"><span>"Details"</span></div>
+            {overview}
+            {stats}
+            {diagnostics}
+        </aside>
+    }
+}
+
+fn stamp(ms: i64) -> String {
+    retrace_core::format_rfc3339_ms(ms)
+        .get(..16)
+        .map(|s| s.replace('T', " "))
+        .unwrap_or_default()
+}

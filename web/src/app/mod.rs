@@ -1,0 +1,518 @@
+//! The viewer app: panels around one shared [`Viewer`] state.
+
+mod conversation;
+mod details;
+mod loading;
+mod player;
+mod row;
+mod search;
+mod tree;
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet};
+
+use leptos::prelude::*;
+use retrace_core::{Marks, Replay, ReplayEvent, ReplayOptions, Step};
+
+use crate::client;
+use crate::protocol::{Hit, Request, Response, RowBody, RowInfo, SearchFilter, Stats, Summary};
+use crate::state::{Spot, Window};
+
+/// Everything the panels share. Signals are `Copy`; components take what
+/// they need from the context.
+#[derive(Clone, Copy)]
+pub struct Viewer {
+    pub summary: RwSignal<Option<Summary>>,
+    /// Bytes read of the files being opened.
+    pub progress: RwSignal<Option<(u64, u64)>>,
+    pub failure: RwSignal<Option<String>>,
+    /// The leaf of the branch shown.
+    pub leaf: RwSignal<Option<u32>>,
+    /// The rows of that branch, once the worker sent them.
+    pub rows: RwSignal<Vec<RowInfo>>,
+    /// The leaf's id as links write it.
+    pub leaf_label: RwSignal<String>,
+    /// Bodies of rows on screen, by row index.
+    pub bodies: RwSignal<HashMap<usize, RowBody>>,
+    /// Rows that hold errors.
+    pub errors: RwSignal<HashSet<usize>>,
+    /// How many rows the replay shows.
+    pub position: RwSignal<usize>,
+    pub playing: RwSignal<bool>,
+    pub options: RwSignal<ReplayOptions>,
+    /// The rows rendered.
+    pub window: RwSignal<Window>,
+    /// The row a link points at (highlighted, kept in the URL).
+    pub focus: RwSignal<Option<usize>>,
+    pub stats: RwSignal<Option<Stats>>,
+    pub stats_pending: RwSignal<bool>,
+    pub hits: RwSignal<Option<(String, Vec<Hit>, bool)>>,
+    pub filter: RwSignal<SearchFilter>,
+    /// Show hook, progress and other non-message lines.
+    pub show_events: RwSignal<bool>,
+    pub hide_abandoned: RwSignal<bool>,
+    /// Where a deep link points, until the rows it needs arrive.
+    pending: RwSignal<Option<Pending>>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+struct Pending {
+    entry: u32,
+    replay: bool,
+}
+
+thread_local! {
+    /// The replay engine of the branch shown (not reactive: `sync` copies
+    /// what the panels need into signals).
+    pub(crate) static REPLAY: RefCell<Replay> = RefCell::new(Replay::new(Vec::new(), ReplayOptions::default()));
+    /// Row bodies asked for and not yet received, with the leaf asked for.
+    static REQUESTED: RefCell<(Option<u32>, HashSet<usize>)> = RefCell::new((None, HashSet::new()));
+    static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
+}
+
+pub fn viewer() -> Viewer {
+    expect_context::<Viewer>()
+}
+
+/// Milliseconds of the page's monotonic clock.
+pub fn now() -> u64 {
+    web_sys::window()
+        .and_then(|w| w.performance())
+        .map_or(0, |p| p.now() as u64)
+}
+
+impl Viewer {
+    fn new() -> Viewer {
+        Viewer {
+            summary: RwSignal::new(None),
+            progress: RwSignal::new(None),
+            failure: RwSignal::new(None),
+            leaf: RwSignal::new(None),
+            rows: RwSignal::new(Vec::new()),
+            leaf_label: RwSignal::new(String::new()),
+            bodies: RwSignal::new(HashMap::new()),
+            errors: RwSignal::new(HashSet::new()),
+            position: RwSignal::new(0),
+            playing: RwSignal::new(false),
+            options: RwSignal::new(ReplayOptions::default()),
+            window: RwSignal::new(Window::default()),
+            focus: RwSignal::new(None),
+            stats: RwSignal::new(None),
+            stats_pending: RwSignal::new(false),
+            hits: RwSignal::new(None),
+            filter: RwSignal::new(SearchFilter::default()),
+            show_events: RwSignal::new(true),
+            hide_abandoned: RwSignal::new(false),
+            pending: RwSignal::new(None),
+        }
+    }
+
+    /// Opens files (a session and its side files) in the worker.
+    pub fn open(self, files: Vec<web_sys::File>) {
+        if files.is_empty() {
+            return;
+        }
+        let spot = Spot::parse(&location_hash());
+        self.summary.set(None);
+        self.failure.set(None);
+        self.stats.set(None);
+        self.hits.set(None);
+        self.rows.set(Vec::new());
+        self.leaf.set(None);
+        let total = files.iter().map(|f| f.size() as u64).sum();
+        self.progress.set(Some((0, total)));
+        client::send(
+            &Request::Open {
+                leaf: spot.leaf,
+                entry: spot.entry,
+            },
+            &files,
+        );
+        self.pending.set(None);
+        PENDING_SPOT.with(|p| *p.borrow_mut() = Some(spot.replay));
+    }
+
+    /// Shows the branch ending at `leaf`.
+    pub fn select_leaf(self, leaf: u32) {
+        if self.leaf.get_untracked() == Some(leaf) {
+            return;
+        }
+        self.leaf.set(Some(leaf));
+        self.window.set(Window::default());
+        self.rows.set(Vec::new());
+        self.bodies.set(HashMap::new());
+        self.errors.set(HashSet::new());
+        self.focus.set(None);
+        REQUESTED.with(|r| *r.borrow_mut() = (Some(leaf), HashSet::new()));
+        REPLAY.with(|r| r.borrow_mut().pause());
+        sync_replay(self);
+        client::send(&Request::Branch { leaf }, &[]);
+        self.write_hash();
+    }
+
+    /// Focuses row `row` (scrolls it into view and keeps it in the URL).
+    pub fn focus_row(self, row: usize) {
+        let shown = self.position.get_untracked();
+        if row >= shown {
+            self.seek(row + 1);
+        }
+        let window = self.window.get_untracked();
+        if !window.contains(row) {
+            self.window
+                .set(Window::around(row, self.position.get_untracked()));
+        }
+        self.focus.set(Some(row));
+        self.write_hash();
+    }
+
+    /// Shows entry `entry`, switching to the branch ending at `leaf` when it
+    /// is not on the one shown.
+    pub fn go_to_entry(self, leaf: u32, entry: u32) {
+        let here = self
+            .rows
+            .with_untracked(|rows| crate::state::row_of(rows, entry));
+        match here {
+            Some(row) => self.focus_row(row),
+            None => {
+                self.pending.set(Some(Pending {
+                    entry,
+                    replay: false,
+                }));
+                self.select_leaf(leaf);
+            }
+        }
+    }
+
+    /// Asks for the bodies of rendered rows the page does not have yet.
+    pub fn request_bodies(self) {
+        let Some(leaf) = self.leaf.get_untracked() else {
+            return;
+        };
+        if self.rows.with_untracked(|r| r.is_empty()) {
+            return;
+        }
+        let window = self.window.get_untracked();
+        let missing: Vec<usize> = self.bodies.with_untracked(|bodies| {
+            REQUESTED.with(|r| {
+                let r = r.borrow();
+                (window.start..window.end)
+                    .filter(|i| !bodies.contains_key(i) && !r.1.contains(i))
+                    .collect()
+            })
+        });
+        // One request per run of missing rows.
+        let mut i = 0;
+        while i < missing.len() {
+            let start = missing[i];
+            let mut end = start + 1;
+            while i + 1 < missing.len() && missing[i + 1] == end {
+                i += 1;
+                end += 1;
+            }
+            i += 1;
+            REQUESTED.with(|r| r.borrow_mut().1.extend(start..end));
+            client::send(
+                &Request::Bodies {
+                    leaf,
+                    start: start as u32,
+                    end: end as u32,
+                },
+                &[],
+            );
+        }
+    }
+
+    /// Runs a replay command with the current time, then mirrors the
+    /// engine into signals and sets the timer.
+    pub fn replay(self, f: impl FnOnce(&mut Replay, u64)) {
+        REPLAY.with(|r| f(&mut r.borrow_mut(), now()));
+        sync_replay(self);
+    }
+
+    pub fn seek(self, position: usize) {
+        self.replay(|r, now| r.seek(position, now));
+    }
+
+    /// Writes `#leaf=…&entry=…` for the branch and the focused row.
+    pub fn write_hash(self) {
+        if self.leaf.get_untracked().is_none() {
+            return;
+        }
+        let rows = self.rows.get_untracked();
+        let position = self.position.get_untracked();
+        let replaying = position < rows.len();
+        let row = if replaying {
+            position.checked_sub(1)
+        } else {
+            self.focus.get_untracked()
+        };
+        let spot = Spot {
+            leaf: Some(self.leaf_label.get_untracked()).filter(|l| !l.is_empty()),
+            entry: row.and_then(|i| rows.get(i)).map(|r| r.label.clone()),
+            replay: replaying,
+        };
+        set_location_hash(&spot.format());
+    }
+}
+
+thread_local! {
+    /// Whether the deep link being opened stood in a replay.
+    static PENDING_SPOT: RefCell<Option<bool>> = const { RefCell::new(None) };
+}
+
+fn location_hash() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().hash().ok())
+        .unwrap_or_default()
+}
+
+fn set_location_hash(hash: &str) {
+    if let Some(w) = web_sys::window() {
+        if let Ok(history) = w.history() {
+            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(hash));
+        }
+    }
+}
+
+/// Copies the engine's state into signals and (re)arms the timer.
+fn sync_replay(v: Viewer) {
+    let (position, playing, due, moved) = REPLAY.with(|r| {
+        let mut r = r.borrow_mut();
+        let mut moved = false;
+        while let Some(e) = r.poll_event() {
+            moved |= matches!(e, ReplayEvent::Moved { .. });
+        }
+        (r.position(), r.is_playing(), r.poll_timeout(), moved)
+    });
+    let was_at_end = {
+        let w = v.window.get_untracked();
+        w.end >= v.position.get_untracked()
+    };
+    v.position.set(position);
+    v.playing.set(playing);
+    if moved {
+        v.window
+            .update(|w| *w = w.follow(position, was_at_end || playing));
+        if playing || position < v.rows.with_untracked(Vec::len) {
+            v.focus.set(position.checked_sub(1));
+        }
+        v.request_bodies();
+        v.write_hash();
+    }
+    TIMER.with(|t| {
+        if let Some(handle) = t.borrow_mut().take() {
+            handle.clear();
+        }
+        if let Some(due) = due {
+            let wait = due.saturating_sub(now());
+            let handle = set_timeout_with_handle(
+                move || {
+                    REPLAY.with(|r| r.borrow_mut().handle_timeout(now()));
+                    sync_replay(v);
+                },
+                std::time::Duration::from_millis(wait),
+            );
+            *t.borrow_mut() = handle.ok();
+        }
+    });
+}
+
+/// Applies one response from the worker.
+fn on_response(v: Viewer, response: Response) {
+    match response {
+        Response::Ready => {}
+        Response::Progress { done, total } => v.progress.set(Some((done, total))),
+        Response::Opened { summary } => {
+            v.progress.set(None);
+            let replay = PENDING_SPOT
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or(false);
+            if let Some(entry) = summary.requested_entry {
+                v.pending.set(Some(Pending { entry, replay }));
+            }
+            let leaf = summary
+                .requested_leaf
+                .or(summary.default_leaf)
+                .or_else(|| summary.tips.last().copied());
+            v.summary.set(Some(*summary));
+            v.leaf.set(None);
+            match leaf {
+                Some(leaf) => v.select_leaf(leaf),
+                None => {
+                    v.rows.set(Vec::new());
+                    v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
+                }
+            }
+            // Token totals parse every body; for a big file that is seconds
+            // of worker time, so the page asks only after the first rows.
+            v.stats_pending.set(true);
+        }
+        Response::Branch {
+            leaf,
+            leaf_label,
+            rows,
+        } => {
+            if v.leaf.get_untracked() != Some(leaf) {
+                return;
+            }
+            v.leaf_label.set(leaf_label);
+            let steps: Vec<Step> = rows
+                .iter()
+                .map(|r| Step {
+                    time: r.time,
+                    marks: r.marks,
+                })
+                .collect();
+            let len = rows.len();
+            let options = v.options.get_untracked();
+            REPLAY.with(|r| *r.borrow_mut() = Replay::new(steps, options));
+            v.rows.set(rows);
+            v.position.set(len);
+            let pending = v.pending.get_untracked();
+            v.pending.set(None);
+            let target = pending.and_then(|p| {
+                crate::state::row_of(&v.rows.get_untracked(), p.entry).map(|row| (row, p.replay))
+            });
+            match target {
+                Some((row, true)) => {
+                    v.seek(row + 1);
+                    v.window.set(Window::around(row, row + 1));
+                    v.focus.set(Some(row));
+                }
+                Some((row, false)) => {
+                    v.window.set(Window::around(row, len));
+                    v.focus.set(Some(row));
+                }
+                None => v.window.set(Window::around(0, len)),
+            }
+            sync_replay(v);
+            v.request_bodies();
+            client::send(&Request::Errors { leaf }, &[]);
+            if v.stats_pending.get_untracked() {
+                v.stats_pending.set(false);
+                client::send(&Request::Stats, &[]);
+            }
+            v.write_hash();
+        }
+        Response::Bodies { leaf, start, items } => {
+            if v.leaf.get_untracked() != Some(leaf) {
+                return;
+            }
+            let start = start as usize;
+            REQUESTED.with(|r| {
+                let mut r = r.borrow_mut();
+                for i in start..start + items.len() {
+                    r.1.remove(&i);
+                }
+            });
+            v.bodies.update(|b| {
+                // Keep memory flat on long branches: forget far rows.
+                if b.len() > 4 * crate::state::WINDOW {
+                    let w = v.window.get_untracked();
+                    b.retain(|&i, _| {
+                        i + 2 * crate::state::WINDOW >= w.start
+                            && i < w.end + 2 * crate::state::WINDOW
+                    });
+                }
+                for (i, item) in items.into_iter().enumerate() {
+                    b.insert(start + i, item);
+                }
+            });
+        }
+        Response::Errors { leaf, rows } => {
+            if v.leaf.get_untracked() != Some(leaf) {
+                return;
+            }
+            REPLAY.with(|r| {
+                let mut r = r.borrow_mut();
+                for &i in &rows {
+                    r.add_marks(i as usize, Marks::ERROR);
+                }
+            });
+            v.errors.set(rows.into_iter().map(|i| i as usize).collect());
+        }
+        Response::SearchResults {
+            query,
+            hits,
+            truncated,
+        } => v.hits.set(Some((query, hits, truncated))),
+        Response::Stats { stats } => v.stats.set(Some(stats)),
+        Response::Failed { message } => {
+            v.progress.set(None);
+            v.failure.set(Some(message));
+        }
+    }
+}
+
+/// Keyboard: space plays or pauses, ←/→ step, j/k jump between prompts.
+fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
+    let typing = ev
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+        .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
+    if typing
+        || ev.ctrl_key()
+        || ev.meta_key()
+        || ev.alt_key()
+        || v.rows.with_untracked(Vec::is_empty)
+    {
+        return;
+    }
+    match ev.key().as_str() {
+        " " => v.replay(|r, now| r.toggle(now)),
+        "ArrowRight" => v.replay(|r, _| r.step_forward()),
+        "ArrowLeft" => v.replay(|r, _| r.step_back()),
+        "j" | "k" => {
+            let from = v.focus.get_untracked().unwrap_or(0);
+            let target = REPLAY.with(|r| {
+                let r = r.borrow();
+                if ev.key() == "j" {
+                    r.next_marked(from, Marks::PROMPT)
+                } else {
+                    r.previous_marked(from, Marks::PROMPT)
+                }
+            });
+            if let Some(row) = target {
+                v.focus_row(row);
+            }
+        }
+        _ => return,
+    }
+    ev.prevent_default();
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    let v = Viewer::new();
+    provide_context(v);
+    if let Err(e) = client::start(move |response| on_response(v, response)) {
+        v.failure.set(Some(e));
+    }
+    let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(v, ev));
+    on_cleanup(move || keys.remove());
+    loading::load_from_query(v);
+    let has_session = move || v.summary.with(Option::is_some);
+    view! {
+        <loading::DropZone>
+            <header class="top">
+                <span class="brand">"retrace"</span>
+                <loading::Picker/>
+                <Show when=has_session>
+                    <search::SearchBox/>
+                </Show>
+                <loading::Status/>
+            </header>
+            <Show when=has_session fallback=|| view! { <loading::Welcome/> }>
+                <main class="panes">
+                    <tree::TreePanel/>
+                    <section class="center">
+                        <search::Results/>
+                        <conversation::Conversation/>
+                        <player::Player/>
+                    </section>
+                    <details::Details/>
+                </main>
+            </Show>
+        </loading::DropZone>
+    }
+}

@@ -1,0 +1,302 @@
+//! One row of the conversation: a message with its parts, or an event line.
+
+use leptos::prelude::*;
+use retrace_core::{Marks, Message, MessageKind, Part, Role, RowKind};
+
+use super::viewer;
+use crate::diff::{self, Line};
+use crate::markdown::to_html;
+use crate::protocol::{RowBody, RowInfo};
+
+/// Tool output lines shown before "show all".
+const OUTPUT_LINES: usize = 24;
+/// Characters of text rendered as markdown; longer texts show as plain
+/// text (markdown of a megabyte blocks the page).
+const MARKDOWN_MAX: usize = 200_000;
+
+#[component]
+pub fn RowView(index: usize) -> impl IntoView {
+    let v = viewer();
+    let info = move || v.rows.with(|r| r.get(index).cloned());
+    let body = move || v.bodies.with(|b| b.get(&index).cloned());
+    let is_error = move || v.errors.with(|e| e.contains(&index));
+    let focused = move || v.focus.get() == Some(index);
+    move || {
+        let info = info()?;
+        let class = format!(
+            "row {}{}{}",
+            row_class(&info),
+            if is_error() { " error" } else { "" },
+            if focused() { " focused" } else { "" },
+        );
+        let label = info.label.clone();
+        Some(view! {
+            <article class=class data-row=index.to_string() data-entry=label.clone() id=format!("row-{index}")>
+                <RowHead info=info.clone() index=index/>
+                {move || match body() {
+                    None => view! { <div class="loading-body">"…"</div> }.into_any(),
+                    Some(b) => body_view(&info, b).into_any(),
+                }}
+            </article>
+        })
+    }
+}
+
+fn row_class(info: &RowInfo) -> String {
+    match info.kind {
+        RowKind::Event => format!("event type-{}", info.entry_type.replace(['_', ' '], "-")),
+        RowKind::Message => format!(
+            "message role-{}",
+            if info.role.is_empty() {
+                "other"
+            } else {
+                &info.role
+            }
+        ),
+    }
+}
+
+#[component]
+fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
+    let v = viewer();
+    let marks = info.marks;
+    let mut badges = Vec::new();
+    if marks.has(Marks::PROMPT) {
+        badges.push(("prompt", "prompt"));
+    }
+    if marks.has(Marks::BRANCH_POINT) {
+        badges.push(("fork", "⋔ branches here"));
+    }
+    if marks.has(Marks::COMPACTION) {
+        badges.push(("compaction", "compaction"));
+    }
+    if marks.has(Marks::SUBAGENT) {
+        badges.push(("subagent", "subagent"));
+    }
+    let time = info.time.map(clock).unwrap_or_default();
+    let where_ = if info.file > 0 {
+        format!("file {} line {}", info.file + 1, info.line)
+    } else {
+        format!("line {}", info.line)
+    };
+    let who = match info.kind {
+        RowKind::Event => info.entry_type.clone(),
+        RowKind::Message => info.role.clone(),
+    };
+    view! {
+        <header class="row-head">
+            <span class="who">{who}</span>
+            {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
+            {move || v.errors.with(|e| e.contains(&index)).then(|| view! { <span class="badge error">"error"</span> })}
+            <span class="spacer"></span>
+            <span class="time">{time}</span>
+            <button class="where" title="Link to this row" on:click=move |_| v.focus_row(index)>{where_}</button>
+        </header>
+    }
+}
+
+/// `2026-02-16 18:47:50` in UTC (the files' own clock).
+fn clock(ms: i64) -> String {
+    retrace_core::format_rfc3339_ms(ms)
+        .get(..19)
+        .map(|s| s.replace('T', " "))
+        .unwrap_or_default()
+}
+
+fn body_view(info: &RowInfo, body: RowBody) -> impl IntoView {
+    if body.broken {
+        return view! {
+            <div class="broken">"This line could not be read as a message; see the diagnostics."</div>
+        }
+        .into_any();
+    }
+    if let Some(event) = body.event {
+        return view! { <div class="event-line">{event}</div> }.into_any();
+    }
+    match body.message {
+        Some(m) => message_view(info, m).into_any(),
+        None => ().into_any(),
+    }
+}
+
+fn message_view(_info: &RowInfo, m: Message) -> impl IntoView {
+    let summary_kind = match m.kind {
+        MessageKind::CompactionSummary => Some("Compaction summary"),
+        MessageKind::BranchSummary => Some("Summary of an abandoned branch"),
+        _ => None,
+    };
+    let mut meta = Vec::new();
+    if let Some(model) = &m.model {
+        meta.push(model.clone());
+    }
+    if let Some(u) = &m.usage {
+        meta.push(format!(
+            "in {} · out {} · cache {}/{}",
+            u.input, u.output, u.cache_read, u.cache_write
+        ));
+        if let Some(cost) = u.cost {
+            meta.push(format!("${cost:.4}"));
+        }
+    }
+    if let Some(stop) = m
+        .stop_reason
+        .as_deref()
+        .filter(|s| !matches!(*s, "stop" | "end_turn" | "tool_use" | "toolUse"))
+    {
+        meta.push(format!("stopped: {stop}"));
+    }
+    let kind_note = match m.kind {
+        MessageKind::Meta => Some("injected by the harness"),
+        MessageKind::BashExecution => Some("shell command run by the user"),
+        MessageKind::Custom => Some("extension message"),
+        _ => None,
+    };
+    let role = m.role;
+    let parts = m
+        .content
+        .into_iter()
+        .map(|p| part_view(p, role).into_any())
+        .collect_view();
+    let content = view! { <div class="parts">{parts}</div> };
+    view! {
+        {kind_note.map(|n| view! { <div class="kind-note">{n}</div> })}
+        {match summary_kind {
+            Some(title) => view! {
+                <details class="summary-block">
+                    <summary>{title}</summary>
+                    {content}
+                </details>
+            }
+                .into_any(),
+            None => content.into_any(),
+        }}
+        {(!meta.is_empty()).then(|| view! { <div class="meta">{meta.join(" · ")}</div> })}
+    }
+}
+
+fn part_view(part: Part, role: Role) -> impl IntoView {
+    match part {
+        Part::Text { text } if role == Role::Tool => output_view(text, false).into_any(),
+        Part::Text { text } => text_view(&text).into_any(),
+        Part::Thinking {
+            text,
+            redacted,
+            signature: _,
+        } => {
+            if redacted {
+                view! { <div class="thinking redacted">"Thinking (redacted by the provider)"</div> }
+                    .into_any()
+            } else {
+                let html = to_html(&text);
+                view! {
+                    <details class="thinking">
+                        <summary>{format!("Thinking · {} words", text.split_whitespace().count())}</summary>
+                        <div class="md" inner_html=html></div>
+                    </details>
+                }
+                .into_any()
+            }
+        }
+        Part::ToolCall {
+            id,
+            name,
+            arguments,
+        } => tool_call_view(id, name, arguments).into_any(),
+        Part::ToolResult {
+            call_id,
+            output,
+            is_error,
+        } => view! {
+            <div class="tool-result" class:failed=is_error>
+                <div class="tool-head">
+                    <span class="arrow">"←"</span>
+                    {if is_error { "tool error" } else { "tool result" }}
+                    <code class="call-id">{call_id}</code>
+                </div>
+                {output_view(output, is_error)}
+            </div>
+        }
+        .into_any(),
+        Part::Image {
+            media_type,
+            byte_size,
+        } => view! {
+            <div class="image-placeholder">
+                {format!("image · {media_type} · {}", crate::state::bytes(byte_size))}
+                <span class="hint">" (not loaded: images are shown only on request)"</span>
+            </div>
+        }
+        .into_any(),
+    }
+}
+
+fn text_view(text: &str) -> impl IntoView {
+    if text.trim().is_empty() {
+        return ().into_any();
+    }
+    if text.len() > MARKDOWN_MAX {
+        return output_view(text.to_owned(), false).into_any();
+    }
+    let html = to_html(text);
+    view! { <div class="md" inner_html=html></div> }.into_any()
+}
+
+fn tool_call_view(id: String, name: String, arguments: serde_json::Value) -> impl IntoView {
+    let diff = diff::of_tool_call(&name, &arguments);
+    let pretty = match &arguments {
+        serde_json::Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    view! {
+        <div class="tool-call">
+            <div class="tool-head">
+                <span class="arrow">"→"</span>
+                <span class="tool-name">{name}</span>
+                <code class="call-id">{id}</code>
+            </div>
+            {match diff {
+                Some(lines) => diff_view(lines).into_any(),
+                None => output_view(pretty, false).into_any(),
+            }}
+        </div>
+    }
+}
+
+fn diff_view(lines: Vec<Line>) -> impl IntoView {
+    let rows = lines
+        .into_iter()
+        .map(|l| {
+            let (class, sign, text) = match l {
+                Line::Same(t) => ("same", " ", t),
+                Line::Added(t) => ("added", "+", t),
+                Line::Removed(t) => ("removed", "-", t),
+                Line::Header(t) => ("header", "", t),
+            };
+            view! { <div class=format!("diff-line {class}")><span class="sign">{sign}</span>{text}</div> }
+        })
+        .collect_view();
+    view! { <div class="diff">{rows}</div> }
+}
+
+/// Preformatted output, shortened to its first lines with a button for
+/// the rest.
+fn output_view(text: String, is_error: bool) -> impl IntoView {
+    let total = text.lines().count();
+    let expanded = RwSignal::new(total <= OUTPUT_LINES + 4);
+    let short: String = text
+        .lines()
+        .take(OUTPUT_LINES)
+        .collect::<Vec<_>>()
+        .join("\n");
+    let full = StoredValue::new(text);
+    view! {
+        <pre class="output" class:failed=is_error>
+            {move || if expanded.get() { full.get_value() } else { short.clone() }}
+        </pre>
+        {move || (!expanded.get()).then(|| view! {
+            <button class="expand" on:click=move |_| expanded.set(true)>
+                {format!("show all {total} lines")}
+            </button>
+        })}
+    }
+}

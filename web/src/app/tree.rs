@@ -1,0 +1,102 @@
+//! The branch tree: one item per segment (a run without real forks), real
+//! rewinds as nested branches, the current path highlighted.
+
+use leptos::prelude::*;
+
+use super::viewer;
+use crate::protocol::SegmentInfo;
+use crate::state::{live_segments, path_segments};
+
+#[component]
+pub fn TreePanel() -> impl IntoView {
+    let v = viewer();
+    let items = move || {
+        let summary = v.summary.get()?;
+        let leaf = v.leaf.get()?;
+        let on_path = path_segments(&summary.outline, leaf);
+        let live = live_segments(&summary.outline, leaf, summary.default_leaf);
+        let hide = v.hide_abandoned.get();
+        let files = summary.files.clone();
+        let subagents = summary.subagents.clone();
+        let mut last_file = None;
+        let mut out = Vec::new();
+        for (i, seg) in summary.outline.iter().enumerate() {
+            if hide && !live[i] {
+                continue;
+            }
+            if seg.parent.is_none() && files.len() > 1 && last_file != Some(seg.file) {
+                last_file = Some(seg.file);
+                let name = files
+                    .get(seg.file as usize)
+                    .map(|f| f.name.rsplit('/').next().unwrap_or(&f.name).to_owned())
+                    .unwrap_or_default();
+                let agent = subagents.iter().find(|a| a.file == seg.file);
+                let title = match agent {
+                    Some(a) => format!(
+                        "subagent {}{}",
+                        a.agent_id,
+                        a.description
+                            .as_ref()
+                            .map(|d| format!(" — {d}"))
+                            .unwrap_or_default()
+                    ),
+                    None => name.clone(),
+                };
+                out.push(view! { <li class="file-header" title=name>{title}</li> }.into_any());
+            }
+            out.push(segment_item(seg, on_path.contains(&i), seg.last == leaf).into_any());
+        }
+        Some(out)
+    };
+    view! {
+        <nav class="tree" aria-label="Branches">
+            <div class="panel-head">
+                <span>"Branches"</span>
+                <label class="toggle" title="Hide branches that were rewound away from">
+                    <input
+                        type="checkbox"
+                        prop:checked=move || v.hide_abandoned.get()
+                        on:change=move |ev| v.hide_abandoned.set(event_target_checked(&ev))
+                    />
+                    "hide abandoned"
+                </label>
+            </div>
+            <ul class="segments">{items}</ul>
+        </nav>
+    }
+}
+
+fn segment_item(seg: &SegmentInfo, on_path: bool, current: bool) -> impl IntoView {
+    let v = viewer();
+    let tip = seg.tip;
+    let preview = seg
+        .preview
+        .clone()
+        .unwrap_or_else(|| format!("{} entries", seg.len));
+    let mut meta = format!("{} entries", seg.len + seg.side);
+    if seg.compactions > 0 {
+        meta.push_str(&format!(" · {} compaction", seg.compactions));
+    }
+    if !seg.children.is_empty() {
+        meta.push_str(&format!(" · ⋔ {}", seg.children.len()));
+    }
+    if seg.has_default {
+        meta.push_str(" · latest");
+    }
+    let style = format!("padding-left: {}em", 0.4 + seg.depth as f32 * 0.9);
+    let class = format!(
+        "segment{}{}{}",
+        if on_path { " on-path" } else { "" },
+        if current { " current" } else { "" },
+        if seg.sidechain { " sidechain" } else { "" }
+    );
+    view! {
+        <li class=class style=style data-leaf=tip.to_string()>
+            <button class="segment-button" on:click=move |_| v.select_leaf(tip) title=preview.clone()>
+                <span class="glyph">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
+                <span class="preview">{preview.clone()}</span>
+                <span class="meta">{meta}</span>
+            </button>
+        </li>
+    }
+}

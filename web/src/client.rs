@@ -1,0 +1,84 @@
+//! The page's side of the worker: starts it, sends requests, and hands each
+//! response to the app.
+
+use std::cell::RefCell;
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{File, MessageEvent, Worker};
+
+use crate::protocol::{Request, Response};
+
+/// The loader trunk writes for the worker binary (`data-loader-shim`).
+const WORKER_URL: &str = "./retrace-worker_loader.js";
+
+thread_local! {
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// Messages waiting for the worker to say it is ready; `None` once it
+    /// has.
+    static QUEUE: RefCell<Option<Vec<Object>>> = const { RefCell::new(Some(Vec::new())) };
+}
+
+/// Starts the worker; `on_response` gets every response, in order.
+pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
+    let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let text = event.data().as_string().unwrap_or_default();
+        match serde_json::from_str::<Response>(&text) {
+            Ok(Response::Ready) => {
+                let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
+                for message in queued {
+                    post(&message);
+                }
+            }
+            Ok(response) => on_response(response),
+            Err(e) => on_response(Response::Failed {
+                message: format!(
+                    "bad response from the worker: {e}: {}",
+                    text.chars().take(300).collect::<String>()
+                ),
+            }),
+        }
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        web_sys::console::error_1(&"retrace: the worker failed".into());
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    WORKER.with(|w| *w.borrow_mut() = Some(worker));
+    Ok(())
+}
+
+/// Sends a request (and files, for [`Request::Open`]).
+pub fn send(request: &Request, files: &[File]) {
+    let Ok(json) = serde_json::to_string(request) else {
+        return;
+    };
+    let message = Object::new();
+    let _ = Reflect::set(&message, &"request".into(), &json.into());
+    if !files.is_empty() {
+        let list: Array = files.iter().collect();
+        let _ = Reflect::set(&message, &"files".into(), &list);
+    }
+    let waiting = QUEUE.with(|q| match q.borrow_mut().as_mut() {
+        Some(queue) => {
+            queue.push(message.clone());
+            true
+        }
+        None => false,
+    });
+    if !waiting {
+        post(&message);
+    }
+}
+
+fn post(message: &Object) {
+    WORKER.with(|w| {
+        if let Some(worker) = w.borrow().as_ref() {
+            let _ = worker.post_message(message);
+        }
+    });
+}

@@ -1,0 +1,299 @@
+//! The viewer's logic on plain types, so it is tested natively; components
+//! only call it.
+
+use crate::protocol::{RowInfo, SegmentInfo};
+
+/// How many rows are rendered at once around what is on screen.
+pub const WINDOW: usize = 80;
+/// How many rows are added when scrolling near an edge of the window.
+pub const GROW: usize = 40;
+
+/// The rows rendered: `start..end` of the branch's rows, `end` never past
+/// what the replay shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Window {
+    pub start: usize,
+    pub end: usize,
+}
+
+impl Window {
+    /// A window of up to [`WINDOW`] rows around row `focus`, among the first
+    /// `shown` rows.
+    pub fn around(focus: usize, shown: usize) -> Window {
+        let end = (focus + WINDOW / 2).max(WINDOW.min(shown)).min(shown);
+        let start = end.saturating_sub(WINDOW);
+        Window { start, end }
+    }
+
+    /// The window after the replay shows `shown` rows: following the end
+    /// when it was at the end, otherwise unchanged (but never past it).
+    pub fn follow(self, shown: usize, was_at_end: bool) -> Window {
+        if was_at_end || self.end > shown || self.start >= shown {
+            Window::around(shown.saturating_sub(1), shown)
+        } else {
+            self
+        }
+    }
+
+    /// Grows toward the end (scrolling down), dropping rows at the start
+    /// beyond twice the window.
+    pub fn grow_down(self, shown: usize) -> Window {
+        let end = (self.end + GROW).min(shown);
+        let start = self.start.max(end.saturating_sub(2 * WINDOW));
+        Window { start, end }
+    }
+
+    /// Grows toward the start (scrolling up), dropping rows at the end
+    /// beyond twice the window.
+    pub fn grow_up(self) -> Window {
+        let start = self.start.saturating_sub(GROW);
+        let end = self.end.min(start + 2 * WINDOW);
+        Window { start, end }
+    }
+
+    pub fn contains(self, row: usize) -> bool {
+        (self.start..self.end).contains(&row)
+    }
+}
+
+/// `#leaf=…&entry=…&replay`: where a link points.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Spot {
+    pub leaf: Option<String>,
+    pub entry: Option<String>,
+    /// The replay stood at `entry` (rows after it hidden).
+    pub replay: bool,
+}
+
+impl Spot {
+    pub fn parse(hash: &str) -> Spot {
+        let mut spot = Spot::default();
+        for pair in hash.trim_start_matches('#').split('&') {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = decode(value);
+            match key {
+                "leaf" if !value.is_empty() => spot.leaf = Some(value),
+                "entry" if !value.is_empty() => spot.entry = Some(value),
+                "replay" => spot.replay = true,
+                _ => {}
+            }
+        }
+        spot
+    }
+
+    pub fn format(&self) -> String {
+        let mut parts = Vec::new();
+        if let Some(leaf) = &self.leaf {
+            parts.push(format!("leaf={}", encode(leaf)));
+        }
+        if let Some(entry) = &self.entry {
+            parts.push(format!("entry={}", encode(entry)));
+        }
+        if self.replay {
+            parts.push("replay".to_owned());
+        }
+        format!("#{}", parts.join("&"))
+    }
+}
+
+/// Percent-encodes what is not safe in a URL fragment value.
+fn encode(s: &str) -> String {
+    let mut out = String::new();
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b':') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The segments on the path from a root to the segment that ends at `leaf`
+/// (for highlighting the current branch in the tree).
+pub fn path_segments(outline: &[SegmentInfo], leaf: u32) -> Vec<usize> {
+    let Some(mut at) = outline.iter().position(|s| s.last == leaf).or_else(|| {
+        outline
+            .iter()
+            .position(|s| s.tip == leaf && s.children.is_empty())
+    }) else {
+        return Vec::new();
+    };
+    let mut path = vec![at];
+    while let Some(p) = outline[at].parent {
+        at = p as usize;
+        path.push(at);
+    }
+    path.reverse();
+    path
+}
+
+/// Segments leading to the default leaf or to `current` (the branches a
+/// person is following), for hiding abandoned ones.
+pub fn live_segments(outline: &[SegmentInfo], current: u32, default: Option<u32>) -> Vec<bool> {
+    let mut live = vec![false; outline.len()];
+    for leaf in [Some(current), default].into_iter().flatten() {
+        for i in path_segments(outline, leaf) {
+            live[i] = true;
+        }
+    }
+    live
+}
+
+/// The row holding entry `entry`, if the branch has it.
+pub fn row_of(rows: &[RowInfo], entry: u32) -> Option<usize> {
+    // Rows are in file order by their first entry; a merged row holds the
+    // entries after it.
+    rows.iter().position(|r| r.entry == entry).or_else(|| {
+        let i = rows.partition_point(|r| r.entry <= entry);
+        (i > 0 && rows[i - 1].entry + rows[i - 1].count > entry).then(|| i - 1)
+    })
+}
+
+/// Human duration: `850 ms`, `12.3 s`, `4 min 5 s`, `2 h 3 min`, `3 d 4 h`.
+pub fn duration(ms: i64) -> String {
+    let ms = ms.max(0);
+    let s = ms / 1000;
+    match s {
+        _ if ms < 1000 => format!("{ms} ms"),
+        0..=59 => format!("{:.1} s", ms as f64 / 1000.0),
+        60..=3599 => format!("{} min {} s", s / 60, s % 60),
+        3600..=86_399 => format!("{} h {} min", s / 3600, (s % 3600) / 60),
+        _ => format!("{} d {} h", s / 86_400, (s % 86_400) / 3600),
+    }
+}
+
+/// Bytes as `512 B`, `12.0 KB`, `3.4 MB`, `1.02 GB`.
+pub fn bytes(n: u64) -> String {
+    match n {
+        0..=999 => format!("{n} B"),
+        1_000..=999_999 => format!("{:.1} KB", n as f64 / 1e3),
+        1_000_000..=999_999_999 => format!("{:.1} MB", n as f64 / 1e6),
+        _ => format!("{:.2} GB", n as f64 / 1e9),
+    }
+}
+
+/// Thousands separated by thin spaces: `1 234 567`.
+pub fn count(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push('\u{2009}');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn window_stays_within_what_is_shown() {
+        assert_eq!(Window::around(0, 10), Window { start: 0, end: 10 });
+        assert_eq!(
+            Window::around(500, 1000),
+            Window {
+                start: 460,
+                end: 540
+            }
+        );
+        assert_eq!(
+            Window::around(999, 1000),
+            Window {
+                start: 920,
+                end: 1000
+            }
+        );
+        let w = Window { start: 0, end: 80 }.grow_down(1000);
+        assert_eq!(w, Window { start: 0, end: 120 });
+        let w = Window {
+            start: 100,
+            end: 260,
+        }
+        .grow_down(1000);
+        assert_eq!(
+            w,
+            Window {
+                start: 140,
+                end: 300
+            }
+        );
+        assert_eq!(
+            Window { start: 10, end: 90 }.grow_up(),
+            Window { start: 0, end: 90 }
+        );
+        assert_eq!(
+            Window {
+                start: 200,
+                end: 360
+            }
+            .grow_up(),
+            Window {
+                start: 160,
+                end: 320
+            }
+        );
+        // A replay that steps back hides rows past the cursor.
+        let w = Window { start: 0, end: 80 }.follow(50, false);
+        assert_eq!(w, Window { start: 0, end: 50 });
+        // Following the end while playing.
+        let w = Window { start: 0, end: 50 }.follow(51, true);
+        assert_eq!(w, Window { start: 0, end: 51 });
+    }
+
+    #[test]
+    fn spots_round_trip_through_the_hash() {
+        let spot = Spot {
+            leaf: Some("d107d4c0-ae71-4d3d-af3a-cf7a370bd21f".into()),
+            entry: Some("F1L20".into()),
+            replay: true,
+        };
+        let hash = spot.format();
+        assert_eq!(
+            hash,
+            "#leaf=d107d4c0-ae71-4d3d-af3a-cf7a370bd21f&entry=F1L20&replay"
+        );
+        assert_eq!(Spot::parse(&hash), spot);
+        let odd = Spot {
+            leaf: Some("a b&c=d%".into()),
+            entry: None,
+            replay: false,
+        };
+        assert_eq!(Spot::parse(&odd.format()), odd);
+        assert_eq!(Spot::parse(""), Spot::default());
+        assert_eq!(Spot::parse("#leaf=&junk"), Spot::default());
+    }
+
+    #[test]
+    fn human_numbers() {
+        assert_eq!(duration(850), "850 ms");
+        assert_eq!(duration(12_345), "12.3 s");
+        assert_eq!(duration(245_000), "4 min 5 s");
+        assert_eq!(duration(7_380_000), "2 h 3 min");
+        assert_eq!(bytes(1_020_000_000), "1.02 GB");
+        assert_eq!(count(1_234_567), "1\u{2009}234\u{2009}567");
+        assert_eq!(count(999), "999");
+    }
+}

@@ -1,0 +1,598 @@
+//! The Web Worker side: reads dropped files in `File.slice` pieces into the
+//! core's reader, keeps the session, and answers the page's requests. The
+//! page never blocks on a file: indexing a gigabyte happens here.
+
+use std::borrow::Cow;
+use std::cell::RefCell;
+use std::ops::Range;
+
+use js_sys::{Array, Uint8Array};
+use retrace_core::{EntryId, FileId, Flags, Reader, Row, RowKind, Session, Source, SourceError};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
+
+use crate::describe::{event_line, message_preview};
+use crate::protocol::{
+    FileSummary, Hit, ModelStat, Request, Response, RowBody, RowInfo, SearchFilter, SegmentInfo,
+    Stats, SubagentInfo, Summary,
+};
+
+/// Bytes read from a file per `File.slice`: large enough that the per-call
+/// cost vanishes, small enough to keep memory flat.
+const PIECE: f64 = (8 << 20) as f64;
+/// Diagnostics sent with the summary; the rest are counted.
+const DIAGNOSTICS_SENT: usize = 500;
+/// Search hits returned at most.
+const HITS: usize = 500;
+
+/// The open session and the files its bytes live in.
+struct Open {
+    session: Session,
+    source: Files,
+    /// The rows of the branch last asked for.
+    branch: Option<(u32, Vec<Row>)>,
+}
+
+thread_local! {
+    static STATE: RefCell<Option<Open>> = const { RefCell::new(None) };
+}
+
+/// Starts answering messages. Called once by the worker's `main`.
+pub fn run() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+        for response in handle(&event.data()) {
+            let text = serde_json::to_string(&response).unwrap_or_else(|e| {
+                format!(r#"{{"kind":"failed","message":"cannot encode a response: {e}"}}"#)
+            });
+            let _ = scope.post_message(&JsValue::from_str(&text));
+        }
+    });
+    scope.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    handler.forget();
+    post(&Response::Ready);
+}
+
+/// Handles one message: `{request: "<json>", files?: File[]}`.
+fn handle(data: &JsValue) -> Vec<Response> {
+    let text = js_sys::Reflect::get(data, &"request".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    let request: Request = match serde_json::from_str(&text) {
+        Ok(r) => r,
+        Err(e) => {
+            return vec![Response::Failed {
+                message: format!("bad request: {e}"),
+            }]
+        }
+    };
+    match request {
+        Request::Open { leaf, entry } => {
+            let files: Vec<File> = js_sys::Reflect::get(data, &"files".into())
+                .ok()
+                .map(|v| v.unchecked_into::<Array>())
+                .map(|a| a.iter().map(|f| f.unchecked_into::<File>()).collect())
+                .unwrap_or_default();
+            match open(files, leaf.as_deref(), entry.as_deref()) {
+                Ok(summary) => vec![Response::Opened {
+                    summary: Box::new(summary),
+                }],
+                Err(message) => vec![Response::Failed { message }],
+            }
+        }
+        other => with_open(|open| match other {
+            Request::Branch { leaf } => Ok(open.branch_rows(leaf)),
+            Request::Bodies { leaf, start, end } => open.bodies(leaf, start, end),
+            Request::Errors { leaf } => open.errors(leaf),
+            Request::Search { query, filter } => open.search(&query, filter),
+            Request::Stats => open.stats(),
+            Request::Open { .. } => unreachable!("handled above"),
+        }),
+    }
+}
+
+fn with_open(f: impl FnOnce(&mut Open) -> Result<Response, String>) -> Vec<Response> {
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let result = match state.as_mut() {
+            Some(open) => f(open),
+            None => Err("no session is open".to_owned()),
+        };
+        vec![result.unwrap_or_else(|message| Response::Failed { message })]
+    })
+}
+
+fn post(response: &Response) {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    if let Ok(text) = serde_json::to_string(response) {
+        let _ = scope.post_message(&JsValue::from_str(&text));
+    }
+}
+
+fn now_ms() -> f64 {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    scope.performance().map_or(0.0, |p| p.now())
+}
+
+/// Reads `files` into a session: the first file is the conversation, the
+/// others its side files (subagents, later parts of a split set); a
+/// `*.meta.json` is attached to the file of the same stem.
+fn open(files: Vec<File>, leaf: Option<&str>, entry: Option<&str>) -> Result<Summary, String> {
+    if files.is_empty() {
+        return Err("no files to open".to_owned());
+    }
+    let started = now_ms();
+    let reader_sync = FileReaderSync::new().map_err(|_| "cannot read files here".to_owned())?;
+    let (metas, mut sessions): (Vec<File>, Vec<File>) = files
+        .into_iter()
+        .partition(|f| f.name().ends_with(".meta.json"));
+    order_files(&mut sessions);
+    let total: f64 = sessions.iter().map(|f| f.size()).sum();
+    let mut base = 0.0;
+    let mut reader = Reader::new();
+    let mut buf = Vec::new();
+    let mut last_post = 0.0;
+    for file in &sessions {
+        let id = reader.begin_file(&file.name());
+        let size = file.size();
+        let mut at = 0.0;
+        while at < size {
+            let end = (at + PIECE).min(size);
+            read_slice(&reader_sync, file, at, end, &mut buf)?;
+            reader.push(&buf);
+            at = end;
+            if now_ms() - last_post > 50.0 {
+                last_post = now_ms();
+                post(&Response::Progress {
+                    done: (base + at) as u64,
+                    total: total as u64,
+                });
+            }
+        }
+        base += size;
+        let stem = file.name().trim_end_matches(".jsonl").to_owned();
+        if let Some(meta) = metas
+            .iter()
+            .find(|m| m.name().trim_end_matches(".meta.json") == stem)
+        {
+            read_slice(&reader_sync, meta, 0.0, meta.size(), &mut buf)?;
+            reader.attach_meta(id, &buf);
+        }
+    }
+    post(&Response::Progress {
+        done: total as u64,
+        total: total as u64,
+    });
+    let session = reader.finish();
+    let open_ms = now_ms() - started;
+    let mut source = Files {
+        files: sessions,
+        reader: reader_sync,
+        buf: Vec::new(),
+    };
+    let summary = summarize(&session, &mut source, leaf, entry, open_ms);
+    STATE.with(|s| {
+        *s.borrow_mut() = Some(Open {
+            session,
+            source,
+            branch: None,
+        })
+    });
+    Ok(summary)
+}
+
+/// The conversation first, then its side files in a stable order: a main
+/// session file before `agent-*` files, split sets in numeric order
+/// (`events.jsonl`, `events_1.jsonl`, `events_2.jsonl`, …).
+fn order_files(files: &mut [File]) {
+    fn key(name: &str) -> (bool, String, u64) {
+        let base = name.rsplit('/').next().unwrap_or(name);
+        let stem = base.split('.').next().unwrap_or(base);
+        let (prefix, number) = match stem.rsplit_once('_') {
+            Some((p, n)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => {
+                (p.to_owned(), n.parse().unwrap_or(0) + 1)
+            }
+            _ => (stem.to_owned(), 0),
+        };
+        (base.starts_with("agent-"), prefix, number)
+    }
+    files.sort_by_key(|f| key(&f.name()));
+}
+
+fn read_slice(
+    reader: &FileReaderSync,
+    file: &File,
+    start: f64,
+    end: f64,
+    buf: &mut Vec<u8>,
+) -> Result<(), String> {
+    let blob = file
+        .slice_with_f64_and_f64(start, end)
+        .map_err(|_| format!("{}: cannot slice the file", file.name()))?;
+    let array = reader
+        .read_as_array_buffer(&blob)
+        .map_err(|_| format!("{}: cannot read the file", file.name()))?;
+    let bytes = Uint8Array::new(&array);
+    buf.resize(bytes.length() as usize, 0);
+    bytes.copy_to(buf);
+    Ok(())
+}
+
+/// The dropped files, read by byte range when a body is needed.
+struct Files {
+    files: Vec<File>,
+    reader: FileReaderSync,
+    buf: Vec<u8>,
+}
+
+impl Source for Files {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        let f = self
+            .files
+            .get(file.0 as usize)
+            .ok_or_else(|| SourceError::new(file, range.clone(), "no such file"))?;
+        read_slice(
+            &self.reader,
+            f,
+            range.start as f64,
+            range.end as f64,
+            &mut self.buf,
+        )
+        .map_err(|e| SourceError::new(file, range, e))?;
+        Ok(Cow::Borrowed(&self.buf))
+    }
+}
+
+fn summarize(
+    s: &Session,
+    source: &mut Files,
+    leaf: Option<&str>,
+    entry: Option<&str>,
+    open_ms: f64,
+) -> Summary {
+    let tree = s.tree();
+    let (mut start, mut end) = (None::<i64>, None::<i64>);
+    for e in s.entries() {
+        if let Some(t) = e.timestamp() {
+            start = Some(start.map_or(t, |x| x.min(t)));
+            end = Some(end.map_or(t, |x| x.max(t)));
+        }
+    }
+    let outline = s
+        .outline()
+        .iter()
+        .map(|seg| SegmentInfo {
+            first: seg.first.0,
+            last: seg.last.0,
+            first_label: s.label(seg.first),
+            parent: seg.parent.map(|p| p as u32),
+            depth: seg.depth,
+            children: seg.children.iter().map(|&c| c as u32).collect(),
+            len: seg.len as u32,
+            side: seg.side as u32,
+            compactions: seg.compactions as u32,
+            is_tip: seg.is_tip,
+            has_default: seg.has_default,
+            tip: s.tip_of(seg).0,
+            start: seg.start,
+            end: seg.end,
+            preview: first_prompt(s, source, seg.first, seg.len),
+            sidechain: s.is_sidechain(seg.first),
+            file: s.entry(seg.first).file.0,
+        })
+        .collect();
+    let requested_entry = entry.and_then(|id| s.find(id)).map(|e| e.0);
+    let requested_leaf = leaf
+        .and_then(|id| s.find(id))
+        .filter(|&e| tree.contains(e))
+        .map(|e| e.0);
+    Summary {
+        files: s
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| FileSummary {
+                name: f.name.clone(),
+                size: f.size,
+                lines: f.lines,
+                format: s.file_format(FileId(i as u32)).describe(),
+            })
+            .collect(),
+        format: s.format().describe(),
+        entries: s.entries().len() as u32,
+        nodes: tree.len() as u32,
+        start,
+        end,
+        default_leaf: tree.default_leaf().map(|e| e.0),
+        tips: tree.tips().iter().map(|e| e.0).collect(),
+        real_branch_points: tree.real_branch_points().count() as u32,
+        structural_branch_points: (tree.branch_points().len() - tree.real_branch_points().count())
+            as u32,
+        outline,
+        diagnostics: s
+            .diagnostics()
+            .iter()
+            .take(DIAGNOSTICS_SENT)
+            .cloned()
+            .collect(),
+        diagnostics_total: s.diagnostics().len() as u32,
+        subagents: s
+            .subagents()
+            .iter()
+            .map(|a| SubagentInfo {
+                file: a.file.0,
+                agent_id: a.agent_id.clone(),
+                spawned_by: a.spawned_by.map(|e| e.0),
+                description: s.files()[a.file.0 as usize]
+                    .meta
+                    .as_ref()
+                    .and_then(|m| m.get("description"))
+                    .and_then(|d| d.as_str())
+                    .map(str::to_owned),
+            })
+            .collect(),
+        requested_leaf,
+        requested_entry,
+        open_ms,
+    }
+}
+
+/// The first typed prompt among the first entries of a segment.
+fn first_prompt(s: &Session, source: &mut Files, first: EntryId, len: usize) -> Option<String> {
+    let mut e = first;
+    for _ in 0..len.min(8) {
+        if s.is_prompt(e) && s.role(e) == "user" {
+            let message = s.message(e, source).ok()??;
+            let text = message_preview(&message, 80);
+            if !text.is_empty() {
+                return Some(text);
+            }
+        }
+        e = s.tree().continuation(e)?;
+    }
+    None
+}
+
+impl Open {
+    fn rows(&mut self, leaf: u32) -> Result<&[Row], String> {
+        if !self.session.tree().contains(EntryId(leaf)) {
+            return Err(format!("entry {leaf} is not in the tree"));
+        }
+        if self.branch.as_ref().map(|b| b.0) != Some(leaf) {
+            self.branch = Some((leaf, self.session.rows(EntryId(leaf))));
+        }
+        Ok(&self.branch.as_ref().expect("set above").1)
+    }
+
+    fn branch_rows(&mut self, leaf: u32) -> Response {
+        let rows = match self.rows(leaf) {
+            Ok(rows) => rows.to_vec(),
+            Err(message) => return Response::Failed { message },
+        };
+        let s = &self.session;
+        Response::Branch {
+            leaf,
+            leaf_label: s.label(EntryId(leaf)),
+            rows: rows
+                .iter()
+                .map(|r| {
+                    let first = r.entries[0];
+                    let entry = s.entry(first);
+                    RowInfo {
+                        entry: first.0,
+                        count: r.entries.len() as u32,
+                        label: s.label(first),
+                        kind: r.kind,
+                        entry_type: r.entry_type.clone(),
+                        role: if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
+                            "tool".to_owned()
+                        } else {
+                            r.role.clone()
+                        },
+                        time: r.time,
+                        marks: r.marks,
+                        file: entry.file.0,
+                        line: entry.line,
+                    }
+                })
+                .collect(),
+        }
+    }
+
+    fn bodies(&mut self, leaf: u32, start: u32, end: u32) -> Result<Response, String> {
+        let rows = self.rows(leaf)?.to_vec();
+        let end = (end as usize).min(rows.len());
+        let start = (start as usize).min(end);
+        let mut items = Vec::with_capacity(end - start);
+        for row in &rows[start..end] {
+            items.push(self.body(row)?);
+        }
+        Ok(Response::Bodies {
+            leaf,
+            start: start as u32,
+            items,
+        })
+    }
+
+    fn body(&mut self, row: &Row) -> Result<RowBody, String> {
+        let s = &self.session;
+        if row.kind == RowKind::Message {
+            let message = s
+                .row_message(row, &mut self.source)
+                .map_err(|e| e.to_string())?;
+            return Ok(RowBody {
+                broken: message.is_none(),
+                message,
+                event: None,
+            });
+        }
+        let e = row.entries[0];
+        let value = s.body(e, &mut self.source).map_err(|e| e.to_string())?;
+        Ok(match value {
+            Ok(v) => RowBody {
+                message: None,
+                event: Some(event_line(&v)),
+                broken: false,
+            },
+            Err(_) => RowBody {
+                message: None,
+                event: None,
+                broken: true,
+            },
+        })
+    }
+
+    fn errors(&mut self, leaf: u32) -> Result<Response, String> {
+        let rows = self.rows(leaf)?.to_vec();
+        let found = self
+            .session
+            .error_rows(&rows, &mut self.source)
+            .map_err(|e| e.to_string())?;
+        Ok(Response::Errors {
+            leaf,
+            rows: found.into_iter().map(|i| i as u32).collect(),
+        })
+    }
+
+    /// Case-insensitive search over every entry's raw bytes (cheap), then
+    /// the text of each candidate for the snippet (exact).
+    fn search(&mut self, query: &str, filter: SearchFilter) -> Result<Response, String> {
+        let needle = query.trim().to_lowercase();
+        if needle.is_empty() {
+            return Ok(Response::SearchResults {
+                query: query.to_owned(),
+                hits: Vec::new(),
+                truncated: false,
+            });
+        }
+        let finder = memchr::memmem::Finder::new(needle.as_bytes());
+        let s = &self.session;
+        let tree = s.tree();
+        let mut hits = Vec::new();
+        let mut truncated = false;
+        let mut lower = Vec::new();
+        for (i, entry) in s.entries().iter().enumerate() {
+            let e = EntryId(i as u32);
+            if !tree.contains(e) || entry.is_broken() {
+                continue;
+            }
+            let role = match s.role(e) {
+                _ if entry.flags.has(Flags::TOOL_RESULT) => "tool",
+                "toolResult" => "tool",
+                "" => "event",
+                r => r,
+            };
+            let wanted = match role {
+                "user" => filter.user,
+                "assistant" => filter.assistant,
+                "tool" => filter.tool,
+                _ => filter.events,
+            };
+            if !wanted {
+                continue;
+            }
+            let bytes = self
+                .source
+                .read(entry.file, entry.range())
+                .map_err(|e| e.to_string())?;
+            lower.clear();
+            lower.extend(bytes.iter().map(u8::to_ascii_lowercase));
+            if finder.find(&lower).is_none() {
+                continue;
+            }
+            let text = match s.message(e, &mut self.source).ok().flatten() {
+                Some(m) => crate::describe::searchable_text(&m),
+                None => match s.body(e, &mut self.source) {
+                    Ok(Ok(v)) => event_line(&v),
+                    _ => String::new(),
+                },
+            };
+            let Some(snippet) = snippet(&text, &needle) else {
+                // The match was in markup (a key, an id), not in the text.
+                continue;
+            };
+            if hits.len() == HITS {
+                truncated = true;
+                break;
+            }
+            let mut leaf = e;
+            while let Some(next) = tree.continuation(leaf) {
+                leaf = next;
+            }
+            hits.push(Hit {
+                entry: e.0,
+                label: s.label(e),
+                line: entry.line,
+                role: role.to_owned(),
+                snippet,
+                leaf: leaf.0,
+            });
+        }
+        Ok(Response::SearchResults {
+            query: query.to_owned(),
+            hits,
+            truncated,
+        })
+    }
+
+    fn stats(&mut self) -> Result<Response, String> {
+        let check = self
+            .session
+            .check(&mut self.source)
+            .map_err(|e| e.to_string())?;
+        Ok(Response::Stats {
+            stats: Stats {
+                messages: check.messages,
+                tool_calls: check.tool_calls,
+                tool_results: check.tool_results,
+                tool_errors: check.tool_errors,
+                results_without_call: check.pairing.results_without_call,
+                calls_without_result: check.pairing.calls_without_result,
+                models: check
+                    .models
+                    .iter()
+                    .map(|(model, m)| ModelStat {
+                        model: model.clone(),
+                        messages: m.messages,
+                        input: m.usage.input,
+                        output: m.usage.output,
+                        cache_read: m.usage.cache_read,
+                        cache_write: m.usage.cache_write,
+                        cost: m.usage.cost,
+                    })
+                    .collect(),
+                diagnostics: check
+                    .diagnostics
+                    .into_iter()
+                    .take(DIAGNOSTICS_SENT)
+                    .collect(),
+            },
+        })
+    }
+}
+
+/// Up to 60 characters either side of the first case-insensitive match of
+/// `needle` (already lower case) in `text`.
+fn snippet(text: &str, needle: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    // Lower-casing can change byte lengths outside ASCII; map back through
+    // char positions.
+    let at = lower.find(needle)?;
+    let char_at = lower[..at].chars().count();
+    let chars: Vec<char> = text.chars().collect();
+    let from = char_at.saturating_sub(60);
+    let to = (char_at + needle.chars().count() + 60).min(chars.len());
+    let mut out: String = chars[from..to].iter().collect();
+    out = out.split_whitespace().collect::<Vec<_>>().join(" ");
+    if from > 0 {
+        out.insert(0, '…');
+    }
+    if to < chars.len() {
+        out.push('…');
+    }
+    Some(out)
+}

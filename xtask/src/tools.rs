@@ -1,0 +1,181 @@
+//! What the viewer's build and tests need, installed idempotently: each
+//! check is cheap when the tool is there, and only a missing or wrong
+//! version is installed. Nothing is downloaded at build time by trunk: it
+//! runs offline with these.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::cmd::{cargo, output, step};
+
+/// trunk 0.22 needs a newer rustc than this machine's.
+pub const TRUNK_VERSION: &str = "0.21.14";
+/// Must equal `wasm-bindgen` in Cargo.lock (pinned with `=`).
+pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
+
+/// Where `cargo install` puts binaries.
+fn cargo_bin() -> PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cargo")))
+        .unwrap_or_else(|| PathBuf::from(".cargo"));
+    home.join("bin")
+}
+
+/// The e2e package folder (playwright-core and npm's binaryen).
+pub fn e2e_dir(root: &Path) -> PathBuf {
+    root.join("tests/e2e")
+}
+
+/// `PATH` with the installed tools first: cargo's bin (trunk,
+/// wasm-bindgen) and the e2e package's bin (wasm-opt 132; Debian's 108
+/// breaks the bundle).
+pub fn path(root: &Path) -> std::ffi::OsString {
+    let mut dirs = vec![e2e_dir(root).join("node_modules/.bin"), cargo_bin()];
+    if let Some(old) = std::env::var_os("PATH") {
+        dirs.extend(std::env::split_paths(&old));
+    }
+    std::env::join_paths(dirs).unwrap_or_default()
+}
+
+fn version_of(root: &Path, program: &str) -> Option<String> {
+    let out = Command::new(program)
+        .arg("--version")
+        .env("PATH", path(root))
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+/// trunk and wasm-bindgen-cli at the pinned versions.
+pub fn ensure_rust_tools(root: &Path) -> Result<()> {
+    let want = format!("trunk {TRUNK_VERSION}");
+    if version_of(root, "trunk").as_deref() == Some(&want) {
+        println!("==> {want}: already installed");
+    } else {
+        step(
+            &format!("cargo install trunk {TRUNK_VERSION} (takes minutes, once)"),
+            root,
+            cargo()
+                .args(["install", "--locked", "trunk", "--version", TRUNK_VERSION])
+                // The update check is the only thing its default features add.
+                .args(["--no-default-features", "--features", "rustls"])
+                // trunk's own fat-LTO profile takes 40 % longer to build.
+                .env("CARGO_PROFILE_RELEASE_LTO", "false")
+                .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16"),
+        )?;
+    }
+    let want = format!("wasm-bindgen {WASM_BINDGEN_VERSION}");
+    if version_of(root, "wasm-bindgen").as_deref() == Some(&want) {
+        println!("==> {want}: already installed");
+    } else {
+        let name =
+            format!("cargo install wasm-bindgen-cli {WASM_BINDGEN_VERSION} (takes minutes, once)");
+        let locked = step(
+            &name,
+            root,
+            cargo().args([
+                "install",
+                "--locked",
+                "wasm-bindgen-cli",
+                "--version",
+                WASM_BINDGEN_VERSION,
+            ]),
+        );
+        if locked.is_err() {
+            // Its lockfile names a webpki-roots release the registry mirror
+            // lacks; unlocked it resolves to one that is there.
+            step(
+                &format!("{name}, unlocked"),
+                root,
+                cargo().args([
+                    "install",
+                    "wasm-bindgen-cli",
+                    "--version",
+                    WASM_BINDGEN_VERSION,
+                ]),
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The npm packages of the e2e tests (playwright-core, binaryen), from the
+/// lockfile.
+pub fn ensure_npm(root: &Path) -> Result<()> {
+    let dir = e2e_dir(root);
+    let ready = dir
+        .join("node_modules/playwright-core/package.json")
+        .exists()
+        && dir.join("node_modules/.bin/wasm-opt").exists();
+    if ready {
+        println!("==> npm packages of tests/e2e: already installed");
+        return Ok(());
+    }
+    step(
+        "npm ci (tests/e2e)",
+        &dir,
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]),
+    )
+}
+
+/// Debian's Chromium for the browser tests (a test tool's own browser
+/// download does not work here).
+pub fn ensure_chromium() -> Result<PathBuf> {
+    let chromium = PathBuf::from("/usr/bin/chromium");
+    if chromium.exists() {
+        println!("==> chromium: already installed");
+        return Ok(chromium);
+    }
+    let is_root = output(Command::new("id").arg("-u"))
+        .map(|u| u.trim() == "0")
+        .unwrap_or(false);
+    let apt = |args: &[&str]| {
+        let mut c = if is_root {
+            Command::new("apt-get")
+        } else {
+            let mut c = Command::new("sudo");
+            c.arg("apt-get");
+            c
+        };
+        c.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        c
+    };
+    step(
+        "apt-get update",
+        Path::new("."),
+        &mut apt(&["update", "-qq"]),
+    )
+    .context("installing Chromium needs root or sudo")?;
+    step(
+        "apt-get install chromium",
+        Path::new("."),
+        &mut apt(&[
+            "install",
+            "-y",
+            "-qq",
+            "--no-install-recommends",
+            "chromium",
+        ]),
+    )?;
+    if !chromium.exists() {
+        bail!(
+            "chromium was installed but {} is missing",
+            chromium.display()
+        );
+    }
+    Ok(chromium)
+}
+
+/// Everything the viewer build needs, plus `cargo fetch` (trunk runs cargo
+/// offline).
+pub fn ensure_web_build(root: &Path) -> Result<()> {
+    crate::wasm::ensure_target()?;
+    ensure_rust_tools(root)?;
+    ensure_npm(root)?;
+    step("cargo fetch", root, cargo().args(["fetch", "--locked"]))
+}
