@@ -25,7 +25,7 @@ export async function serve(extra = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
     if (extra[url.pathname]) {
-      res.writeHead(200, { 'Content-Type': 'application/x-ndjson' });
+      res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : url.pathname.endsWith('.js') ? 'text/javascript' : 'application/x-ndjson' });
       return res.end(extra[url.pathname]);
     }
     const file = path.join(dist, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));

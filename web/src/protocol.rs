@@ -52,9 +52,12 @@ impl Default for SearchFilter {
     }
 }
 
-/// From the worker to the page.
+/// From the worker to the page. Adjacently tagged: serde reads the tag
+/// first and the payload straight into its type, where an internally
+/// tagged enum would buffer the whole message first (twice the work for a
+/// branch of a hundred thousand rows).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Response {
     /// The worker is listening (messages sent before are lost, so the page
     /// holds them until this arrives).
@@ -70,7 +73,7 @@ pub enum Response {
     Branch {
         leaf: u32,
         leaf_label: String,
-        rows: Vec<RowInfo>,
+        rows: Box<Rows>,
     },
     Bodies {
         leaf: u32,
@@ -118,8 +121,12 @@ pub struct Summary {
     /// The leaf and entry a deep link asked for, when found.
     pub requested_leaf: Option<u32>,
     pub requested_entry: Option<u32>,
-    /// How long indexing took in the worker, in milliseconds.
+    /// How long opening took in the worker, in milliseconds, and how much
+    /// of it was spent waiting for the browser to read the files.
     pub open_ms: f64,
+    pub read_ms: f64,
+    /// The worker's wasm memory after indexing, in bytes.
+    pub memory: u64,
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -181,8 +188,100 @@ pub struct RowInfo {
     pub line: u32,
 }
 
+/// The rows of a branch, column by column: a long branch is a hundred
+/// thousand rows, and arrays of numbers cross `postMessage` and parse far
+/// faster than as many objects (the page must not stall on them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rows {
+    pub entry: Vec<u32>,
+    pub count: Vec<u32>,
+    pub label: Vec<String>,
+    /// 0 for a message row, 1 for an event row.
+    pub kind: Vec<u8>,
+    /// Index into `types`.
+    pub type_of: Vec<u16>,
+    pub types: Vec<String>,
+    /// Index into `roles`.
+    pub role_of: Vec<u16>,
+    pub roles: Vec<String>,
+    pub time: Vec<Option<i64>>,
+    pub marks: Vec<u8>,
+    pub file: Vec<u32>,
+    pub line: Vec<u32>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.entry.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entry.is_empty()
+    }
+
+    pub fn push(&mut self, row: RowInfo) {
+        fn index(table: &mut Vec<String>, value: String) -> u16 {
+            match table.iter().position(|t| *t == value) {
+                Some(i) => i as u16,
+                None => {
+                    table.push(value);
+                    (table.len() - 1) as u16
+                }
+            }
+        }
+        self.entry.push(row.entry);
+        self.count.push(row.count);
+        self.label.push(row.label);
+        self.kind.push(u8::from(row.kind == RowKind::Event));
+        let t = index(&mut self.types, row.entry_type);
+        self.type_of.push(t);
+        let r = index(&mut self.roles, row.role);
+        self.role_of.push(r);
+        self.time.push(row.time);
+        self.marks.push(row.marks.0);
+        self.file.push(row.file);
+        self.line.push(row.line);
+    }
+
+    pub fn get(&self, i: usize) -> Option<RowInfo> {
+        Some(RowInfo {
+            entry: *self.entry.get(i)?,
+            count: self.count[i],
+            label: self.label[i].clone(),
+            kind: self.kind(i),
+            entry_type: self.types[self.type_of[i] as usize].clone(),
+            role: self.roles[self.role_of[i] as usize].clone(),
+            time: self.time[i],
+            marks: Marks(self.marks[i]),
+            file: self.file[i],
+            line: self.line[i],
+        })
+    }
+
+    pub fn kind(&self, i: usize) -> RowKind {
+        if self.kind[i] == 0 {
+            RowKind::Message
+        } else {
+            RowKind::Event
+        }
+    }
+
+    pub fn marks(&self, i: usize) -> Marks {
+        Marks(self.marks[i])
+    }
+
+    /// The row holding entry `entry`, if the branch has it (a merged row
+    /// holds the entries after its first).
+    pub fn row_of(&self, entry: u32) -> Option<usize> {
+        self.entry.iter().position(|&e| e == entry).or_else(|| {
+            let i = self.entry.partition_point(|&e| e <= entry);
+            (i > 0 && self.entry[i - 1] + self.count[i - 1] > entry).then(|| i - 1)
+        })
+    }
+}
+
 /// A row's body, read when the row is on screen.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowBody {
     /// The message, for message rows whose body parses.
     pub message: Option<Message>,
@@ -228,4 +327,70 @@ pub struct ModelStat {
     pub cache_read: u64,
     pub cache_write: u64,
     pub cost: Option<f64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(entry: u32, count: u32, kind: RowKind, role: &str) -> RowInfo {
+        RowInfo {
+            entry,
+            count,
+            label: format!("e{entry}"),
+            kind,
+            entry_type: if kind == RowKind::Event {
+                "progress"
+            } else {
+                "user"
+            }
+            .into(),
+            role: role.into(),
+            time: Some(i64::from(entry) * 1000),
+            marks: Marks(Marks::PROMPT),
+            file: 0,
+            line: entry + 1,
+        }
+    }
+
+    #[test]
+    fn responses_are_tagged_then_carried() {
+        let json = serde_json::to_string(&Response::Progress { done: 1, total: 2 }).unwrap();
+        assert_eq!(json, r#"{"kind":"progress","data":{"done":1,"total":2}}"#);
+        assert_eq!(
+            serde_json::to_string(&Response::Ready).unwrap(),
+            r#"{"kind":"ready"}"#
+        );
+        // What the worker writes by hand when encoding fails.
+        let failed: Response =
+            serde_json::from_str(r#"{"kind":"failed","data":{"message":"x"}}"#).unwrap();
+        assert!(matches!(failed, Response::Failed { message } if message == "x"));
+    }
+
+    #[test]
+    fn rows_round_trip_column_by_column() {
+        let input = vec![
+            row(0, 1, RowKind::Event, ""),
+            row(1, 1, RowKind::Message, "user"),
+            row(2, 4, RowKind::Message, "assistant"),
+            row(7, 1, RowKind::Message, "user"),
+        ];
+        let mut rows = Rows::default();
+        for r in input.clone() {
+            rows.push(r);
+        }
+        let json = serde_json::to_string(&rows).unwrap();
+        let back: Rows = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.len(), 4);
+        for (i, r) in input.into_iter().enumerate() {
+            assert_eq!(back.get(i), Some(r));
+        }
+        assert_eq!(back.get(4), None);
+        // Role and type names are stored once.
+        assert_eq!(back.roles, ["", "user", "assistant"]);
+        // Entry 4 is inside the merged row that starts at entry 2.
+        assert_eq!(back.row_of(4), Some(2));
+        assert_eq!(back.row_of(7), Some(3));
+        assert_eq!(back.row_of(6), None);
+    }
 }

@@ -1,12 +1,12 @@
 //! The viewer's logic on plain types, so it is tested natively; components
 //! only call it.
 
-use crate::protocol::{RowInfo, SegmentInfo};
+use crate::protocol::SegmentInfo;
 
 /// How many rows are rendered at once around what is on screen.
-pub const WINDOW: usize = 80;
+pub const WINDOW: usize = 60;
 /// How many rows are added when scrolling near an edge of the window.
-pub const GROW: usize = 40;
+pub const GROW: usize = 30;
 
 /// The rows rendered: `start..end` of the branch's rows, `end` never past
 /// what the replay shows.
@@ -159,16 +159,6 @@ pub fn live_segments(outline: &[SegmentInfo], current: u32, default: Option<u32>
     live
 }
 
-/// The row holding entry `entry`, if the branch has it.
-pub fn row_of(rows: &[RowInfo], entry: u32) -> Option<usize> {
-    // Rows are in file order by their first entry; a merged row holds the
-    // entries after it.
-    rows.iter().position(|r| r.entry == entry).or_else(|| {
-        let i = rows.partition_point(|r| r.entry <= entry);
-        (i > 0 && rows[i - 1].entry + rows[i - 1].count > entry).then(|| i - 1)
-    })
-}
-
 /// Human duration: `850 ms`, `12.3 s`, `4 min 5 s`, `2 h 3 min`, `3 d 4 h`.
 pub fn duration(ms: i64) -> String {
     let ms = ms.max(0);
@@ -211,56 +201,18 @@ mod tests {
 
     #[test]
     fn window_stays_within_what_is_shown() {
-        assert_eq!(Window::around(0, 10), Window { start: 0, end: 10 });
-        assert_eq!(
-            Window::around(500, 1000),
-            Window {
-                start: 460,
-                end: 540
-            }
-        );
-        assert_eq!(
-            Window::around(999, 1000),
-            Window {
-                start: 920,
-                end: 1000
-            }
-        );
-        let w = Window { start: 0, end: 80 }.grow_down(1000);
-        assert_eq!(w, Window { start: 0, end: 120 });
-        let w = Window {
-            start: 100,
-            end: 260,
-        }
-        .grow_down(1000);
-        assert_eq!(
-            w,
-            Window {
-                start: 140,
-                end: 300
-            }
-        );
-        assert_eq!(
-            Window { start: 10, end: 90 }.grow_up(),
-            Window { start: 0, end: 90 }
-        );
-        assert_eq!(
-            Window {
-                start: 200,
-                end: 360
-            }
-            .grow_up(),
-            Window {
-                start: 160,
-                end: 320
-            }
-        );
+        let w = |start, end| Window { start, end };
+        assert_eq!(Window::around(0, 10), w(0, 10));
+        assert_eq!(Window::around(500, 1000), w(470, 530));
+        assert_eq!(Window::around(999, 1000), w(940, 1000));
+        assert_eq!(w(0, 60).grow_down(1000), w(0, 90));
+        assert_eq!(w(100, 220).grow_down(1000), w(130, 250));
+        assert_eq!(w(10, 90).grow_up(), w(0, 90));
+        assert_eq!(w(200, 320).grow_up(), w(170, 290));
         // A replay that steps back hides rows past the cursor.
-        let w = Window { start: 0, end: 80 }.follow(50, false);
-        assert_eq!(w, Window { start: 0, end: 50 });
+        assert_eq!(w(0, 60).follow(50, false), w(0, 50));
         // Following the end while playing.
-        let w = Window { start: 0, end: 50 }.follow(51, true);
-        assert_eq!(w, Window { start: 0, end: 51 });
+        assert_eq!(w(0, 50).follow(51, true), w(0, 51));
     }
 
     #[test]

@@ -10,19 +10,24 @@ use js_sys::{Array, Uint8Array};
 use retrace_core::{EntryId, FileId, Flags, Reader, Row, RowKind, Session, Source, SourceError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
 use crate::describe::{event_line, message_preview};
 use crate::protocol::{
-    FileSummary, Hit, ModelStat, Request, Response, RowBody, RowInfo, SearchFilter, SegmentInfo,
-    Stats, SubagentInfo, Summary,
+    FileSummary, Hit, ModelStat, Request, Response, RowBody, RowInfo, Rows, SearchFilter,
+    SegmentInfo, Stats, SubagentInfo, Summary,
 };
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
-const PIECE: f64 = (8 << 20) as f64;
+const PIECE: f64 = (16 << 20) as f64;
+/// Reads kept in flight while indexing.
+const READ_AHEAD: usize = 3;
 /// Diagnostics sent with the summary; the rest are counted.
 const DIAGNOSTICS_SENT: usize = 500;
+/// Tree segments that get a preview of their first prompt.
+const PREVIEWS: usize = 300;
 /// Search hits returned at most.
 const HITS: usize = 500;
 
@@ -36,6 +41,9 @@ struct Open {
 
 thread_local! {
     static STATE: RefCell<Option<Open>> = const { RefCell::new(None) };
+    /// Counts opens, so a file still being read when another is dropped
+    /// stops and leaves the newer one alone.
+    static OPENING: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// Starts answering messages. Called once by the worker's `main`.
@@ -45,7 +53,9 @@ pub fn run() {
         let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
         for response in handle(&event.data()) {
             let text = serde_json::to_string(&response).unwrap_or_else(|e| {
-                format!(r#"{{"kind":"failed","message":"cannot encode a response: {e}"}}"#)
+                format!(
+                    r#"{{"kind":"failed","data":{{"message":"cannot encode a response: {e}"}}}}"#
+                )
             });
             let _ = scope.post_message(&JsValue::from_str(&text));
         }
@@ -77,12 +87,23 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 .map(|v| v.unchecked_into::<Array>())
                 .map(|a| a.iter().map(|f| f.unchecked_into::<File>()).collect())
                 .unwrap_or_default();
-            match open(files, leaf.as_deref(), entry.as_deref()) {
-                Ok(summary) => vec![Response::Opened {
-                    summary: Box::new(summary),
-                }],
-                Err(message) => vec![Response::Failed { message }],
-            }
+            let generation = OPENING.with(|g| {
+                let next = g.get() + 1;
+                g.set(next);
+                next
+            });
+            wasm_bindgen_futures::spawn_local(async move {
+                let result = open(files, leaf.as_deref(), entry.as_deref(), generation).await;
+                match result {
+                    Ok(Some(summary)) => post(&Response::Opened {
+                        summary: Box::new(summary),
+                    }),
+                    // A later drop replaced this one.
+                    Ok(None) => {}
+                    Err(message) => post(&Response::Failed { message }),
+                }
+            });
+            Vec::new()
         }
         other => with_open(|open| match other {
             Request::Branch { leaf } => Ok(open.branch_rows(leaf)),
@@ -120,8 +141,14 @@ fn now_ms() -> f64 {
 
 /// Reads `files` into a session: the first file is the conversation, the
 /// others its side files (subagents, later parts of a split set); a
-/// `*.meta.json` is attached to the file of the same stem.
-fn open(files: Vec<File>, leaf: Option<&str>, entry: Option<&str>) -> Result<Summary, String> {
+/// `*.meta.json` is attached to the file of the same stem. `None` when a
+/// later open superseded this one.
+async fn open(
+    files: Vec<File>,
+    leaf: Option<&str>,
+    entry: Option<&str>,
+    generation: u64,
+) -> Result<Option<Summary>, String> {
     if files.is_empty() {
         return Err("no files to open".to_owned());
     }
@@ -136,19 +163,45 @@ fn open(files: Vec<File>, leaf: Option<&str>, entry: Option<&str>) -> Result<Sum
     let mut reader = Reader::new();
     let mut buf = Vec::new();
     let mut last_post = 0.0;
+    let mut waited_ms = 0.0;
     for file in &sessions {
         let id = reader.begin_file(&file.name());
         let size = file.size();
-        let mut at = 0.0;
-        while at < size {
-            let end = (at + PIECE).min(size);
-            read_slice(&reader_sync, file, at, end, &mut buf)?;
+        // Pieces are read by the browser while earlier ones are indexed:
+        // reading a file from a tab is slower than indexing it, so keep
+        // several reads in flight.
+        let mut starts = (0..).map(|i| i as f64 * PIECE).take_while(|&at| at < size);
+        let mut inflight = std::collections::VecDeque::new();
+        let read = |at: f64| -> Result<(f64, JsFuture), String> {
+            let blob = file
+                .slice_with_f64_and_f64(at, (at + PIECE).min(size))
+                .map_err(|_| format!("{}: cannot slice the file", file.name()))?;
+            Ok((at, JsFuture::from(blob.array_buffer())))
+        };
+        for at in starts.by_ref().take(READ_AHEAD) {
+            inflight.push_back(read(at)?);
+        }
+        while let Some((at, pending)) = inflight.pop_front() {
+            let t = now_ms();
+            let array = pending
+                .await
+                .map_err(|_| format!("{}: cannot read the file", file.name()))?;
+            waited_ms += now_ms() - t;
+            if OPENING.with(|g| g.get()) != generation {
+                return Ok(None);
+            }
+            if let Some(next) = starts.next() {
+                inflight.push_back(read(next)?);
+            }
+            let bytes = Uint8Array::new(&array);
+            buf.resize(bytes.length() as usize, 0);
+            bytes.copy_to(&mut buf);
             reader.push(&buf);
-            at = end;
+            let done = at + buf.len() as f64;
             if now_ms() - last_post > 50.0 {
                 last_post = now_ms();
                 post(&Response::Progress {
-                    done: (base + at) as u64,
+                    done: (base + done) as u64,
                     total: total as u64,
                 });
             }
@@ -174,7 +227,8 @@ fn open(files: Vec<File>, leaf: Option<&str>, entry: Option<&str>) -> Result<Sum
         reader: reader_sync,
         buf: Vec::new(),
     };
-    let summary = summarize(&session, &mut source, leaf, entry, open_ms);
+    let mut summary = summarize(&session, &mut source, leaf, entry, open_ms);
+    summary.read_ms = waited_ms;
     STATE.with(|s| {
         *s.borrow_mut() = Some(Open {
             session,
@@ -182,7 +236,7 @@ fn open(files: Vec<File>, leaf: Option<&str>, entry: Option<&str>) -> Result<Sum
             branch: None,
         })
     });
-    Ok(summary)
+    Ok(Some(summary))
 }
 
 /// The conversation first, then its side files in a stable order: a main
@@ -262,10 +316,15 @@ fn summarize(
             end = Some(end.map_or(t, |x| x.max(t)));
         }
     }
-    let outline = s
-        .outline()
+    // A preview costs a body read; a big session has thousands of
+    // segments, so only the first ones (and those on the default branch)
+    // get one.
+    let segments = s.outline();
+    let on_default: Vec<bool> = segments.iter().map(|seg| seg.has_default).collect();
+    let outline = segments
         .iter()
-        .map(|seg| SegmentInfo {
+        .enumerate()
+        .map(|(i, seg)| SegmentInfo {
             first: seg.first.0,
             last: seg.last.0,
             first_label: s.label(seg.first),
@@ -280,7 +339,9 @@ fn summarize(
             tip: s.tip_of(seg).0,
             start: seg.start,
             end: seg.end,
-            preview: first_prompt(s, source, seg.first, seg.len),
+            preview: (i < PREVIEWS || on_default[i])
+                .then(|| first_prompt(s, source, seg.first, seg.len))
+                .flatten(),
             sidechain: s.is_sidechain(seg.first),
             file: s.entry(seg.first).file.0,
         })
@@ -338,6 +399,20 @@ fn summarize(
         requested_leaf,
         requested_entry,
         open_ms,
+        read_ms: 0.0,
+        memory: memory_bytes(),
+    }
+}
+
+/// The size of this worker's wasm memory.
+fn memory_bytes() -> u64 {
+    #[cfg(target_arch = "wasm32")]
+    {
+        core::arch::wasm32::memory_size(0) as u64 * 65536
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        0
     }
 }
 
@@ -374,32 +449,32 @@ impl Open {
             Err(message) => return Response::Failed { message },
         };
         let s = &self.session;
+        let mut out = Rows::default();
+        for r in &rows {
+            let first = r.entries[0];
+            let entry = s.entry(first);
+            let role = if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
+                "tool".to_owned()
+            } else {
+                r.role.clone()
+            };
+            out.push(RowInfo {
+                entry: first.0,
+                count: r.entries.len() as u32,
+                label: s.label(first),
+                kind: r.kind,
+                entry_type: r.entry_type.clone(),
+                role,
+                time: r.time,
+                marks: r.marks,
+                file: entry.file.0,
+                line: entry.line,
+            });
+        }
         Response::Branch {
             leaf,
             leaf_label: s.label(EntryId(leaf)),
-            rows: rows
-                .iter()
-                .map(|r| {
-                    let first = r.entries[0];
-                    let entry = s.entry(first);
-                    RowInfo {
-                        entry: first.0,
-                        count: r.entries.len() as u32,
-                        label: s.label(first),
-                        kind: r.kind,
-                        entry_type: r.entry_type.clone(),
-                        role: if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
-                            "tool".to_owned()
-                        } else {
-                            r.role.clone()
-                        },
-                        time: r.time,
-                        marks: r.marks,
-                        file: entry.file.0,
-                        line: entry.line,
-                    }
-                })
-                .collect(),
+            rows: Box::new(out),
         }
     }
 

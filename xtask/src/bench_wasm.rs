@@ -36,8 +36,8 @@ pub fn run(args: &[String]) -> Result<()> {
     let files: Vec<PathBuf> = if args.is_empty() {
         let bench = root.join("target/bench");
         vec![
-            ensure_generated(&root, &bench, "gen_session.py", "pi-1000mb.jsonl")?,
-            ensure_generated(&root, &bench, "gen_claude.py", "claude-1000mb.jsonl")?,
+            ensure_generated(&root, &bench, "gen_session.py", "pi", 1000)?,
+            ensure_generated(&root, &bench, "gen_claude.py", "claude", 1000)?,
         ]
     } else {
         args.iter().map(PathBuf::from).collect()
@@ -52,9 +52,17 @@ pub fn run(args: &[String]) -> Result<()> {
     )
 }
 
-/// A 1000 MB session from one of the shared generators (seed 1), made once.
-fn ensure_generated(root: &Path, dir: &Path, tool: &str, name: &str) -> Result<PathBuf> {
-    let path = dir.join(name);
+/// A session of `mb` MB from one of the shared generators (seed 1), made
+/// once as `<prefix>-<mb>mb.jsonl` in `dir`.
+pub fn ensure_generated(
+    root: &Path,
+    dir: &Path,
+    tool: &str,
+    prefix: &str,
+    mb: u32,
+) -> Result<PathBuf> {
+    let name = format!("{prefix}-{mb}mb.jsonl");
+    let path = dir.join(&name);
     if path.exists() {
         return Ok(path);
     }
@@ -65,7 +73,7 @@ fn ensure_generated(root: &Path, dir: &Path, tool: &str, name: &str) -> Result<P
         root,
         Command::new("python3")
             .arg(root.join("../shared/tools").join(tool))
-            .args(["--mb", "1000", "--seed", "1", "--out"])
+            .args(["--mb", &mb.to_string(), "--seed", "1", "--out"])
             .arg(&tmp),
     )?;
     std::fs::rename(&tmp, &path).with_context(|| format!("renaming {}", tmp.display()))?;

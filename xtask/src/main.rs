@@ -5,8 +5,10 @@
 //! - `serve`: builds the viewer and serves it with the demo session.
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
+//! - `bench-web`: the viewer's open speed in headless Chromium.
 
 mod bench_wasm;
+mod bench_web;
 mod cmd;
 mod serve;
 mod test;
@@ -24,6 +26,7 @@ fn main() -> ExitCode {
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
+        Some("bench-web") => bench_web::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -53,6 +56,8 @@ commands:
               and its no-host-imports check, the viewer's bundle budget
               and its end-to-end tests in Chromium (what CI runs)
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
+  bench-web   [FILE…] the viewer in Chromium: first paint, full index,
+              main-thread stalls, bundle size
 ";
 
 /// The workspace root (the parent of this crate).

@@ -8,6 +8,7 @@ use retrace_core::{Marks, RowKind};
 use wasm_bindgen::JsCast;
 
 use super::{row::RowView, viewer};
+use crate::protocol::Rows;
 
 /// How close to an edge (in pixels) scrolling loads more rows.
 const EDGE: i32 = 600;
@@ -60,8 +61,9 @@ pub fn Conversation() -> impl IntoView {
         v.rows.with(|rows| {
             (w.start..w.end.min(shown).min(rows.len()))
                 .filter(|&i| {
-                    let r = &rows[i];
-                    show_events || r.kind == RowKind::Message || r.marks.has(Marks::COMPACTION)
+                    show_events
+                        || rows.kind(i) == RowKind::Message
+                        || rows.marks(i).has(Marks::COMPACTION)
                 })
                 .map(|i| (leaf, i))
                 .collect::<Vec<_>>()
@@ -81,7 +83,7 @@ pub fn Conversation() -> impl IntoView {
     let below = move || {
         let w = v.window.get();
         let shown = v.position.get();
-        let hidden = v.rows.with(Vec::len).saturating_sub(shown);
+        let hidden = v.rows.with(Rows::len).saturating_sub(shown);
         view! {
             {(w.end < shown).then(|| view! {
                 <button class="more" on:click=move |_| {
@@ -112,7 +114,7 @@ pub fn Conversation() -> impl IntoView {
                 <RowView index=key.1/>
             </For>
             {below}
-            <Show when=move || v.rows.with(Vec::is_empty) && v.leaf.get().is_some()>
+            <Show when=move || v.rows.with(Rows::is_empty) && v.leaf.get().is_some()>
                 <div class="empty">"Loading the branch…"</div>
             </Show>
         </div>

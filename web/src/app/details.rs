@@ -40,6 +40,11 @@ pub fn Details() -> impl IntoView {
                 {(!s.subagents.is_empty()).then(|| view! {
                     <dt>"Subagents"</dt><dd>{s.subagents.len()}</dd>
                 })}
+                <dt>"Index"</dt>
+                <dd>
+                    {format!("{:.0} ms ({:.0} ms waiting for reads) · worker memory ", s.open_ms, s.read_ms)}
+                    <span id="worker-memory">{bytes(s.memory)}</span>
+                </dd>
             </dl>
             <h3>"Files"</h3>
             <ul class="files">{files}</ul>

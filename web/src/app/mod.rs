@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use retrace_core::{Marks, Replay, ReplayEvent, ReplayOptions, Step};
 
 use crate::client;
-use crate::protocol::{Hit, Request, Response, RowBody, RowInfo, SearchFilter, Stats, Summary};
+use crate::protocol::{Hit, Request, Response, RowBody, Rows, SearchFilter, Stats, Summary};
 use crate::state::{Spot, Window};
 
 /// Everything the panels share. Signals are `Copy`; components take what
@@ -29,7 +29,7 @@ pub struct Viewer {
     /// The leaf of the branch shown.
     pub leaf: RwSignal<Option<u32>>,
     /// The rows of that branch, once the worker sent them.
-    pub rows: RwSignal<Vec<RowInfo>>,
+    pub rows: RwSignal<Rows>,
     /// The leaf's id as links write it.
     pub leaf_label: RwSignal<String>,
     /// Bodies of rows on screen, by row index.
@@ -70,6 +70,9 @@ thread_local! {
     static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
 }
 
+/// Rows per body request.
+const BODY_BATCH: usize = 12;
+
 pub fn viewer() -> Viewer {
     expect_context::<Viewer>()
 }
@@ -88,7 +91,7 @@ impl Viewer {
             progress: RwSignal::new(None),
             failure: RwSignal::new(None),
             leaf: RwSignal::new(None),
-            rows: RwSignal::new(Vec::new()),
+            rows: RwSignal::new(Rows::default()),
             leaf_label: RwSignal::new(String::new()),
             bodies: RwSignal::new(HashMap::new()),
             errors: RwSignal::new(HashSet::new()),
@@ -117,7 +120,7 @@ impl Viewer {
         self.failure.set(None);
         self.stats.set(None);
         self.hits.set(None);
-        self.rows.set(Vec::new());
+        self.rows.set(Rows::default());
         self.leaf.set(None);
         let total = files.iter().map(|f| f.size() as u64).sum();
         self.progress.set(Some((0, total)));
@@ -139,7 +142,7 @@ impl Viewer {
         }
         self.leaf.set(Some(leaf));
         self.window.set(Window::default());
-        self.rows.set(Vec::new());
+        self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
         self.errors.set(HashSet::new());
         self.focus.set(None);
@@ -168,9 +171,7 @@ impl Viewer {
     /// Shows entry `entry`, switching to the branch ending at `leaf` when it
     /// is not on the one shown.
     pub fn go_to_entry(self, leaf: u32, entry: u32) {
-        let here = self
-            .rows
-            .with_untracked(|rows| crate::state::row_of(rows, entry));
+        let here = self.rows.with_untracked(|rows| rows.row_of(entry));
         match here {
             Some(row) => self.focus_row(row),
             None => {
@@ -200,12 +201,14 @@ impl Viewer {
                     .collect()
             })
         });
-        // One request per run of missing rows.
+        // One request per run of missing rows, at most BODY_BATCH rows
+        // each: every response is rendered in its own task, so the page
+        // keeps answering while a screenful of long messages comes in.
         let mut i = 0;
         while i < missing.len() {
             let start = missing[i];
             let mut end = start + 1;
-            while i + 1 < missing.len() && missing[i + 1] == end {
+            while i + 1 < missing.len() && missing[i + 1] == end && end - start < BODY_BATCH {
                 i += 1;
                 end += 1;
             }
@@ -238,9 +241,8 @@ impl Viewer {
         if self.leaf.get_untracked().is_none() {
             return;
         }
-        let rows = self.rows.get_untracked();
         let position = self.position.get_untracked();
-        let replaying = position < rows.len();
+        let replaying = position < self.rows.with_untracked(Rows::len);
         let row = if replaying {
             position.checked_sub(1)
         } else {
@@ -248,7 +250,7 @@ impl Viewer {
         };
         let spot = Spot {
             leaf: Some(self.leaf_label.get_untracked()).filter(|l| !l.is_empty()),
-            entry: row.and_then(|i| rows.get(i)).map(|r| r.label.clone()),
+            entry: row.and_then(|i| self.rows.with_untracked(|r| r.label.get(i).cloned())),
             replay: replaying,
         };
         set_location_hash(&spot.format());
@@ -293,7 +295,7 @@ fn sync_replay(v: Viewer) {
     if moved {
         v.window
             .update(|w| *w = w.follow(position, was_at_end || playing));
-        if playing || position < v.rows.with_untracked(Vec::len) {
+        if playing || position < v.rows.with_untracked(Rows::len) {
             v.focus.set(position.checked_sub(1));
         }
         v.request_bodies();
@@ -339,7 +341,7 @@ fn on_response(v: Viewer, response: Response) {
             match leaf {
                 Some(leaf) => v.select_leaf(leaf),
                 None => {
-                    v.rows.set(Vec::new());
+                    v.rows.set(Rows::default());
                     v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
                 }
             }
@@ -356,22 +358,23 @@ fn on_response(v: Viewer, response: Response) {
                 return;
             }
             v.leaf_label.set(leaf_label);
-            let steps: Vec<Step> = rows
-                .iter()
-                .map(|r| Step {
-                    time: r.time,
-                    marks: r.marks,
+            let steps: Vec<Step> = (0..rows.len())
+                .map(|i| Step {
+                    time: rows.time[i],
+                    marks: rows.marks(i),
                 })
                 .collect();
             let len = rows.len();
             let options = v.options.get_untracked();
             REPLAY.with(|r| *r.borrow_mut() = Replay::new(steps, options));
-            v.rows.set(rows);
+            v.rows.set(*rows);
             v.position.set(len);
             let pending = v.pending.get_untracked();
             v.pending.set(None);
             let target = pending.and_then(|p| {
-                crate::state::row_of(&v.rows.get_untracked(), p.entry).map(|row| (row, p.replay))
+                v.rows
+                    .with_untracked(|rows| rows.row_of(p.entry))
+                    .map(|row| (row, p.replay))
             });
             match target {
                 Some((row, true)) => {
@@ -454,7 +457,7 @@ fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
         || ev.ctrl_key()
         || ev.meta_key()
         || ev.alt_key()
-        || v.rows.with_untracked(Vec::is_empty)
+        || v.rows.with_untracked(Rows::is_empty)
     {
         return;
     }

@@ -5,17 +5,18 @@ use leptos::prelude::*;
 use retrace_core::{Marks, ReplayOptions, Speed};
 
 use super::{viewer, REPLAY};
+use crate::protocol::Rows;
 use crate::state::duration;
 
 #[component]
 pub fn Player() -> impl IntoView {
     let v = viewer();
-    let len = move || v.rows.with(Vec::len);
+    let len = move || v.rows.with(Rows::len);
     // The 1x timeline of the branch (idle gaps cut), for the scrubber.
     let timeline = Memo::new(move |_| {
-        let _ = v.rows.get();
-        let _ = v.errors.get();
-        let _ = v.options.get();
+        v.rows.track();
+        v.errors.track();
+        v.options.track();
         REPLAY.with(|r| {
             let r = r.borrow();
             (
@@ -38,32 +39,24 @@ pub fn Player() -> impl IntoView {
     let markers = move || {
         let total = total() as f64;
         timeline.with(|(t, marks)| {
-            let mut out = Vec::new();
-            for (i, m) in marks.iter().enumerate() {
-                let kind = if m.has(Marks::ERROR) {
-                    "error"
-                } else if m.has(Marks::COMPACTION) {
-                    "compaction"
-                } else if m.has(Marks::BRANCH_POINT) {
-                    "fork"
-                } else if m.has(Marks::SUBAGENT) {
-                    "subagent"
-                } else if m.has(Marks::PROMPT) {
-                    "prompt"
-                } else {
-                    continue;
-                };
-                let left = t[i] as f64 * 100.0 / total;
-                out.push(view! {
-                    <button
-                        class=format!("marker {kind}")
-                        style=format!("left: {left:.3}%")
-                        title=format!("{kind} · row {}", i + 1)
-                        on:click=move |_| v.focus_row(i)
-                    ></button>
-                });
-            }
-            out
+            marker_buckets(t, marks, total)
+                .into_iter()
+                .map(|(left, kind, row, n)| {
+                    let title = if n > 1 {
+                        format!("{n} marks from row {}", row + 1)
+                    } else {
+                        format!("{kind} · row {}", row + 1)
+                    };
+                    view! {
+                        <button
+                            class=format!("marker {kind}")
+                            style=format!("left: {left:.3}%")
+                            title=title
+                            on:click=move |_| v.focus_row(row)
+                        ></button>
+                    }
+                })
+                .collect_view()
         })
     };
     let set_options = move |f: &dyn Fn(&mut ReplayOptions)| {
@@ -152,5 +145,63 @@ pub fn Player() -> impl IntoView {
             </span>
             <span class="clock">{move || format!("{} / {}", duration(at() as i64), duration(total() as i64))}</span>
         </div>
+    }
+}
+
+/// Markers on the scrubber, at most one per [`BUCKETS`]th of its width: a
+/// long branch has thousands of prompts, and a marker each would stall the
+/// page. Each bucket shows its most important mark and jumps to its first
+/// marked row. Returns (left %, kind, first row, marks in the bucket).
+fn marker_buckets(
+    timeline: &[u64],
+    marks: &[Marks],
+    total: f64,
+) -> Vec<(f64, &'static str, usize, usize)> {
+    const BUCKETS: usize = 400;
+    // Most important first.
+    const KINDS: [(u8, &str); 5] = [
+        (Marks::ERROR, "error"),
+        (Marks::COMPACTION, "compaction"),
+        (Marks::BRANCH_POINT, "fork"),
+        (Marks::SUBAGENT, "subagent"),
+        (Marks::PROMPT, "prompt"),
+    ];
+    let mut buckets: Vec<Option<(usize, usize, usize)>> = vec![None; BUCKETS];
+    for (i, m) in marks.iter().enumerate() {
+        let Some(rank) = KINDS.iter().position(|(bit, _)| m.has(*bit)) else {
+            continue;
+        };
+        let b = ((timeline[i] as f64 / total) * (BUCKETS - 1) as f64) as usize;
+        let slot = &mut buckets[b.min(BUCKETS - 1)];
+        *slot = Some(match *slot {
+            None => (rank, i, 1),
+            Some((r, first, n)) => (r.min(rank), first, n + 1),
+        });
+    }
+    buckets
+        .into_iter()
+        .filter_map(|b| {
+            let (rank, row, n) = b?;
+            let left = timeline[row] as f64 * 100.0 / total;
+            Some((left, KINDS[rank].1, row, n))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_are_bucketed_with_the_most_important_kind() {
+        let timeline: Vec<u64> = (0..10_000).collect();
+        let mut marks = vec![Marks(Marks::PROMPT); 10_000];
+        marks[5].0 |= Marks::ERROR;
+        let buckets = marker_buckets(&timeline, &marks, 10_000.0);
+        assert!(buckets.len() <= 400);
+        assert_eq!(buckets[0].1, "error");
+        assert_eq!(buckets[0].2, 0, "jumps to the bucket's first row");
+        assert!(buckets[1..].iter().all(|b| b.1 == "prompt"));
+        assert_eq!(buckets.iter().map(|b| b.3).sum::<usize>(), 10_000);
     }
 }

@@ -8,17 +8,20 @@ use crate::diff::{self, Line};
 use crate::markdown::to_html;
 use crate::protocol::{RowBody, RowInfo};
 
-/// Tool output lines shown before "show all".
+/// Tool output lines and characters shown before "show all".
 const OUTPUT_LINES: usize = 24;
+const OUTPUT_CHARS: usize = 4_000;
 /// Characters of text rendered as markdown; longer texts show as plain
 /// text (markdown of a megabyte blocks the page).
-const MARKDOWN_MAX: usize = 200_000;
+const MARKDOWN_MAX: usize = 30_000;
 
 #[component]
 pub fn RowView(index: usize) -> impl IntoView {
     let v = viewer();
-    let info = move || v.rows.with(|r| r.get(index).cloned());
-    let body = move || v.bodies.with(|b| b.get(&index).cloned());
+    let info = move || v.rows.with(|r| r.get(index));
+    // A memo, so a batch of bodies arriving for other rows leaves this one
+    // alone.
+    let body = Memo::new(move |_| v.bodies.with(|b| b.get(&index).cloned()));
     let is_error = move || v.errors.with(|e| e.contains(&index));
     let focused = move || v.focus.get() == Some(index);
     move || {
@@ -33,7 +36,7 @@ pub fn RowView(index: usize) -> impl IntoView {
         Some(view! {
             <article class=class data-row=index.to_string() data-entry=label.clone() id=format!("row-{index}")>
                 <RowHead info=info.clone() index=index/>
-                {move || match body() {
+                {move || match body.get() {
                     None => view! { <div class="loading-body">"…"</div> }.into_any(),
                     Some(b) => body_view(&info, b).into_any(),
                 }}
@@ -278,16 +281,13 @@ fn diff_view(lines: Vec<Line>) -> impl IntoView {
     view! { <div class="diff">{rows}</div> }
 }
 
-/// Preformatted output, shortened to its first lines with a button for
-/// the rest.
+/// Preformatted output, shortened to its first lines (and characters: one
+/// line can be a megabyte of minified JSON) with a button for the rest.
 fn output_view(text: String, is_error: bool) -> impl IntoView {
+    let short = shorten_output(&text);
     let total = text.lines().count();
-    let expanded = RwSignal::new(total <= OUTPUT_LINES + 4);
-    let short: String = text
-        .lines()
-        .take(OUTPUT_LINES)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let expanded = RwSignal::new(short.is_none());
+    let short = short.unwrap_or_default();
     let full = StoredValue::new(text);
     view! {
         <pre class="output" class:failed=is_error>
@@ -299,4 +299,19 @@ fn output_view(text: String, is_error: bool) -> impl IntoView {
             </button>
         })}
     }
+}
+
+/// The first lines of `text` when it is too long to show whole.
+fn shorten_output(text: &str) -> Option<String> {
+    let cut_at_chars = text.char_indices().nth(OUTPUT_CHARS).map(|(i, _)| i);
+    let cut_at_lines = text
+        .match_indices('\n')
+        .nth(OUTPUT_LINES - 1)
+        .map(|(i, _)| i)
+        .filter(|_| text.lines().count() > OUTPUT_LINES + 4);
+    let cut = match (cut_at_chars, cut_at_lines) {
+        (Some(a), Some(b)) => a.min(b),
+        (a, b) => a.or(b)?,
+    };
+    Some(format!("{}…", &text[..cut]))
 }

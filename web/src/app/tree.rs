@@ -7,9 +7,13 @@ use super::viewer;
 use crate::protocol::SegmentInfo;
 use crate::state::{live_segments, path_segments};
 
+/// Tree segments drawn before "show more".
+const SEGMENTS_SHOWN: usize = 200;
+
 #[component]
 pub fn TreePanel() -> impl IntoView {
     let v = viewer();
+    let show_all = RwSignal::new(false);
     let items = move || {
         let summary = v.summary.get()?;
         let leaf = v.leaf.get()?;
@@ -20,8 +24,16 @@ pub fn TreePanel() -> impl IntoView {
         let subagents = summary.subagents.clone();
         let mut last_file = None;
         let mut out = Vec::new();
+        let all = show_all.get();
+        let mut hidden = 0;
         for (i, seg) in summary.outline.iter().enumerate() {
             if hide && !live[i] {
+                continue;
+            }
+            // Thousands of branches would stall the page and help nobody:
+            // the first ones and the live ones, unless asked for all.
+            if !all && i >= SEGMENTS_SHOWN && !live[i] {
+                hidden += 1;
                 continue;
             }
             if seg.parent.is_none() && files.len() > 1 && last_file != Some(seg.file) {
@@ -45,6 +57,18 @@ pub fn TreePanel() -> impl IntoView {
                 out.push(view! { <li class="file-header" title=name>{title}</li> }.into_any());
             }
             out.push(segment_item(seg, on_path.contains(&i), seg.last == leaf).into_any());
+        }
+        if hidden > 0 {
+            out.push(
+                view! {
+                    <li class="more-segments">
+                        <button class="more" on:click=move |_| show_all.set(true)>
+                            {format!("show {hidden} more branches")}
+                        </button>
+                    </li>
+                }
+                .into_any(),
+            );
         }
         Some(out)
     };
