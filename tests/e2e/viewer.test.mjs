@@ -69,12 +69,35 @@ for (const c of cases) {
     assert.equal(await p.locator('.broken').count(), 0);
     if (c.subagent) {
       assert.ok(await p.locator('.file-header', { hasText: 'subagent' }).count() > 0, 'subagent file listed in the tree');
+      // The Task result that spawned it opens the subagent's conversation.
+      await p.locator('.subagent-block .open-subagent').first().click();
+      await p.waitForFunction(() => document.body.innerText.includes('comprehensive overview of the code organization'));
     }
     assert.deepEqual(p.errors, []);
     await shot(p, `drop-${c.files[0].split('/').pop()}`);
     await p.close();
   });
 }
+
+test('images show only on request, from the file itself', async () => {
+  const p = await page(ctx);
+  await p.goto(site.base + '/');
+  await drop(p, files('pi/badlogic__pi-mono/compact.jsonl'));
+  await opened(p);
+  // Find a row with an image: search for it, then ask for it.
+  await p.fill('#search', 'image/png');
+  await p.press('#search', 'Enter');
+  await p.waitForSelector('.hit');
+  await p.locator('.hit').first().click();
+  await p.waitForSelector('.row.focused .image-placeholder');
+  assert.equal(await p.locator('img.image').count(), 0, 'not loaded until asked');
+  await p.click('.row.focused .show-image');
+  await p.waitForSelector('.row.focused img.image');
+  assert.match(await p.getAttribute('.row.focused img.image', 'src'), /^data:image\/(png|jpeg|gif|webp);base64,/);
+  assert.deepEqual(p.errors, []);
+  await shot(p, 'image-on-request');
+  await p.close();
+});
 
 test('file picker, paste and a broken line', async () => {
   const p = await page(ctx);

@@ -30,6 +30,8 @@ pub enum Request {
     Search { query: String, filter: SearchFilter },
     /// Tokens per model and tool counts (parses every body).
     Stats,
+    /// The `image`th image (in document order) of a row, to show it.
+    Image { leaf: u32, row: u32, image: u32 },
 }
 
 /// Which rows a search looks at.
@@ -92,6 +94,13 @@ pub enum Response {
     },
     Stats {
         stats: Stats,
+    },
+    /// An image as a `data:` URL (no request leaves the tab).
+    Image {
+        leaf: u32,
+        row: u32,
+        image: u32,
+        url: String,
     },
     /// A request could not be served (unreadable file, …).
     Failed {

@@ -111,6 +111,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
             Request::Errors { leaf } => open.errors(leaf),
             Request::Search { query, filter } => open.search(&query, filter),
             Request::Stats => open.stats(),
+            Request::Image { leaf, row, image } => open.image(leaf, row, image),
             Request::Open { .. } => unreachable!("handled above"),
         }),
     }
@@ -519,6 +520,31 @@ impl Open {
                 broken: true,
             },
         })
+    }
+
+    fn image(&mut self, leaf: u32, row: u32, image: u32) -> Result<Response, String> {
+        let entries = self
+            .rows(leaf)?
+            .get(row as usize)
+            .ok_or_else(|| format!("no row {row}"))?
+            .entries
+            .clone();
+        let mut images = Vec::new();
+        for e in entries {
+            if let Ok(Ok(value)) = self.session.body(e, &mut self.source) {
+                crate::describe::images(&value, &mut images);
+            }
+        }
+        match images.into_iter().nth(image as usize) {
+            Some(Some(url)) => Ok(Response::Image {
+                leaf,
+                row,
+                image,
+                url,
+            }),
+            Some(None) => Err("this image is a link to elsewhere; it is not fetched".to_owned()),
+            None => Err(format!("row {row} has no image {image}")),
+        }
     }
 
     fn errors(&mut self, leaf: u32) -> Result<Response, String> {

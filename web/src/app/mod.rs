@@ -45,6 +45,8 @@ pub struct Viewer {
     /// The row a link points at (highlighted, kept in the URL).
     pub focus: RwSignal<Option<usize>>,
     pub stats: RwSignal<Option<Stats>>,
+    /// Images asked for, by (row, image), as `data:` URLs.
+    pub images: RwSignal<HashMap<(usize, usize), String>>,
     pub stats_pending: RwSignal<bool>,
     pub hits: RwSignal<Option<(String, Vec<Hit>, bool)>>,
     pub filter: RwSignal<SearchFilter>,
@@ -101,6 +103,7 @@ impl Viewer {
             window: RwSignal::new(Window::default()),
             focus: RwSignal::new(None),
             stats: RwSignal::new(None),
+            images: RwSignal::new(HashMap::new()),
             stats_pending: RwSignal::new(false),
             hits: RwSignal::new(None),
             filter: RwSignal::new(SearchFilter::default()),
@@ -144,6 +147,7 @@ impl Viewer {
         self.window.set(Window::default());
         self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
+        self.images.set(HashMap::new());
         self.errors.set(HashSet::new());
         self.focus.set(None);
         REQUESTED.with(|r| *r.borrow_mut() = (Some(leaf), HashSet::new()));
@@ -163,6 +167,7 @@ impl Viewer {
         if !window.contains(row) {
             self.window
                 .set(Window::around(row, self.position.get_untracked()));
+            self.request_bodies();
         }
         self.focus.set(Some(row));
         self.write_hash();
@@ -440,6 +445,17 @@ fn on_response(v: Viewer, response: Response) {
             truncated,
         } => v.hits.set(Some((query, hits, truncated))),
         Response::Stats { stats } => v.stats.set(Some(stats)),
+        Response::Image {
+            leaf,
+            row,
+            image,
+            url,
+        } => {
+            if v.leaf.get_untracked() == Some(leaf) {
+                v.images
+                    .update(|m| drop(m.insert((row as usize, image as usize), url)));
+            }
+        }
         Response::Failed { message } => {
             v.progress.set(None);
             v.failure.set(Some(message));

@@ -36,9 +36,10 @@ pub fn RowView(index: usize) -> impl IntoView {
         Some(view! {
             <article class=class data-row=index.to_string() data-entry=label.clone() id=format!("row-{index}")>
                 <RowHead info=info.clone() index=index/>
+                {info.marks.has(Marks::SUBAGENT).then(|| subagent_view(info.entry, info.count))}
                 {move || match body.get() {
                     None => view! { <div class="loading-body">"…"</div> }.into_any(),
-                    Some(b) => body_view(&info, b).into_any(),
+                    Some(b) => body_view(index, b).into_any(),
                 }}
             </article>
         })
@@ -98,6 +99,47 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     }
 }
 
+/// The subagent a row's tool result reports on, as a block that opens its
+/// conversation (the subagent's own file).
+fn subagent_view(entry: u32, count: u32) -> impl IntoView {
+    let v = viewer();
+    let found = v.summary.with_untracked(|s| {
+        let s = s.as_ref()?;
+        let agent = s.subagents.iter().find(|a| {
+            a.spawned_by
+                .is_some_and(|e| (entry..entry + count).contains(&e))
+        })?;
+        let tip = s
+            .outline
+            .iter()
+            .find(|seg| seg.file == agent.file && seg.parent.is_none())
+            .map(|seg| seg.tip)?;
+        let rows = s
+            .outline
+            .iter()
+            .filter(|seg| seg.file == agent.file)
+            .map(|seg| seg.len + seg.side)
+            .sum::<u32>();
+        Some((agent.clone(), tip, rows))
+    });
+    found.map(|(agent, tip, rows)| {
+        view! {
+            <details class="subagent-block" open>
+                <summary>
+                    {format!("Subagent run {}", agent.agent_id)}
+                    {agent.description.map(|d| format!(" — {d}"))}
+                </summary>
+                <div class="subagent-body">
+                    {format!("{rows} entries in its own file. ")}
+                    <button class="open-subagent" on:click=move |_| v.select_leaf(tip)>
+                        "open its conversation"
+                    </button>
+                </div>
+            </details>
+        }
+    })
+}
+
 /// `2026-02-16 18:47:50` in UTC (the files' own clock).
 fn clock(ms: i64) -> String {
     retrace_core::format_rfc3339_ms(ms)
@@ -106,7 +148,7 @@ fn clock(ms: i64) -> String {
         .unwrap_or_default()
 }
 
-fn body_view(info: &RowInfo, body: RowBody) -> impl IntoView {
+fn body_view(index: usize, body: RowBody) -> impl IntoView {
     if body.broken {
         return view! {
             <div class="broken">"This line could not be read as a message; see the diagnostics."</div>
@@ -117,12 +159,12 @@ fn body_view(info: &RowInfo, body: RowBody) -> impl IntoView {
         return view! { <div class="event-line">{event}</div> }.into_any();
     }
     match body.message {
-        Some(m) => message_view(info, m).into_any(),
+        Some(m) => message_view(index, m).into_any(),
         None => ().into_any(),
     }
 }
 
-fn message_view(_info: &RowInfo, m: Message) -> impl IntoView {
+fn message_view(index: usize, m: Message) -> impl IntoView {
     let summary_kind = match m.kind {
         MessageKind::CompactionSummary => Some("Compaction summary"),
         MessageKind::BranchSummary => Some("Summary of an abandoned branch"),
@@ -155,10 +197,17 @@ fn message_view(_info: &RowInfo, m: Message) -> impl IntoView {
         _ => None,
     };
     let role = m.role;
+    let mut images = 0;
     let parts = m
         .content
         .into_iter()
-        .map(|p| part_view(p, role).into_any())
+        .map(|p| {
+            let image = images;
+            if matches!(p, Part::Image { .. }) {
+                images += 1;
+            }
+            part_view(p, role, (index, image)).into_any()
+        })
         .collect_view();
     let content = view! { <div class="parts">{parts}</div> };
     view! {
@@ -177,7 +226,9 @@ fn message_view(_info: &RowInfo, m: Message) -> impl IntoView {
     }
 }
 
-fn part_view(part: Part, role: Role) -> impl IntoView {
+/// One part of a message; `image` is (row, ordinal among the row's images)
+/// for asking the worker for an image's bytes.
+fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
     match part {
         Part::Text { text } if role == Role::Tool => output_view(text, false).into_any(),
         Part::Text { text } => text_view(&text).into_any(),
@@ -223,13 +274,33 @@ fn part_view(part: Part, role: Role) -> impl IntoView {
         Part::Image {
             media_type,
             byte_size,
-        } => view! {
-            <div class="image-placeholder">
-                {format!("image · {media_type} · {}", crate::state::bytes(byte_size))}
-                <span class="hint">" (not loaded: images are shown only on request)"</span>
-            </div>
+        } => image_view(media_type, byte_size, image).into_any(),
+    }
+}
+
+/// An image, loaded from the file only when asked for (from the file's
+/// own bytes: it never causes a request).
+fn image_view(media_type: String, byte_size: u64, (row, image): (usize, usize)) -> impl IntoView {
+    let v = viewer();
+    let url = move || v.images.with(|m| m.get(&(row, image)).cloned());
+    let label = format!("image · {media_type} · {}", crate::state::bytes(byte_size));
+    move || match url() {
+        Some(src) => view! { <img class="image" src=src alt=label.clone()/> }.into_any(),
+        None => {
+            let leaf = v.leaf.get_untracked().unwrap_or(0);
+            view! {
+                <div class="image-placeholder">
+                    {label.clone()}
+                    <button class="show-image" on:click=move |_| {
+                        crate::client::send(
+                            &crate::protocol::Request::Image { leaf, row: row as u32, image: image as u32 },
+                            &[],
+                        )
+                    }>"show"</button>
+                </div>
+            }
+            .into_any()
         }
-        .into_any(),
     }
 }
 
