@@ -127,6 +127,10 @@ pub struct Summary {
     pub diagnostics: Vec<Diagnostic>,
     pub diagnostics_total: u32,
     pub subagents: Vec<SubagentInfo>,
+    /// What the session says about itself: id, working directory, agent
+    /// version, git branch, model… (first value of each, from the first
+    /// entries).
+    pub metadata: Vec<(String, String)>,
     /// The leaf and entry a deep link asked for, when found.
     pub requested_leaf: Option<u32>,
     pub requested_entry: Option<u32>,

@@ -382,6 +382,7 @@ fn summarize(
             .cloned()
             .collect(),
         diagnostics_total: s.diagnostics().len() as u32,
+        metadata: metadata(s, source),
         subagents: s
             .subagents()
             .iter()
@@ -415,6 +416,49 @@ fn memory_bytes() -> u64 {
     {
         0
     }
+}
+
+/// Session facts from the first entries' top-level fields (a pi header, a
+/// Claude Code line, a Codex `session_meta` payload): the first value of
+/// each known key.
+fn metadata(s: &Session, source: &mut Files) -> Vec<(String, String)> {
+    const KEYS: [(&str, &str); 10] = [
+        ("sessionId", "session"),
+        ("id", "session"),
+        ("cwd", "directory"),
+        ("version", "agent version"),
+        ("cli_version", "agent version"),
+        ("gitBranch", "git branch"),
+        ("originator", "client"),
+        ("model_provider", "provider"),
+        ("provider", "provider"),
+        ("modelId", "model"),
+    ];
+    let mut out: Vec<(String, String)> = Vec::new();
+    for i in 0..s.entries().len().min(20) {
+        let Ok(Ok(value)) = s.body(EntryId(i as u32), source) else {
+            continue;
+        };
+        // Codex puts its metadata one level down.
+        let objects = [Some(&value), value.get("payload")];
+        for object in objects.into_iter().flatten() {
+            for (key, name) in KEYS {
+                // pi's `id` names the session only on its header.
+                if key == "id" && object.get("type").and_then(|t| t.as_str()) != Some("session") {
+                    continue;
+                }
+                let text = match object.get(key) {
+                    Some(serde_json::Value::String(t)) if !t.is_empty() => t.clone(),
+                    Some(serde_json::Value::Number(n)) if key == "version" => n.to_string(),
+                    _ => continue,
+                };
+                if !out.iter().any(|(n, _)| n == name) {
+                    out.push((name.to_owned(), crate::describe::shorten(&text, 120)));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The first typed prompt among the first entries of a segment.

@@ -30,6 +30,7 @@ pub fn Details() -> impl IntoView {
         Some(view! {
             <dl class="facts">
                 <dt>"Format"</dt><dd id="format">{s.format.clone()}</dd>
+                {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
                 <dt>"Entries"</dt><dd>{count(s.entries as u64)}{format!(" ({} in the tree)", count(s.nodes as u64))}</dd>
                 <dt>"Time"</dt><dd>{span}</dd>
                 <dt>"Branches"</dt>

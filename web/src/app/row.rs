@@ -260,17 +260,21 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
             call_id,
             output,
             is_error,
-        } => view! {
-            <div class="tool-result" class:failed=is_error>
-                <div class="tool-head">
-                    <span class="arrow">"←"</span>
-                    {if is_error { "tool error" } else { "tool result" }}
-                    <code class="call-id">{call_id}</code>
-                </div>
-                {output_view(output, is_error)}
-            </div>
+        } => {
+            let lines = output.lines().count();
+            view! {
+                <details class="tool-result" class:failed=is_error open>
+                    <summary class="tool-head">
+                        <span class="arrow">"←"</span>
+                        {if is_error { "tool error" } else { "tool result" }}
+                        <span class="dim">{format!("{lines} lines")}</span>
+                        <code class="call-id">{call_id}</code>
+                    </summary>
+                    {output_view(output, is_error)}
+                </details>
+            }
+            .into_any()
         }
-        .into_any(),
         Part::Image {
             media_type,
             byte_size,
