@@ -66,7 +66,7 @@ fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
         run.last = e;
         run.has_default |= Some(e) == default;
         count(&mut run, e);
-        if s.kind(e) == "compaction" || s.subtype(e) == "compact_boundary" {
+        if s.is_compaction(e) {
             run.compactions += 1;
         }
         let kids: Vec<EntryId> = tree.children(e).collect();

@@ -18,6 +18,7 @@
 mod context;
 mod diag;
 mod entry;
+mod fields;
 mod format;
 mod intern;
 mod message;

@@ -9,6 +9,8 @@ use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, FileId, Flags};
+use crate::fields::{Action, KeyTable, Slot};
+use crate::format::Format;
 use crate::intern::{Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
@@ -19,12 +21,16 @@ use crate::time::parse_rfc3339_ms;
 pub struct ReaderOptions {
     /// Longest line that is indexed; a longer one is reported and skipped.
     pub max_line: usize,
+    /// Read every file as this format instead of detecting it (for when
+    /// detection is unsure; see [`Format::from_name`]).
+    pub format: Option<Format>,
 }
 
 impl Default for ReaderOptions {
     fn default() -> Self {
         ReaderOptions {
             max_line: 256 << 20,
+            format: None,
         }
     }
 }
@@ -43,7 +49,7 @@ impl Default for ReaderOptions {
 /// ```
 #[derive(Debug, Default)]
 pub struct Reader {
-    options: ReaderOptions,
+    pub(crate) options: ReaderOptions,
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
@@ -390,66 +396,75 @@ impl Reader {
         );
         let fields = &self.scan.fields;
         let interner = &mut self.interner;
+        let table = KeyTable::get();
         let mut content: Option<&Field> = None;
+        // The container of the depth-one key whose nested keys follow.
+        let mut open: Option<(u16, Option<u16>)> = None;
         for (index, f) in fields.iter().enumerate() {
             if f.object != object {
                 continue;
             }
             let key = f.key.get(bytes);
+            let action = match f.parent {
+                None => {
+                    let (action, container) = table.top(key);
+                    open = Some((index as u16, container));
+                    action
+                }
+                Some(parent) => {
+                    let container = match open {
+                        Some((p, c)) if p == parent => c,
+                        _ => table.top(fields[parent as usize].key.get(bytes)).1,
+                    };
+                    container.and_then(|c| table.nested(c, key))
+                }
+            };
+            let Some(action) = action else { continue };
             let value = f.value.get(bytes);
             let string = f.kind == ValueKind::String;
-            match f.parent {
-                None => match key {
-                    b"type" if string => e.kind = interner.intern(value),
-                    b"subtype" if string => e.subtype = interner.intern(value),
-                    b"uuid" if string => {
-                        e.id = interner.intern(value);
-                        e.flags.0 |= Flags::UUID;
+            match action {
+                Action::Sym { slot, weak, flag } => {
+                    if !string {
+                        continue;
                     }
-                    b"id" if string && !e.flags.has(Flags::UUID) => e.id = interner.intern(value),
-                    b"parentId" | b"parentUuid" => {
-                        e.flags.0 |= Flags::HAS_PARENT_FIELD;
-                        if string {
-                            e.parent = interner.intern(value);
-                        }
+                    let target = match slot {
+                        Slot::Kind => &mut e.kind,
+                        Slot::Subtype => &mut e.subtype,
+                        Slot::Id => &mut e.id,
+                        Slot::Reference => &mut e.reference,
+                        Slot::Role => &mut e.role,
+                        Slot::Group => &mut e.group,
+                        Slot::Agent => &mut e.agent,
+                    };
+                    if weak && !target.is_none() {
+                        continue;
                     }
-                    b"logicalParentUuid" | b"firstKeptEntryId" | b"targetId" | b"leafUuid"
-                        if string =>
-                    {
-                        e.reference = interner.intern(value)
-                    }
-                    b"timestamp" => {
-                        e.timestamp = if string {
-                            parse_rfc3339_ms(value).unwrap_or(i64::MIN)
-                        } else {
-                            parse_int(value).unwrap_or(i64::MIN)
-                        }
-                    }
-                    b"isSidechain" if value == b"true" => e.flags.0 |= Flags::SIDECHAIN,
-                    b"isMeta" if value == b"true" => e.flags.0 |= Flags::META,
-                    b"isCompactSummary" if value == b"true" => e.flags.0 |= Flags::COMPACT_SUMMARY,
-                    b"toolUseResult" => e.flags.0 |= Flags::TOOL_RESULT,
-                    b"agentId" if string => e.agent = interner.intern(value),
-                    b"message" if f.kind == ValueKind::Object => e.flags.0 |= Flags::HAS_MESSAGE,
-                    b"version" | b"firstKeptEntryIndex" if f.kind == ValueKind::Other => {
-                        if let Some(n) = parse_int(value) {
-                            e.number = u32::try_from(n).unwrap_or(u32::MAX);
-                        }
-                    }
-                    _ => {}
-                },
-                Some(parent) => {
-                    let parent_key = fields[parent as usize].key.get(bytes);
-                    match (parent_key, key) {
-                        (b"message", b"role") if string => e.role = interner.intern(value),
-                        (b"message", b"id") if string => e.group = interner.intern(value),
-                        (b"message", b"content") => content = Some(&fields[index]),
-                        (b"toolUseResult", b"agentId") if string && e.agent.is_none() => {
-                            e.agent = interner.intern(value)
-                        }
-                        _ => {}
+                    *target = interner.intern(value);
+                    e.flags.0 |= flag;
+                }
+                Action::Parent => {
+                    e.flags.0 |= Flags::HAS_PARENT_FIELD;
+                    if string {
+                        e.parent = interner.intern(value);
                     }
                 }
+                Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
+                Action::FlagIfPresent(flag) => e.flags.0 |= flag,
+                Action::FlagIfObject(flag) if f.kind == ValueKind::Object => e.flags.0 |= flag,
+                Action::Timestamp => {
+                    e.timestamp = if string {
+                        parse_rfc3339_ms(value).unwrap_or(i64::MIN)
+                    } else {
+                        parse_int(value).unwrap_or(i64::MIN)
+                    }
+                }
+                Action::Number if f.kind == ValueKind::Other => {
+                    if let Some(n) = parse_int(value) {
+                        e.number = u32::try_from(n).unwrap_or(u32::MAX);
+                    }
+                }
+                Action::ToolResultContent => content = Some(&fields[index]),
+                _ => {}
             }
         }
         // A Claude Code user line is a tool result when its content blocks
