@@ -9,7 +9,7 @@ use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{EntryId, FileId, Flags};
 use crate::format::{Mode, Normalize, Origin, Rules};
 use crate::intern::Sym;
-use crate::message::{Message, Usage};
+use crate::message::{Message, MessageKind, Usage};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -157,6 +157,11 @@ impl Session {
                     continue;
                 }
             };
+            // Lines outside the tree (metadata, a fork's copy of history
+            // shown in its parent) are checked but say nothing new.
+            if !self.tree.contains(e) {
+                continue;
+            }
             let (_, n) = normalizer.as_mut().expect("set above");
             n.feed(&self.origin(e), &value, &mut emitted);
             self.count(
@@ -202,6 +207,10 @@ impl Session {
                 (Some(c), None) => c.index(),
                 (None, None) => continue,
             };
+            if message.kind == MessageKind::Marker {
+                check.markers += 1;
+                continue;
+            }
             let entry = &self.entries[i];
             // A split response counts once.
             let first_of_group = entry.group.is_none() || tally.seen_groups.insert(entry.group);
@@ -333,8 +342,11 @@ struct Tally {
 pub struct Check {
     /// Problems only a full parse can see, and pairing problems.
     pub diagnostics: Vec<Diagnostic>,
-    /// Normalized messages over all entries (a split response counts once).
+    /// Normalized messages over all entries (a split response counts once),
+    /// markers not included.
     pub messages: u64,
+    /// Events on the timeline (rollbacks, aborted turns, state transitions).
+    pub markers: u64,
     /// Distinct tool calls.
     pub tool_calls: u64,
     pub tool_results: u64,

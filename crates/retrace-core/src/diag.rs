@@ -52,6 +52,9 @@ pub enum DiagnosticKind {
     TimestampOutOfOrder,
     /// A field has an unexpected shape (a reference that resolves nowhere…).
     BadField,
+    /// Lines that repeat another file's history (a Codex fork's copy of its
+    /// parent) were left out of the tree because that file was read too.
+    CopiedHistory,
 }
 
 impl DiagnosticKind {
@@ -73,6 +76,7 @@ impl DiagnosticKind {
             DiagnosticKind::CallWithoutResult => "call-without-result",
             DiagnosticKind::TimestampOutOfOrder => "timestamp-out-of-order",
             DiagnosticKind::BadField => "bad-field",
+            DiagnosticKind::CopiedHistory => "copied-history",
         }
     }
 }

@@ -281,6 +281,11 @@ impl Session {
             ..
         } = links;
         diagnostics.extend(link_diagnostics);
+        for (p, &is_node) in parent.iter_mut().zip(&node) {
+            if !is_node {
+                *p = NONE;
+            }
+        }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
         // The last node of the first file; a main conversation's sidechain

@@ -19,6 +19,7 @@ use crate::message::Message;
 use crate::session::{FileInfo, Session, Subagent};
 
 pub(crate) mod claude;
+pub(crate) mod codex;
 pub(crate) mod generic;
 pub(crate) mod pi;
 
@@ -31,13 +32,15 @@ pub enum Format {
     Pi { version: u32 },
     /// Claude Code transcripts (`~/.claude/projects/…`).
     ClaudeCode,
+    /// OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
     /// JSON lines of no known format: entries, no tree.
     Generic,
 }
 
 /// Every format's rules, in detection order (ties in confidence go to the
 /// earlier one).
-pub(crate) const ALL: &[&dyn Rules] = &[&pi::Pi, &claude::Claude, &generic::Generic];
+pub(crate) const ALL: &[&dyn Rules] = &[&pi::Pi, &claude::Claude, &codex::Codex, &generic::Generic];
 
 impl Format {
     /// A short name: `pi`, `claude-code`, `generic`.
@@ -45,6 +48,7 @@ impl Format {
         match self {
             Format::Pi { .. } => "pi",
             Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
             Format::Generic => "generic",
         }
     }
@@ -71,6 +75,7 @@ impl Format {
     pub const NAMES: &'static [(&'static str, Format)] = &[
         ("pi", Format::Pi { version: 3 }),
         ("claude-code", Format::ClaudeCode),
+        ("codex", Format::Codex),
         ("generic", Format::Generic),
     ];
 
@@ -79,6 +84,7 @@ impl Format {
         match self {
             Format::Pi { .. } => &pi::Pi,
             Format::ClaudeCode => &claude::Claude,
+            Format::Codex => &codex::Codex,
             Format::Generic => &generic::Generic,
         }
     }

@@ -7,6 +7,7 @@
 //! [`Message`]: crate::Message
 
 pub(crate) mod claude;
+pub(crate) mod codex;
 pub(crate) mod pi;
 
 use serde_json::Value;
