@@ -142,9 +142,13 @@ fn print_text(i: &Info, out: &mut dyn Write) -> std::io::Result<()> {
         None => i.format.to_owned(),
     };
     writeln!(out, "  format        {format}")?;
+    let markers = match i.markers {
+        0 => String::new(),
+        n => format!(", {n} markers"),
+    };
     writeln!(
         out,
-        "  entries       {} in {} file{}, {} messages",
+        "  entries       {} in {} file{}, {} messages{markers}",
         i.entries,
         i.files,
         if i.files == 1 { "" } else { "s" },

@@ -163,7 +163,9 @@ fn is_agent_file(p: &Path) -> bool {
         .is_some_and(|n| n.starts_with("agent-"))
 }
 
-/// The `*.jsonl` files directly in `dir`, sorted by name.
+/// The `*.jsonl` files directly in `dir`, sorted by name, except that the
+/// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
+/// `events_10.jsonl`) go in numeric order.
 fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
     let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
     let mut files = Vec::new();
@@ -173,8 +175,26 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
             files.push(path);
         }
     }
-    files.sort();
+    files.sort_by_cached_key(|p| split_key(p));
     Ok(files)
+}
+
+/// `events_12.jsonl` sorts as (`events.jsonl`, 12); other names as
+/// themselves.
+fn split_key(path: &Path) -> (String, u64) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some((stem, ext)) = name.split_once('.') else {
+        return (name, 0);
+    };
+    match stem.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (format!("{base}.{ext}"), n.parse().unwrap_or(u64::MAX))
+        }
+        _ => (name, 0),
+    }
 }
 
 /// The entry named by `--leaf`, or the default leaf.

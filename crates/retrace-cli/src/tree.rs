@@ -133,6 +133,14 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
         let b = s.entry(run.last).line;
         let mut line = if run.first == run.last {
             format!("{lead}● {} (line {a})", s.label(run.first))
+        } else if s.entry(run.first).file != s.entry(run.last).file {
+            // A run across the parts of a split set.
+            format!(
+                "{lead}● {} … {}  {} entries",
+                s.label(run.first),
+                s.label(run.last),
+                run.len
+            )
         } else {
             format!(
                 "{lead}● {} … {}  {} entries, lines {a}–{b}",

@@ -55,6 +55,8 @@ pub enum DiagnosticKind {
     /// Lines that repeat another file's history (a Codex fork's copy of its
     /// parent) were left out of the tree because that file was read too.
     CopiedHistory,
+    /// A split set (`events_1.jsonl`, `events_2.jsonl`, …) misses a part.
+    SplitGap,
 }
 
 impl DiagnosticKind {
@@ -77,6 +79,7 @@ impl DiagnosticKind {
             DiagnosticKind::TimestampOutOfOrder => "timestamp-out-of-order",
             DiagnosticKind::BadField => "bad-field",
             DiagnosticKind::CopiedHistory => "copied-history",
+            DiagnosticKind::SplitGap => "split-gap",
         }
     }
 }

@@ -455,7 +455,7 @@ impl Reader {
                     e.timestamp = if string {
                         parse_rfc3339_ms(value).unwrap_or(i64::MIN)
                     } else {
-                        parse_int(value).unwrap_or(i64::MIN)
+                        parse_epoch(value).unwrap_or(i64::MIN)
                     }
                 }
                 Action::Number if f.kind == ValueKind::Other => {
@@ -480,6 +480,24 @@ impl Reader {
         }
         e
     }
+}
+
+/// An epoch number as milliseconds: integers of milliseconds, or seconds
+/// (with a fraction, or too small to be milliseconds of any recent date:
+/// 10^11 ms is March 1973).
+fn parse_epoch(s: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(s).ok()?.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(if n.abs() < 100_000_000_000 {
+            n.saturating_mul(1000)
+        } else {
+            n
+        });
+    }
+    let seconds: f64 = text.parse().ok()?;
+    seconds
+        .is_finite()
+        .then(|| (seconds * 1000.0).round() as i64)
 }
 
 fn parse_int(s: &[u8]) -> Option<i64> {

@@ -304,6 +304,22 @@ impl Session {
                     None => EntryId(e as u32),
                 }
             });
+        // A stream split over files ends in its last part.
+        let default_leaf = default_leaf.map(|mut leaf| {
+            let rules = file_formats[entries[leaf.index()].file.0 as usize].rules();
+            if rules.follows_into_later_files() {
+                let mut last_child = vec![NONE; n];
+                for (c, &p) in parent.iter().enumerate() {
+                    if node[c] && p != NONE {
+                        last_child[p as usize] = c as u32;
+                    }
+                }
+                while last_child[leaf.index()] != NONE {
+                    leaf = EntryId(last_child[leaf.index()]);
+                }
+            }
+            leaf
+        });
         let rules_of = |e: u32| file_formats[entries[e as usize].file.0 as usize].rules();
         let tree = Tree::build(
             node,

@@ -20,6 +20,7 @@ use crate::session::{FileInfo, Session, Subagent};
 
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod events;
 pub(crate) mod generic;
 pub(crate) mod pi;
 
@@ -34,13 +35,21 @@ pub enum Format {
     ClaudeCode,
     /// OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
     Codex,
+    /// Agent event streams (`events.jsonl`, split as `events_N.jsonl`).
+    Events,
     /// JSON lines of no known format: entries, no tree.
     Generic,
 }
 
 /// Every format's rules, in detection order (ties in confidence go to the
 /// earlier one).
-pub(crate) const ALL: &[&dyn Rules] = &[&pi::Pi, &claude::Claude, &codex::Codex, &generic::Generic];
+pub(crate) const ALL: &[&dyn Rules] = &[
+    &pi::Pi,
+    &claude::Claude,
+    &codex::Codex,
+    &events::Events,
+    &generic::Generic,
+];
 
 impl Format {
     /// A short name: `pi`, `claude-code`, `generic`.
@@ -49,6 +58,7 @@ impl Format {
             Format::Pi { .. } => "pi",
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
+            Format::Events => "events",
             Format::Generic => "generic",
         }
     }
@@ -76,6 +86,7 @@ impl Format {
         ("pi", Format::Pi { version: 3 }),
         ("claude-code", Format::ClaudeCode),
         ("codex", Format::Codex),
+        ("events", Format::Events),
         ("generic", Format::Generic),
     ];
 
@@ -85,6 +96,7 @@ impl Format {
             Format::Pi { .. } => &pi::Pi,
             Format::ClaudeCode => &claude::Claude,
             Format::Codex => &codex::Codex,
+            Format::Events => &events::Events,
             Format::Generic => &generic::Generic,
         }
     }
@@ -276,6 +288,12 @@ pub(crate) trait Rules: Sync {
     /// Whether nodes of this format name others by id (their ids are
     /// indexed for parent lookup and checked for duplicates).
     fn ids_are_links(&self) -> bool {
+        false
+    }
+
+    /// Whether the default leaf follows the branch on into later files (a
+    /// split set is one stream; otherwise it is the first file's last node).
+    fn follows_into_later_files(&self) -> bool {
         false
     }
 

@@ -188,7 +188,7 @@ impl Rollout {
             "web_search_call" | "image_generation_call" => {
                 let id = match str_field(item, "id") {
                     Some(id) => id.to_owned(),
-                    None => format!("{kind}@{}", origin.entry.line),
+                    None => format!("{kind}@{}", origin.label),
                 };
                 let name = kind.trim_end_matches("_call").to_owned();
                 let arguments = match kind {

@@ -8,6 +8,7 @@
 
 pub(crate) mod claude;
 pub(crate) mod codex;
+pub(crate) mod events;
 pub(crate) mod pi;
 
 use serde_json::Value;
