@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use retrace_core::{FileId, Reader, Session, Source, SourceError};
+use retrace_core::{FileId, Inflated, Reader, Session, Source, SourceError};
 use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
 
 use crate::progress::Bar;
@@ -20,7 +20,8 @@ pub struct Loaded {
     /// The PATH as given.
     pub name: String,
     pub session: Session,
-    pub source: Bytes,
+    /// Entry bodies, decompressed where the file is gzip.
+    pub source: Inflated<Bytes>,
 }
 
 /// Where entry bodies are read from.
@@ -62,7 +63,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
         if inputs.is_empty() {
             return Err(Failure::Input(format!(
-                "{path}: no session files (*.jsonl) in this directory"
+                "{path}: no session files (*.jsonl, *.jsonl.gz) in this directory"
             )));
         }
         inputs
@@ -89,8 +90,8 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
     ));
     Ok(Loaded {
         name: path.to_owned(),
+        source: Inflated::new(source, &session),
         session,
-        source,
     })
 }
 
@@ -107,10 +108,11 @@ fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
     let mut reader = Reader::new();
     reader.begin_file(name);
     reader.push(&bytes);
+    let session = reader.finish();
     Loaded {
         name: name.to_owned(),
-        session: reader.finish(),
-        source: Bytes::Memory(bytes),
+        source: Inflated::new(Bytes::Memory(bytes), &session),
+        session,
     }
 }
 
@@ -163,7 +165,7 @@ fn is_agent_file(p: &Path) -> bool {
         .is_some_and(|n| n.starts_with("agent-"))
 }
 
-/// The `*.jsonl` files directly in `dir`, sorted by name, except that the
+/// The `*.jsonl` (and `*.jsonl.gz`) files directly in `dir`, sorted by name, except that the
 /// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
 /// `events_10.jsonl`) go in numeric order.
 fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
@@ -171,7 +173,11 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
     let mut files = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| StoreError::from_io(e, dir))?.path();
-        if path.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")) {
             files.push(path);
         }
     }

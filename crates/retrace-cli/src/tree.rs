@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::input::{load, Bytes};
 use crate::output::preview;
 use crate::{Failure, Outcome};
+use retrace_core::Inflated;
 
 pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
     let mut loaded = load(path)?;
@@ -94,7 +95,11 @@ fn run_from(s: &Session, first: EntryId, default: Option<EntryId>) -> Run {
     run
 }
 
-fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io::Result<()> {
+fn print_text(
+    s: &Session,
+    source: &mut Inflated<Bytes>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let tree = s.tree();
     let default = tree.default_leaf();
     let tips: HashSet<EntryId> = tree.tips().iter().copied().collect();
@@ -198,7 +203,7 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
 }
 
 /// The first typed prompt of a run, shortened (what the branch is about).
-fn first_prompt(s: &Session, source: &mut Bytes, run: &Run) -> Option<String> {
+fn first_prompt(s: &Session, source: &mut Inflated<Bytes>, run: &Run) -> Option<String> {
     let mut e = run.first;
     for _ in 0..run.len.min(8) {
         if s.is_prompt(e) {

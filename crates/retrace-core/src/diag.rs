@@ -57,6 +57,16 @@ pub enum DiagnosticKind {
     CopiedHistory,
     /// A split set (`events_1.jsonl`, `events_2.jsonl`, …) misses a part.
     SplitGap,
+    /// A gzip file's compressed data is broken (bad header, bad deflate
+    /// data, a CRC or length mismatch); what came before is read.
+    GzipCorrupt,
+    /// A gzip file ends inside a member.
+    GzipTruncated,
+    /// Bytes that are not gzip follow the last gzip member.
+    GzipTrailingData,
+    /// A file fits no format retrace knows; its lines were read as plain
+    /// JSON objects (entries, no tree, no messages).
+    UnknownFormat,
 }
 
 impl DiagnosticKind {
@@ -80,6 +90,10 @@ impl DiagnosticKind {
             DiagnosticKind::BadField => "bad-field",
             DiagnosticKind::CopiedHistory => "copied-history",
             DiagnosticKind::SplitGap => "split-gap",
+            DiagnosticKind::GzipCorrupt => "gzip-corrupt",
+            DiagnosticKind::GzipTruncated => "gzip-truncated",
+            DiagnosticKind::GzipTrailingData => "gzip-trailing-data",
+            DiagnosticKind::UnknownFormat => "unknown-format",
         }
     }
 }

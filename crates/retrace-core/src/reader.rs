@@ -5,12 +5,15 @@
 //! its number of entries, not its size. The browser feeds `File.slice`
 //! pieces, native code feeds `read` buffers or a whole mapped file.
 
+use std::sync::Arc;
+
 use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, FileId, Flags};
 use crate::fields::{Action, KeyTable, Slot};
 use crate::format::Format;
+use crate::gzip::{self, GzDecoder};
 use crate::intern::{Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
@@ -66,11 +69,28 @@ pub struct Reader {
 #[derive(Debug)]
 struct FileState {
     id: FileId,
+    /// The first bytes, until there are enough to tell gzip from text.
+    sniff: Option<Vec<u8>>,
+    /// Set when the file is gzip: its input is inflated before framing.
+    gzip: Option<Box<GzState>>,
+    /// Bytes pushed (compressed ones for gzip).
+    input: u64,
     /// Offset of the next line's first byte.
     offset: u64,
     /// Lines completed so far.
     lines: u32,
     crlf: u32,
+}
+
+/// A gzip file being inflated.
+#[derive(Debug, Default)]
+struct GzState {
+    decoder: GzDecoder,
+    checkpoints: Vec<GzDecoder>,
+    /// The inflater's output buffer.
+    out: Vec<u8>,
+    /// A broken stream: the rest of the input is ignored.
+    failed: bool,
 }
 
 /// The interned keys the reader looks for, so matching a key is comparing
@@ -114,10 +134,14 @@ impl Reader {
             end_entry: self.entries.len() as u32,
             line_ends_with_newline: true,
             meta: None,
+            gzip: None,
             part_start: 0,
         });
         self.current = Some(FileState {
             id,
+            sniff: Some(Vec::new()),
+            gzip: None,
+            input: 0,
             offset: 0,
             lines: 0,
             crlf: 0,
@@ -131,6 +155,8 @@ impl Reader {
     /// [`Reader::append_part`] puts the part after the one before it.
     pub fn begin_part(&mut self, name: &str, offset: u64) -> FileId {
         let id = self.begin_file(name);
+        // Parts are split at line starts of plain text.
+        self.current_mut().sniff = None;
         self.current_mut().offset = offset;
         self.files[id.0 as usize].part_start = offset;
         id
@@ -200,7 +226,78 @@ impl Reader {
     /// # Panics
     /// If no file was begun.
     pub fn push(&mut self, chunk: &[u8]) {
-        assert!(self.current.is_some(), "Reader::push before begin_file");
+        let state = self
+            .current
+            .as_mut()
+            .expect("Reader::push before begin_file");
+        state.input += chunk.len() as u64;
+        if let Some(sniff) = &mut state.sniff {
+            // gzip is told by its magic bytes, whatever the file's name.
+            if sniff.is_empty() && chunk.len() >= 2 {
+                state.sniff = None;
+                if chunk[..2] == gzip::MAGIC {
+                    state.gzip = Some(Box::default());
+                }
+            } else {
+                sniff.extend_from_slice(chunk);
+                if sniff.len() < 2 {
+                    return;
+                }
+                let first = state.sniff.take().expect("checked");
+                if first[..2] == gzip::MAGIC {
+                    state.gzip = Some(Box::default());
+                }
+                return self.push_input(&first);
+            }
+        }
+        self.push_input(chunk);
+    }
+
+    fn push_input(&mut self, chunk: &[u8]) {
+        let state = self.current.as_mut().expect("file begun");
+        let Some(mut gz) = state.gzip.take() else {
+            return self.push_text(chunk);
+        };
+        if !gz.failed {
+            let GzState {
+                decoder,
+                checkpoints,
+                out,
+                ..
+            } = &mut *gz;
+            let result = decoder.feed(chunk, out, u64::MAX, Some(checkpoints), &mut |bytes| {
+                self.push_text(bytes)
+            });
+            if let Err(e) = result {
+                gz.failed = true;
+                self.gzip_error(e);
+            }
+        }
+        self.current_mut().gzip = Some(gz);
+    }
+
+    /// Reports a broken gzip stream where its decompressed output stopped.
+    fn gzip_error(&mut self, e: gzip::GzError) {
+        let state = self.current.as_ref().expect("file begun");
+        let (kind, severity) = match e.kind {
+            gzip::GzErrorKind::Corrupt => (DiagnosticKind::GzipCorrupt, Severity::Error),
+            gzip::GzErrorKind::Truncated => (DiagnosticKind::GzipTruncated, Severity::Error),
+        };
+        self.diagnostics.push(Diagnostic {
+            severity,
+            kind,
+            file: state.id,
+            line: state.lines + 1,
+            offset: state.offset + self.carry.len() as u64,
+            message: format!(
+                "{} at compressed byte {}; nothing after it could be read",
+                e.message, e.at
+            ),
+        });
+    }
+
+    /// Frames decompressed (or plain) bytes into lines.
+    fn push_text(&mut self, chunk: &[u8]) {
         let mut rest = chunk;
         if self.skipping || !self.carry.is_empty() {
             match memchr(b'\n', rest) {
@@ -270,7 +367,45 @@ impl Reader {
 
     /// Ends the current file. A last line without a newline is indexed here.
     pub fn end_file(&mut self) {
-        let Some(_) = self.current else { return };
+        let Some(state) = &mut self.current else {
+            return;
+        };
+        if let Some(first) = state.sniff.take() {
+            // A file shorter than two bytes.
+            self.push_input(&first);
+        }
+        let state = self.current.as_mut().expect("checked");
+        let gzip =
+            state.gzip.take().map(|mut gz| {
+                if !gz.failed {
+                    if let Err(e) = gz.decoder.finish() {
+                        self.gzip_error(e);
+                    }
+                }
+                if let Some((count, at, zeros)) = gz.decoder.trailing() {
+                    let state = self.current.as_ref().expect("file begun");
+                    self.diagnostics.push(Diagnostic {
+                        severity: if zeros {
+                            Severity::Info
+                        } else {
+                            Severity::Warning
+                        },
+                        kind: DiagnosticKind::GzipTrailingData,
+                        file: state.id,
+                        line: state.lines + 1,
+                        offset: state.offset + self.carry.len() as u64,
+                        message: format!(
+                        "{count} {} after the last gzip member (from compressed byte {at}) ignored",
+                        if zeros { "zero bytes" } else { "bytes that are not gzip" }
+                    ),
+                    });
+                }
+                let input = self.current.as_ref().expect("file begun").input;
+                Arc::new(gzip::GzIndex {
+                    checkpoints: std::mem::take(&mut gz.checkpoints),
+                    compressed_size: input,
+                })
+            });
         if self.skipping || !self.carry.is_empty() {
             self.finish_carried_line(false);
             if let Some(info) = self.files.last_mut() {
@@ -289,6 +424,7 @@ impl Reader {
             });
         }
         let info = &mut self.files[state.id.0 as usize];
+        info.gzip = gzip;
         info.size = state.offset;
         info.lines = state.lines;
         info.end_entry = self.entries.len() as u32;

@@ -26,6 +26,11 @@ pub struct FileInfo {
     /// A side-car document attached with [`Reader::attach_meta`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<serde_json::Value>,
+    /// Set when the file was gzip: where to restart inflating it, for
+    /// [`Inflated`](crate::Inflated). `size` and every offset are of the
+    /// decompressed bytes.
+    #[serde(skip)]
+    pub gzip: Option<std::sync::Arc<crate::gzip::GzIndex>>,
     /// Where a part read by [`Reader::begin_part`] started.
     #[serde(skip)]
     pub(crate) part_start: u64,
@@ -179,6 +184,31 @@ impl Session {
             })
             .collect();
         let format = file_formats.first().copied().unwrap_or(Format::Generic);
+        // Read anyway, and say so (unless the user asked for plain JSON).
+        for (f, info) in files.iter().enumerate() {
+            if file_formats[f] == Format::Generic
+                && options.format.is_none()
+                && info.end_entry > info.first_entry
+            {
+                let names: Vec<&str> = Format::NAMES
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .filter(|&n| n != "generic")
+                    .collect();
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    kind: DiagnosticKind::UnknownFormat,
+                    file: FileId(f as u32),
+                    line: 1,
+                    offset: 0,
+                    message: format!(
+                        "not a session of any known format ({}); its lines were read as \
+                         plain JSON and nothing else was checked (--format names one)",
+                        names.join(", ")
+                    ),
+                });
+            }
+        }
         let n = entries.len();
         let mut links = Links {
             node: vec![false; n],
