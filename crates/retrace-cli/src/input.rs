@@ -6,11 +6,28 @@ use std::io::{IsTerminal, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use retrace_core::{FileId, Inflated, Reader, Session, Source, SourceError};
+use std::sync::OnceLock;
+
+use retrace_core::{FileId, Format, Inflated, Reader, ReaderOptions, Session, Source, SourceError};
 use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
 
 use crate::progress::Bar;
 use crate::Failure;
+
+/// The format named by `--format`, for every input.
+static FORMAT: OnceLock<Option<Format>> = OnceLock::new();
+
+/// Sets the `--format` override (once, before any input is read).
+pub fn set_format(format: Option<Format>) {
+    let _ = FORMAT.set(format);
+}
+
+fn reader_options() -> ReaderOptions {
+    ReaderOptions {
+        format: FORMAT.get().copied().flatten(),
+        ..ReaderOptions::default()
+    }
+}
 
 /// Inputs larger than this get a progress bar (when stderr is a terminal).
 const PROGRESS_FROM: u64 = 50_000_000;
@@ -76,9 +93,13 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         .map(|m| m.len())
         .sum();
     let bar = (total > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| Bar::new(total));
+    let options = OpenOptions {
+        reader: reader_options(),
+        ..OpenOptions::default()
+    };
     let session = open_files(
         &inputs,
-        &OpenOptions::default(),
+        &options,
         bar.as_ref().map(|b| b as &dyn retrace_store::Progress),
     )
     .map_err(|e| input_error(path, &e))?;
@@ -105,7 +126,7 @@ fn load_stdin() -> Result<Loaded, Failure> {
 }
 
 fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
-    let mut reader = Reader::new();
+    let mut reader = Reader::with_options(reader_options());
     reader.begin_file(name);
     reader.push(&bytes);
     let session = reader.finish();
