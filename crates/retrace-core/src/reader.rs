@@ -487,13 +487,8 @@ impl Reader {
                 offset: base + u64::from(at),
                 message,
             });
-            self.entries.push(Entry::new(
-                file,
-                line_no,
-                base,
-                bytes.len() as u32,
-                Flags::BROKEN,
-            ));
+            let broken = Entry::new(file, line_no, base, bytes.len() as u32, Flags::BROKEN);
+            self.push_entry(broken);
             return;
         }
         let objects = self.scan.objects.len();
@@ -511,8 +506,21 @@ impl Reader {
         }
         for object in 0..objects {
             let entry = self.entry(file, line_no, base, bytes, object as u16);
-            self.entries.push(entry);
+            self.push_entry(entry);
         }
+    }
+
+    /// Adds an entry. The index grows by a quarter at a time rather than
+    /// doubling: formats with short lines (Codex writes a `token_count`
+    /// event of a few hundred bytes per request) have an entry per
+    /// kilobyte, and a doubled vector plus the copy made while growing was
+    /// most of the memory of opening them.
+    #[inline]
+    fn push_entry(&mut self, entry: Entry) {
+        if self.entries.len() == self.entries.capacity() {
+            self.entries.reserve_exact(self.entries.len() / 4 + 1024);
+        }
+        self.entries.push(entry);
     }
 
     /// Builds the entry for object `object` of the scanned line.

@@ -272,3 +272,48 @@ fn bare_layout_before_the_envelope() {
         "A Rust crate: Cargo.toml and src/ (no Cargo.lock yet)."
     );
 }
+
+#[test]
+fn rollbacks_that_do_not_fit_are_reported() {
+    let meta = r#"{"timestamp":"2026-03-01T09:00:00.000Z","type":"session_meta","payload":{"id":"t","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/x","originator":"codex_cli_rs","cli_version":"0.142.0","source":"cli"}}"#;
+    let turn = |n: u32| {
+        format!(
+            "{{\"timestamp\":\"2026-03-01T09:0{n}:00.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"turn {n}\"}}]}}}}\n{{\"timestamp\":\"2026-03-01T09:0{n}:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"user_message\",\"message\":\"turn {n}\"}}}}\n"
+        )
+    };
+    let rollback = |n: &str| {
+        format!("{{\"timestamp\":\"2026-03-01T09:09:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\"{n}}}}}\n")
+    };
+    // Two turns (lines 2–3, 4–5), then a rollback of five.
+    let text = format!(
+        "{meta}\n{}{}{}",
+        turn(1),
+        turn(2),
+        rollback(",\"num_turns\":5")
+    );
+    let s = Session::from_bytes("r.jsonl", text.as_bytes());
+    let d: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::BadField)
+        .collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].line, 6);
+    assert_eq!(
+        d[0].message,
+        "rolls back 5 turns but the branch has 2; all of them rolled back"
+    );
+    // Everything was dropped: the rollback hangs under the meta line.
+    assert_eq!(s.tree().parent(EntryId(5)), Some(EntryId(0)));
+    assert_eq!(s.tree().tips(), [EntryId(4), EntryId(5)]);
+
+    // Without a number nothing is rolled back.
+    let text = format!("{meta}\n{}{}", turn(1), rollback(""));
+    let s = Session::from_bytes("r.jsonl", text.as_bytes());
+    assert!(s
+        .diagnostics()
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::BadField && d.line == 4));
+    assert_eq!(s.tree().parent(EntryId(3)), Some(EntryId(2)));
+    assert!(s.tree().branch_points().is_empty());
+}
