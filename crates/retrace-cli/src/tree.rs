@@ -209,7 +209,8 @@ fn first_prompt(s: &Session, source: &mut Inflated<Bytes>, run: &Run) -> Option<
         if s.is_prompt(e) {
             let message = s.message(e, source).ok()??;
             let text = message.text();
-            if !text.trim().is_empty() {
+            // Injected context (Codex's environment block) is no prompt.
+            if message.kind == retrace_core::MessageKind::Normal && !text.trim().is_empty() {
                 return Some(preview(&text, 60));
             }
         }

@@ -117,6 +117,9 @@ struct Lookup {
     keys: Vec<(&'static [u8], u16, u16)>,
     /// The first eight bytes of each key as an integer, compared first.
     heads: Vec<u64>,
+    /// Per key length: a bit for each `first byte & 63` of the keys of that
+    /// length, so most keys no format wants are turned away at once.
+    firsts: [u64; MAX_KEY + 1],
 }
 
 /// Up to the first eight bytes of `key`, zero-padded.
@@ -140,19 +143,27 @@ impl Lookup {
             *slot = (start as u16, end as u16);
         }
         let heads = keys.iter().map(|k| head(k.0)).collect();
+        let mut firsts = [0u64; MAX_KEY + 1];
+        for k in &keys {
+            if let Some(&b) = k.0.first() {
+                firsts[k.0.len()] |= 1 << (b & 63);
+            }
+        }
         Lookup {
             by_len,
             keys,
             heads,
+            firsts,
         }
     }
 
     #[inline]
     fn get(&self, key: &[u8]) -> Option<(u16, u16)> {
-        let &(start, end) = self.by_len.get(key.len())?;
-        if start == end {
+        let &first = key.first()?;
+        if self.firsts.get(key.len())? >> (first & 63) & 1 == 0 {
             return None;
         }
+        let (start, end) = self.by_len[key.len()];
         let h = head(key);
         for i in start as usize..end as usize {
             if self.heads[i] == h && (key.len() <= 8 || self.keys[i].0[8..] == key[8..]) {
