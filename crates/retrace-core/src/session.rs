@@ -186,27 +186,9 @@ impl Session {
         let format = file_formats.first().copied().unwrap_or(Format::Generic);
         // Read anyway, and say so (unless the user asked for plain JSON).
         for (f, info) in files.iter().enumerate() {
-            if file_formats[f] == Format::Generic
-                && options.format.is_none()
-                && info.end_entry > info.first_entry
-            {
-                let names: Vec<&str> = Format::NAMES
-                    .iter()
-                    .map(|(n, _)| *n)
-                    .filter(|&n| n != "generic")
-                    .collect();
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    kind: DiagnosticKind::UnknownFormat,
-                    file: FileId(f as u32),
-                    line: 1,
-                    offset: 0,
-                    message: format!(
-                        "not a session of any known format ({}); its lines were read as \
-                         plain JSON and nothing else was checked (--format names one)",
-                        names.join(", ")
-                    ),
-                });
+            let unrecognised = file_formats[f] == Format::Generic && options.format.is_none();
+            if unrecognised && info.end_entry > info.first_entry {
+                diagnostics.push(unknown_format(FileId(f as u32)));
             }
         }
         let n = entries.len();
@@ -249,60 +231,7 @@ impl Session {
             cx.format.rules().link_files(&same, &mut links);
         }
 
-        // Ids that name nodes (the oldest entry wins a duplicate id, as
-        // Claude Code's resumed files need). Symbols are dense, so the id
-        // index is a plain vector.
-        let mut by_id = IdIndex(vec![NONE; interner.len()]);
-        for cx in cxs.iter().filter(|cx| cx.format.rules().ids_are_links()) {
-            for e in cx.range() {
-                let entry = &entries[e];
-                if !links.node[e] || entry.id.is_none() {
-                    continue;
-                }
-                if let Some(&first) = by_id.get(&entry.id) {
-                    let first = &entries[first as usize];
-                    diagnostics.push(Diagnostic::at(
-                        entry,
-                        Severity::Warning,
-                        DiagnosticKind::DuplicateId,
-                        format!(
-                            "id \"{}\" was already used on line {}; references go to that entry",
-                            interner.str(entry.id),
-                            first.line
-                        ),
-                    ));
-                } else {
-                    by_id.0[entry.id.index()] = e as u32;
-                }
-            }
-        }
-        // Parents named by id.
-        for (e, entry) in entries.iter().enumerate() {
-            let wanted = links.parent_id[e];
-            if !links.node[e] || wanted.is_none() {
-                continue;
-            }
-            match by_id.get(&wanted) {
-                Some(&p) if p as usize != e => links.parent[e] = p,
-                Some(_) => {
-                    diagnostics.push(Diagnostic::at(
-                        entry,
-                        Severity::Warning,
-                        DiagnosticKind::ParentCycle,
-                        "entry is its own parent; treated as a root",
-                    ));
-                }
-                None => diagnostics.push(Diagnostic::at(
-                    entry,
-                    Severity::Warning,
-                    DiagnosticKind::MissingParent,
-                    format!(
-                        "parent \"{}\" is not in the session; entry treated as a root",
-                        interner.str(wanted)
-                    ),
-                )),
-            }
-        }
+        let by_id = resolve_ids(&cxs, &mut links, &mut diagnostics);
         drop(cxs);
         let Links {
             node,
@@ -318,38 +247,7 @@ impl Session {
         }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
-        // The last node of the first file; a main conversation's sidechain
-        // lines do not count unless the file is all sidechain (a subagent
-        // file opened on its own).
-        let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
-        let default_leaf = (0..n)
-            .rev()
-            .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
-            .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))
-            .map(|e| {
-                let entry = &entries[e];
-                let rules = file_formats[entry.file.0 as usize].rules();
-                match by_id.get(&rules.leaf_target(entry, &interner)) {
-                    Some(&t) => EntryId(t),
-                    None => EntryId(e as u32),
-                }
-            });
-        // A stream split over files ends in its last part.
-        let default_leaf = default_leaf.map(|mut leaf| {
-            let rules = file_formats[entries[leaf.index()].file.0 as usize].rules();
-            if rules.follows_into_later_files() {
-                let mut last_child = vec![NONE; n];
-                for (c, &p) in parent.iter().enumerate() {
-                    if node[c] && p != NONE {
-                        last_child[p as usize] = c as u32;
-                    }
-                }
-                while last_child[leaf.index()] != NONE {
-                    leaf = EntryId(last_child[leaf.index()]);
-                }
-            }
-            leaf
-        });
+        let default_leaf = default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id);
         let rules_of = |e: u32| file_formats[entries[e as usize].file.0 as usize].rules();
         let tree = Tree::build(
             node,
@@ -418,6 +316,126 @@ impl Session {
     pub(crate) fn interner(&self) -> &Interner {
         &self.interner
     }
+}
+
+/// A file that fits no format: read as plain JSON lines, and said so.
+fn unknown_format(file: FileId) -> Diagnostic {
+    let names: Vec<&str> = Format::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|&n| n != "generic")
+        .collect();
+    Diagnostic {
+        severity: Severity::Warning,
+        kind: DiagnosticKind::UnknownFormat,
+        file,
+        line: 1,
+        offset: 0,
+        message: format!(
+            "not a session of any known format ({}); its lines were read as \
+             plain JSON and nothing else was checked (--format names one)",
+            names.join(", ")
+        ),
+    }
+}
+
+/// Indexes the ids of nodes in formats that link by id (the oldest entry
+/// wins a duplicate id, as Claude Code's resumed files need) and resolves
+/// the parents named by id.
+fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnostic>) -> IdIndex {
+    let Some(first) = cxs.first() else {
+        return IdIndex(Vec::new());
+    };
+    let (entries, interner) = (first.entries, first.interner);
+    // Symbols are dense, so the id index is a plain vector.
+    let mut by_id = IdIndex(vec![NONE; interner.len()]);
+    for cx in cxs.iter().filter(|cx| cx.format.rules().ids_are_links()) {
+        for e in cx.range() {
+            let entry = &entries[e];
+            if !links.node[e] || entry.id.is_none() {
+                continue;
+            }
+            if let Some(&first) = by_id.get(&entry.id) {
+                let first = &entries[first as usize];
+                diagnostics.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::DuplicateId,
+                    format!(
+                        "id \"{}\" was already used on line {}; references go to that entry",
+                        interner.str(entry.id),
+                        first.line
+                    ),
+                ));
+            } else {
+                by_id.0[entry.id.index()] = e as u32;
+            }
+        }
+    }
+    for (e, entry) in entries.iter().enumerate() {
+        let wanted = links.parent_id[e];
+        if !links.node[e] || wanted.is_none() {
+            continue;
+        }
+        match by_id.get(&wanted) {
+            Some(&p) if p as usize != e => links.parent[e] = p,
+            Some(_) => {
+                diagnostics.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::ParentCycle,
+                    "entry is its own parent; treated as a root",
+                ));
+            }
+            None => diagnostics.push(Diagnostic::at(
+                entry,
+                Severity::Warning,
+                DiagnosticKind::MissingParent,
+                format!(
+                    "parent \"{}\" is not in the session; entry treated as a root",
+                    interner.str(wanted)
+                ),
+            )),
+        }
+    }
+    by_id
+}
+
+/// The leaf a tool opens by default: the last node of the first file (a
+/// main conversation's sidechain lines do not count unless the file is all
+/// sidechain, a subagent file opened on its own), or what a leaf marker
+/// names; for a stream split over files, followed on to its last part.
+fn default_leaf(
+    entries: &[Entry],
+    file_formats: &[Format],
+    interner: &Interner,
+    node: &[bool],
+    parent: &[u32],
+    by_id: &IdIndex,
+) -> Option<EntryId> {
+    let n = entries.len();
+    let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
+    let last = (0..n)
+        .rev()
+        .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
+        .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))?;
+    let rules = file_formats[entries[last].file.0 as usize].rules();
+    let mut leaf = match by_id.get(&rules.leaf_target(&entries[last], interner)) {
+        Some(&t) => EntryId(t),
+        None => EntryId(last as u32),
+    };
+    if rules.follows_into_later_files() {
+        let mut last_child = vec![NONE; n];
+        for (c, &p) in parent.iter().enumerate() {
+            if node[c] && p != NONE {
+                last_child[p as usize] = c as u32;
+            }
+        }
+        while last_child[leaf.index()] != NONE {
+            leaf = EntryId(last_child[leaf.index()]);
+        }
+    }
+    Some(leaf)
 }
 
 /// An entry type its format does not know (kept as is).
