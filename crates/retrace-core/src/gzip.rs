@@ -526,3 +526,18 @@ mod tests {
         assert!(header_len(&method).is_err());
     }
 }
+
+#[cfg(test)]
+mod size {
+    /// The docs say a checkpoint costs about 43 KiB: the inflater's state
+    /// (its 32 KiB window and Huffman tables) is most of it.
+    #[test]
+    fn a_checkpoint_is_about_43_kib() {
+        let state = std::mem::size_of::<miniz_oxide::inflate::stream::InflateState>();
+        let decoder = std::mem::size_of::<super::GzDecoder>();
+        assert!(
+            (40 << 10..46 << 10).contains(&(state + decoder)),
+            "{state} + {decoder}"
+        );
+    }
+}
