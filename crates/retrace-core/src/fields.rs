@@ -115,23 +115,33 @@ struct Lookup {
     by_len: [(u16, u16); MAX_KEY + 1],
     /// (key, action index, container index) sorted by length.
     keys: Vec<(&'static [u8], u16, u16)>,
-    /// The first eight bytes of each key as an integer, compared first.
-    heads: Vec<u64>,
+    /// Each key's [`fingerprint`].
+    prints: Vec<(u64, u64)>,
     /// Per key length: a bit for each `first byte & 63` of the keys of that
     /// length, so most keys no format wants are turned away at once.
     firsts: [u64; MAX_KEY + 1],
 }
 
-/// Up to the first eight bytes of `key`, zero-padded.
-#[inline]
-fn head(key: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    let n = key.len().min(8);
-    buf[..n].copy_from_slice(&key[..n]);
-    u64::from_le_bytes(buf)
-}
-
 const MAX_KEY: usize = 32;
+
+/// A key as two integers, compared instead of bytes: for keys of up to 16
+/// bytes the pair (with the length, which the bucket fixes) is the key
+/// itself. Only fixed-size loads, so no call to `memcpy`/`memcmp` per key.
+#[inline]
+fn fingerprint(k: &[u8]) -> (u64, u64) {
+    let n = k.len();
+    let word = |at: usize| u64::from_le_bytes(k[at..at + 8].try_into().expect("8 bytes"));
+    let half = |at: usize| u64::from(u32::from_le_bytes(k[at..at + 4].try_into().expect("4")));
+    match n {
+        0 => (0, 0),
+        1..=3 => (
+            u64::from(k[0]) | u64::from(k[n / 2]) << 8 | u64::from(k[n - 1]) << 16,
+            0,
+        ),
+        4..=8 => (half(0) | half(n - 4) << 32, 0),
+        _ => (word(0), word(n - 8)),
+    }
+}
 
 impl Lookup {
     fn build(mut keys: Vec<(&'static [u8], u16, u16)>) -> Lookup {
@@ -142,7 +152,7 @@ impl Lookup {
             let end = keys.partition_point(|k| k.0.len() <= len);
             *slot = (start as u16, end as u16);
         }
-        let heads = keys.iter().map(|k| head(k.0)).collect();
+        let prints = keys.iter().map(|k| fingerprint(k.0)).collect();
         let mut firsts = [0u64; MAX_KEY + 1];
         for k in &keys {
             if let Some(&b) = k.0.first() {
@@ -152,21 +162,28 @@ impl Lookup {
         Lookup {
             by_len,
             keys,
-            heads,
+            prints,
             firsts,
         }
     }
 
-    #[inline]
+    /// The action and container indices of `key`. The common case, a key
+    /// no format wants, is turned away here, inlined at the caller; the
+    /// search is a call.
+    #[inline(always)]
     fn get(&self, key: &[u8]) -> Option<(u16, u16)> {
-        let &first = key.first()?;
-        if self.firsts.get(key.len())? >> (first & 63) & 1 == 0 {
+        let (&first, len) = (key.first()?, key.len());
+        if len > MAX_KEY || self.firsts[len] >> (first & 63) & 1 == 0 {
             return None;
         }
+        self.search(key)
+    }
+
+    fn search(&self, key: &[u8]) -> Option<(u16, u16)> {
         let (start, end) = self.by_len[key.len()];
-        let h = head(key);
+        let print = fingerprint(key);
         for i in start as usize..end as usize {
-            if self.heads[i] == h && (key.len() <= 8 || self.keys[i].0[8..] == key[8..]) {
+            if self.prints[i] == print && (key.len() <= 16 || self.keys[i].0 == key) {
                 let k = &self.keys[i];
                 return Some((k.1, k.2));
             }
