@@ -5,7 +5,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { drop, files, launch, opened, page, serve, shot } from './harness.mjs';
+import fs from 'node:fs';
+
+import { drop, files, launch, opened, page, root, serve, shot } from './harness.mjs';
 
 let ctx;
 let site;
@@ -50,6 +52,27 @@ const cases = [
     subagent: true,
   },
   {
+    name: 'Codex CLI rollout',
+    files: ['codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl'],
+    format: 'codex',
+  },
+  {
+    name: 'Codex rollback (an abandoned branch)',
+    files: [`${root}/tests/fixtures/codex/rollback.jsonl`],
+    format: 'codex',
+    branches: 2,
+  },
+  {
+    name: 'event stream split over 11 files, dropped out of order',
+    files: fs.readdirSync(`${root}/tests/fixtures/events/split`).sort().reverse().map((f) => `${root}/tests/fixtures/events/split/${f}`),
+    format: 'events',
+  },
+  {
+    name: 'gzip-compressed event stream',
+    files: [`${root}/tests/fixtures/gzip/events.jsonl.gz`],
+    format: 'events',
+  },
+  {
     name: 'Claude Code 1.0 with inline sidechains',
     files: ['claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'],
     format: 'claude-code',
@@ -67,6 +90,9 @@ for (const c of cases) {
     assert.ok(text.length > 100, 'rows show message text');
     // Every rendered row got its body from the worker.
     assert.equal(await p.locator('.broken').count(), 0);
+    if (c.branches) {
+      assert.equal(await p.locator('.segment .glyph', { hasText: '●' }).count(), c.branches, 'leaves in the tree');
+    }
     if (c.subagent) {
       assert.ok(await p.locator('.file-header', { hasText: 'subagent' }).count() > 0, 'subagent file listed in the tree');
       // The Task result that spawned it opens the subagent's conversation.

@@ -7,7 +7,9 @@ use std::cell::RefCell;
 use std::ops::Range;
 
 use js_sys::{Array, Uint8Array};
-use retrace_core::{EntryId, FileId, Flags, Reader, Row, RowKind, Session, Source, SourceError};
+use retrace_core::{
+    EntryId, FileId, Flags, Inflated, Reader, Row, RowKind, Session, Source, SourceError,
+};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
@@ -34,7 +36,7 @@ const HITS: usize = 500;
 /// The open session and the files its bytes live in.
 struct Open {
     session: Session,
-    source: Files,
+    source: Inflated<Files>,
     /// The rows of the branch last asked for.
     branch: Option<(u32, Vec<Row>)>,
 }
@@ -223,11 +225,16 @@ async fn open(
     });
     let session = reader.finish();
     let open_ms = now_ms() - started;
-    let mut source = Files {
-        files: sessions,
-        reader: reader_sync,
-        buf: Vec::new(),
-    };
+    // Gzip inputs: entries' ranges are in the decompressed stream, read
+    // through the decoder checkpoints kept while indexing.
+    let mut source = Inflated::new(
+        Files {
+            files: sessions,
+            reader: reader_sync,
+            buf: Vec::new(),
+        },
+        &session,
+    );
     let mut summary = summarize(&session, &mut source, leaf, entry, open_ms);
     summary.read_ms = waited_ms;
     STATE.with(|s| {
@@ -304,7 +311,7 @@ impl Source for Files {
 
 fn summarize(
     s: &Session,
-    source: &mut Files,
+    source: &mut Inflated<Files>,
     leaf: Option<&str>,
     entry: Option<&str>,
     open_ms: f64,
@@ -421,7 +428,7 @@ fn memory_bytes() -> u64 {
 /// Session facts from the first entries' top-level fields (a pi header, a
 /// Claude Code line, a Codex `session_meta` payload): the first value of
 /// each known key.
-fn metadata(s: &Session, source: &mut Files) -> Vec<(String, String)> {
+fn metadata(s: &Session, source: &mut Inflated<Files>) -> Vec<(String, String)> {
     const KEYS: [(&str, &str); 10] = [
         ("sessionId", "session"),
         ("id", "session"),
@@ -462,7 +469,12 @@ fn metadata(s: &Session, source: &mut Files) -> Vec<(String, String)> {
 }
 
 /// The first typed prompt among the first entries of a segment.
-fn first_prompt(s: &Session, source: &mut Files, first: EntryId, len: usize) -> Option<String> {
+fn first_prompt(
+    s: &Session,
+    source: &mut Inflated<Files>,
+    first: EntryId,
+    len: usize,
+) -> Option<String> {
     let mut e = first;
     for _ in 0..len.min(8) {
         if s.is_prompt(e) && s.role(e) == "user" {
@@ -544,11 +556,15 @@ impl Open {
             let message = s
                 .row_message(row, &mut self.source)
                 .map_err(|e| e.to_string())?;
-            return Ok(RowBody {
-                broken: message.is_none(),
-                message,
-                event: None,
-            });
+            if message.is_some() {
+                return Ok(RowBody {
+                    message,
+                    event: None,
+                    broken: false,
+                });
+            }
+            // Not a message after all (undo bookkeeping, say): shown as an
+            // event line below.
         }
         let e = row.entries[0];
         let value = s.body(e, &mut self.source).map_err(|e| e.to_string())?;

@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::io::Write;
 
-use retrace_core::{EntryId, Format, Session, Source};
+use retrace_core::{EntryId, Session, Source};
 
 use crate::input::{leaf, load};
 use crate::{Failure, Outcome};
@@ -13,15 +13,8 @@ pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Out
     let mut loaded = load(path)?;
     let leaf = leaf(&loaded, wanted)?;
     let s = &loaded.session;
-    let mut entries = s.branch(leaf);
-    let file = s.entry(leaf).file;
-    // A pi branch needs its session header to be a session file.
-    if matches!(s.file_format(file), Format::Pi { .. }) {
-        let first = EntryId(s.files()[file.0 as usize].first_entry);
-        if s.kind(first) == "session" && !entries.contains(&first) {
-            entries.insert(0, first);
-        }
-    }
+    // With what the branch needs to be a session file (pi's header).
+    let entries = s.standalone_branch(leaf);
     let mut written = HashSet::new();
     for e in entries {
         let entry = s.entry(e);

@@ -20,6 +20,8 @@ struct Info {
     entries: usize,
     /// Normalized messages (a split Claude Code response counts once).
     messages: u64,
+    /// Events on the timeline (rollbacks, aborted turns, state transitions).
+    markers: u64,
     /// Branch ends a person could pick (structural dead ends folded in).
     leaves: usize,
     /// Real branch points (rewinds, forks).
@@ -113,6 +115,7 @@ fn gather(loaded: &mut Loaded) -> Result<Info, Failure> {
         files: s.files().len(),
         entries: s.entries().len(),
         messages: check.messages,
+        markers: check.markers,
         leaves: tree.tips().len(),
         branch_points: kinds(BranchKind::Real),
         structural_branch_points: kinds(BranchKind::Structural),
@@ -139,9 +142,13 @@ fn print_text(i: &Info, out: &mut dyn Write) -> std::io::Result<()> {
         None => i.format.to_owned(),
     };
     writeln!(out, "  format        {format}")?;
+    let markers = match i.markers {
+        0 => String::new(),
+        n => format!(", {n} markers"),
+    };
     writeln!(
         out,
-        "  entries       {} in {} file{}, {} messages",
+        "  entries       {} in {} file{}, {} messages{markers}",
         i.entries,
         i.files,
         if i.files == 1 { "" } else { "s" },

@@ -6,11 +6,28 @@ use std::io::{IsTerminal, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use retrace_core::{FileId, Reader, Session, Source, SourceError};
+use std::sync::OnceLock;
+
+use retrace_core::{FileId, Format, Inflated, Reader, ReaderOptions, Session, Source, SourceError};
 use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
 
 use crate::progress::Bar;
 use crate::Failure;
+
+/// The format named by `--format`, for every input.
+static FORMAT: OnceLock<Option<Format>> = OnceLock::new();
+
+/// Sets the `--format` override (once, before any input is read).
+pub fn set_format(format: Option<Format>) {
+    let _ = FORMAT.set(format);
+}
+
+fn reader_options() -> ReaderOptions {
+    ReaderOptions {
+        format: FORMAT.get().copied().flatten(),
+        ..ReaderOptions::default()
+    }
+}
 
 /// Inputs larger than this get a progress bar (when stderr is a terminal).
 const PROGRESS_FROM: u64 = 50_000_000;
@@ -20,7 +37,8 @@ pub struct Loaded {
     /// The PATH as given.
     pub name: String,
     pub session: Session,
-    pub source: Bytes,
+    /// Entry bodies, decompressed where the file is gzip.
+    pub source: Inflated<Bytes>,
 }
 
 /// Where entry bodies are read from.
@@ -62,7 +80,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
         if inputs.is_empty() {
             return Err(Failure::Input(format!(
-                "{path}: no session files (*.jsonl) in this directory"
+                "{path}: no session files (*.jsonl, *.jsonl.gz) in this directory"
             )));
         }
         inputs
@@ -75,9 +93,13 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         .map(|m| m.len())
         .sum();
     let bar = (total > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| Bar::new(total));
+    let options = OpenOptions {
+        reader: reader_options(),
+        ..OpenOptions::default()
+    };
     let session = open_files(
         &inputs,
-        &OpenOptions::default(),
+        &options,
         bar.as_ref().map(|b| b as &dyn retrace_store::Progress),
     )
     .map_err(|e| input_error(path, &e))?;
@@ -89,8 +111,8 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
     ));
     Ok(Loaded {
         name: path.to_owned(),
+        source: Inflated::new(source, &session),
         session,
-        source,
     })
 }
 
@@ -104,13 +126,14 @@ fn load_stdin() -> Result<Loaded, Failure> {
 }
 
 fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
-    let mut reader = Reader::new();
+    let mut reader = Reader::with_options(reader_options());
     reader.begin_file(name);
     reader.push(&bytes);
+    let session = reader.finish();
     Loaded {
         name: name.to_owned(),
-        session: reader.finish(),
-        source: Bytes::Memory(bytes),
+        source: Inflated::new(Bytes::Memory(bytes), &session),
+        session,
     }
 }
 
@@ -163,18 +186,42 @@ fn is_agent_file(p: &Path) -> bool {
         .is_some_and(|n| n.starts_with("agent-"))
 }
 
-/// The `*.jsonl` files directly in `dir`, sorted by name.
+/// The `*.jsonl` (and `*.jsonl.gz`) files directly in `dir`, sorted by name, except that the
+/// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
+/// `events_10.jsonl`) go in numeric order.
 fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
     let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
     let mut files = Vec::new();
     for entry in entries {
         let path = entry.map_err(|e| StoreError::from_io(e, dir))?.path();
-        if path.is_file() && path.extension().is_some_and(|x| x == "jsonl") {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")) {
             files.push(path);
         }
     }
-    files.sort();
+    files.sort_by_cached_key(|p| split_key(p));
     Ok(files)
+}
+
+/// `events_12.jsonl` sorts as (`events.jsonl`, 12); other names as
+/// themselves.
+fn split_key(path: &Path) -> (String, u64) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let Some((stem, ext)) = name.split_once('.') else {
+        return (name, 0);
+    };
+    match stem.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (format!("{base}.{ext}"), n.parse().unwrap_or(u64::MAX))
+        }
+        _ => (name, 0),
+    }
 }
 
 /// The entry named by `--leaf`, or the default leaf.

@@ -13,6 +13,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use retrace_core::Format;
 
 /// Read, replay and share the session files LLM agents write.
 #[derive(Parser)]
@@ -20,13 +21,25 @@ use clap::{Parser, Subcommand};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Read every input as this format instead of detecting it: pi,
+    /// claude-code, codex, events, generic.
+    #[arg(long, global = true, value_name = "NAME", value_parser = parse_format)]
+    format: Option<Format>,
+}
+
+fn parse_format(name: &str) -> Result<Format, String> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::NAMES.iter().map(|(n, _)| *n).collect();
+        format!("unknown format `{name}`; known: {}", names.join(", "))
+    })
 }
 
 #[derive(Subcommand)]
 enum Command {
     /// Format, entries, time span, branches, models, tokens, tool calls.
     Info {
-        /// Session files, directories (a Claude Code project folder) or `-`.
+        /// Session files (`.jsonl`, `.jsonl.gz`), directories (a Claude Code
+        /// project folder, Codex rollouts, a split `events_N.jsonl` set) or `-`.
         #[arg(required = true)]
         paths: Vec<String>,
         /// One JSON object per input.
@@ -125,6 +138,7 @@ pub fn for_each_input(
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    input::set_format(cli.format);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = match cli.command {

@@ -38,6 +38,7 @@ fn print_message(m: &Message, out: &mut impl Write) -> std::io::Result<()> {
         (_, MessageKind::BashExecution) => "user shell command".to_owned(),
         (_, MessageKind::Custom) => "extension message".to_owned(),
         (role, MessageKind::Meta) => format!("{} (injected)", role.as_str()),
+        (_, MessageKind::Marker) => "event".to_owned(),
         (Role::Tool, _) => "tool result".to_owned(),
         (role, _) => role.as_str().to_owned(),
     };

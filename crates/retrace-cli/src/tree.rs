@@ -11,6 +11,7 @@ use serde::Serialize;
 use crate::input::{load, Bytes};
 use crate::output::preview;
 use crate::{Failure, Outcome};
+use retrace_core::Inflated;
 
 pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
     let mut loaded = load(path)?;
@@ -22,7 +23,11 @@ pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Fail
     Ok(Outcome::Clean)
 }
 
-fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io::Result<()> {
+fn print_text(
+    s: &Session,
+    source: &mut Inflated<Bytes>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
     let tree = s.tree();
     writeln!(
         out,
@@ -63,6 +68,14 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
         let b = s.entry(run.last).line;
         let mut line = if run.first == run.last {
             format!("{lead}● {} (line {a})", s.label(run.first))
+        } else if s.entry(run.first).file != s.entry(run.last).file {
+            // A run across the parts of a split set.
+            format!(
+                "{lead}● {} … {}  {} entries",
+                s.label(run.first),
+                s.label(run.last),
+                run.len
+            )
         } else {
             format!(
                 "{lead}● {} … {}  {} entries, lines {a}–{b}",
@@ -119,13 +132,14 @@ fn print_text(s: &Session, source: &mut Bytes, out: &mut impl Write) -> std::io:
 }
 
 /// The first typed prompt of a run, shortened (what the branch is about).
-fn first_prompt(s: &Session, source: &mut Bytes, run: &Segment) -> Option<String> {
+fn first_prompt(s: &Session, source: &mut Inflated<Bytes>, run: &Segment) -> Option<String> {
     let mut e = run.first;
     for _ in 0..run.len.min(8) {
         if s.is_prompt(e) {
             let message = s.message(e, source).ok()??;
             let text = message.text();
-            if !text.trim().is_empty() {
+            // Injected context (Codex's environment block) is no prompt.
+            if message.kind == retrace_core::MessageKind::Normal && !text.trim().is_empty() {
                 return Some(preview(&text, 60));
             }
         }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use retrace_core::{Diagnostic, FileId, Format, Severity};
+use retrace_core::{Diagnostic, FileId, Severity};
 use serde::Serialize;
 
 use crate::input::load;
@@ -61,24 +61,6 @@ fn validate(path: &str, json: bool, out: &mut dyn Write) -> Result<Outcome, Fail
         .chain(&check.diagnostics)
         .map(located)
         .collect();
-    // The core reads any JSON lines; a file of neither known format has no
-    // conversation to check, which a validator should say.
-    for (i, f) in s.files().iter().enumerate() {
-        let id = FileId(i as u32);
-        if s.file_format(id) == Format::Generic && f.end_entry > f.first_entry {
-            all.push(Located {
-                file: f.name.as_str(),
-                file_id: id,
-                severity: Severity::Warning,
-                code: "unknown-format",
-                line: 1,
-                offset: 0,
-                message: "not a pi or Claude Code session; its lines were read as plain JSON \
-                          and nothing else was checked"
-                    .to_owned(),
-            });
-        }
-    }
     all.sort_by_key(|d| (d.file_id, d.line, d.offset));
     let count = |sev| all.iter().filter(|d| d.severity == sev).count();
     let (errors, warnings, notes) = (

@@ -455,3 +455,145 @@ fn tree_marks_structural_fanouts_and_subagents() {
     assert_eq!(text.matches("] subagent ").count(), 6, "{text}");
     assert_eq!(text.matches("(default)").count(), 1, "{text}");
 }
+
+fn fixture(rel: &str) -> String {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(rel);
+    p.to_string_lossy().into_owned()
+}
+
+const CODEX: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";
+
+#[test]
+fn info_reads_codex_and_events() {
+    // Counts checked by hand: see the core's codex and events tests.
+    let o = retrace(&[
+        "info",
+        "--json",
+        &corpus(CODEX),
+        &fixture("codex/fork"),
+        &fixture("events/split"),
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    let infos = json_lines(&o);
+    let codex = &infos[0];
+    assert_eq!(codex["format"], "codex");
+    assert_eq!(codex["entries"], 279);
+    assert_eq!(codex["messages"], 80);
+    assert_eq!(codex["tool_calls"], 39);
+    assert_eq!(codex["tool_errors"], 3);
+    assert_eq!(codex["models"]["gpt-5.1-codex"]["input_tokens"], 71933);
+    assert_eq!(
+        codex["models"]["gpt-5.1-codex"]["cache_read_tokens"],
+        1027328
+    );
+    assert_eq!(codex["models"]["gpt-5.1-codex"]["output_tokens"], 22305);
+    let fork = &infos[1];
+    assert_eq!(fork["files"], 3);
+    assert_eq!(fork["messages"], 12);
+    assert_eq!(fork["leaves"], 3);
+    assert_eq!(fork["branch_points"], 1);
+    assert_eq!(fork["subagents"], 1);
+    let events = &infos[2];
+    assert_eq!(events["format"], "events");
+    assert_eq!(events["files"], 11);
+    assert_eq!(events["entries"], 13);
+    assert_eq!(events["leaves"], 1);
+    assert_eq!(events["tool_calls"], 10);
+    assert_eq!(events["diagnostics"], 0);
+}
+
+#[test]
+fn a_split_set_shows_in_numeric_order() {
+    let o = retrace(&["show", "--json", &fixture("events/split")]);
+    assert!(o.status.success(), "{o:?}");
+    let outputs: Vec<String> = json_lines(&o)
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"][0]["output"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(outputs, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    let o = retrace(&["validate", &fixture("events/gap")]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("events_3.jsonl:1:0: warning: split-gap:"));
+}
+
+#[test]
+fn gzip_reads_as_the_plain_file() {
+    let dir = scratch("gzip_plain");
+    let plain = fixture("codex/rollback.jsonl");
+    let packed = fixture("gzip/rollback-two-members.jsonl.gz");
+    // Gzip is told by its bytes, not its name.
+    let renamed = dir.join("rollback.data");
+    std::fs::copy(&packed, &renamed).unwrap();
+    let renamed = renamed.to_str().unwrap();
+    for args in [
+        &["info", "--json"][..],
+        &["tree", "--json"],
+        &["show", "--json"],
+        &["show", "--leaf", "L21"],
+        &["cat", "--leaf", "L21"],
+        &["validate", "--json"],
+    ] {
+        let run = |path: &str| {
+            let mut all: Vec<&str> = args.to_vec();
+            all.push(path);
+            let o = retrace(&all);
+            (o.status.code(), stdout(&o).replace(path, "PATH"))
+        };
+        let expected = run(&plain);
+        assert_eq!(run(&packed), expected, "{args:?}");
+        assert_eq!(run(renamed), expected, "{args:?}");
+    }
+    // From stdin too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_retrace"))
+        .args(["cat", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&std::fs::read(&packed).unwrap())
+        .unwrap();
+    let o = child.wait_with_output().unwrap();
+    assert!(o.status.success());
+    // The default branch of the rollback fixture: its lines 1–14, 22–34.
+    let lines: Vec<String> = std::fs::read_to_string(&plain)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = lines[..14].iter().chain(&lines[21..]).cloned().collect();
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn broken_gzip_is_reported_with_line_and_byte() {
+    let o = retrace(&["validate", &fixture("gzip/rollback-truncated.jsonl.gz")]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("rollback-truncated.jsonl.gz:11:2520: error: gzip-truncated: file ends inside compressed data"),
+        "{out}"
+    );
+}
+
+#[test]
+fn format_can_be_named() {
+    let events = fixture("events/events.jsonl");
+    let o = retrace(&["info", "--json", "--format", "generic", &events]);
+    assert!(o.status.success());
+    let info = &json_lines(&o)[0];
+    assert_eq!(info["format"], "generic");
+    assert_eq!(info["messages"], 0);
+    // Named before the command too; an unknown name is a usage error.
+    let o = retrace(&["--format", "events", "info", "--json", &events]);
+    assert_eq!(json_lines(&o)[0]["messages"], 10);
+    let o = retrace(&["info", "--format", "gemini-pro", &events]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format `gemini-pro`"));
+}

@@ -6,10 +6,10 @@ use std::collections::{BTreeMap, HashSet};
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{EntryId, Flags};
-use crate::format::{claude, Format};
-use crate::message::{Message, Role, Usage};
-use crate::normalize;
+use crate::entry::{EntryId, FileId, Flags};
+use crate::format::{Mode, Normalize, Origin, Rules};
+use crate::intern::Sym;
+use crate::message::{Message, MessageKind, Usage};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -40,16 +40,24 @@ impl Session {
         Ok(self.message_from_value(e, &value))
     }
 
+    /// The message one entry holds on its own, from its parsed body.
     fn message_from_value(&self, e: EntryId, value: &serde_json::Value) -> Option<Message> {
-        let entry = self.entry(e);
-        let mut message = match self.file_format(entry.file) {
-            Format::Pi { .. } => normalize::pi::entry_message(value),
-            Format::ClaudeCode => normalize::claude::line_message(value),
-            Format::Generic => None,
-        }?;
-        message.entries.push(self.label(e));
-        message.lines.push(entry.line);
-        Some(message)
+        let mut normalizer = self.rules_of(e).normalizer(Mode::Context);
+        let mut out = Vec::new();
+        normalizer.feed(&self.origin(e), value, &mut out);
+        normalizer.finish(&mut out);
+        out.into_iter().next()
+    }
+
+    pub(crate) fn rules_of(&self, e: EntryId) -> &'static dyn Rules {
+        self.file_format(self.entry(e).file).rules()
+    }
+
+    pub(crate) fn origin(&self, e: EntryId) -> Origin<'_> {
+        Origin {
+            entry: self.entry(e),
+            label: self.label(e),
+        }
     }
 
     /// The entries that make up the branch ending at `leaf`, in the order
@@ -57,29 +65,20 @@ impl Session {
     /// lines of structural fan-outs along it, such as a tool result recorded
     /// beside the next tool call.
     pub fn branch(&self, leaf: EntryId) -> Vec<EntryId> {
-        let path = self.tree.path(leaf);
-        if self.file_format(self.entry(leaf).file) != Format::ClaudeCode {
-            return path;
-        }
-        let on_path: HashSet<EntryId> = path.iter().copied().collect();
-        let mut out = path.clone();
-        for &p in &path {
-            if self.tree.children(p).len() < 2 {
-                continue;
-            }
-            let real = self.tree.is_real_branch_point(p);
-            for c in self.tree.children(p) {
-                if on_path.contains(&c) {
-                    continue;
-                }
-                if real && claude::is_prompt(self.entry(c), &self.interner) {
-                    continue;
-                }
-                out.extend(self.tree.subtree(c));
+        self.rules_of(leaf).branch(self, leaf)
+    }
+
+    /// [`Session::branch`] plus what it needs before it to stand alone as a
+    /// session file of its format (pi's session header).
+    pub fn standalone_branch(&self, leaf: EntryId) -> Vec<EntryId> {
+        let mut entries = self.branch(leaf);
+        let file = self.entry(leaf).file;
+        if let Some(header) = self.rules_of(leaf).header(self, file) {
+            if !entries.contains(&header) {
+                entries.insert(0, header);
             }
         }
-        out.sort();
-        out
+        entries
     }
 
     /// The normalized messages an agent would see on the branch ending at
@@ -90,81 +89,43 @@ impl Session {
         leaf: EntryId,
         source: &mut S,
     ) -> Result<Vec<Message>, SourceError> {
+        let rules = self.rules_of(leaf);
         let branch = self.branch(leaf);
-        let entries = match self.file_format(self.entry(leaf).file) {
-            Format::Pi { .. } => self.pi_context_entries(&branch),
-            Format::ClaudeCode => {
-                // Context restarts at the last compaction boundary.
-                let start = branch
-                    .iter()
-                    .rposition(|&e| claude::is_compact_boundary(self.entry(e), &self.interner))
-                    .unwrap_or(0);
-                branch[start..].to_vec()
-            }
-            Format::Generic => Vec::new(),
-        };
+        let entries = rules.context_entries(self, &branch);
         let mut out: Vec<Message> = Vec::new();
-        // Claude Code: the open response per `message.id`, since the last
-        // prompt.
-        let mut open: BTreeMap<crate::intern::Sym, usize> = BTreeMap::new();
+        let mut normalizer = rules.normalizer(Mode::Context);
         for e in entries {
-            let Some(message) = self.message(e, source)? else {
+            let Ok(value) = self.body(e, source)? else {
                 continue;
             };
-            let group = self.entry(e).group;
-            if message.role == Role::User {
-                open.clear();
-            }
-            if !group.is_none() && message.role == Role::Assistant {
-                if let Some(&i) = open.get(&group) {
-                    normalize::claude::merge_split(&mut out[i], message);
-                    continue;
-                }
-                open.insert(group, out.len());
-            }
-            out.push(message);
+            normalizer.feed(&self.origin(e), &value, &mut out);
         }
+        normalizer.finish(&mut out);
         Ok(out)
-    }
-
-    /// pi: walk the path, and where a compaction is on it, start with its
-    /// summary and the entries it kept.
-    fn pi_context_entries(&self, path: &[EntryId]) -> Vec<EntryId> {
-        let Some(c) = path.iter().rposition(|&e| self.kind(e) == "compaction") else {
-            return path.to_vec();
-        };
-        let compaction = self.entry(path[c]);
-        // v2+: `firstKeptEntryId`; v1: `firstKeptEntryIndex` counts the
-        // file's entries including the header.
-        let kept = if !compaction.reference.is_none() {
-            path[..c]
-                .iter()
-                .position(|&e| self.entry(e).id == compaction.reference)
-        } else if compaction.number != u32::MAX {
-            let info = &self.files[compaction.file.0 as usize];
-            let target = EntryId(info.first_entry + compaction.number);
-            path[..c].iter().position(|&e| e == target)
-        } else {
-            None
-        };
-        let mut out = vec![path[c]];
-        if let Some(k) = kept {
-            out.extend_from_slice(&path[k..c]);
-        }
-        out.extend_from_slice(&path[c + 1..]);
-        out
     }
 
     /// Parses every body: grammar and UTF-8 errors the index could not see,
     /// tool-call pairing on every branch, and totals for reports.
     pub fn check<S: Source + ?Sized>(&self, source: &mut S) -> Result<Check, SourceError> {
         let mut check = Check::default();
-        let mut calls: Vec<Vec<String>> = vec![Vec::new(); self.entries.len()];
-        let mut results: Vec<Vec<String>> = vec![Vec::new(); self.entries.len()];
-        let mut seen_groups = HashSet::new();
-        let mut call_ids = HashSet::new();
+        let mut tally = Tally {
+            calls: vec![Vec::new(); self.entries.len()],
+            results: vec![Vec::new(); self.entries.len()],
+            seen_groups: HashSet::new(),
+            call_ids: HashSet::new(),
+        };
+        let mut normalizer: Option<(FileId, Box<dyn Normalize>)> = None;
+        let mut emitted: Vec<Message> = Vec::new();
         for (i, entry) in self.entries.iter().enumerate() {
             let e = EntryId(i as u32);
+            if normalizer.as_ref().is_none_or(|(f, _)| *f != entry.file) {
+                if let Some((f, mut n)) = normalizer.take() {
+                    n.finish(&mut emitted);
+                    self.count(f, None, emitted.drain(..), &mut tally, &mut check);
+                }
+                let rules = self.file_format(entry.file).rules();
+                normalizer = Some((entry.file, rules.normalizer(Mode::Check)));
+            }
             if entry.is_broken() {
                 continue;
             }
@@ -196,24 +157,76 @@ impl Session {
                     continue;
                 }
             };
-            let Some(message) = self.message_from_value(e, &value) else {
+            // Lines outside the tree (metadata, a fork's copy of history
+            // shown in its parent) are checked but say nothing new.
+            if !self.tree.contains(e) {
                 continue;
+            }
+            let (_, n) = normalizer.as_mut().expect("set above");
+            n.feed(&self.origin(e), &value, &mut emitted);
+            self.count(
+                entry.file,
+                Some(e),
+                emitted.drain(..),
+                &mut tally,
+                &mut check,
+            );
+        }
+        if let Some((f, mut n)) = normalizer.take() {
+            n.finish(&mut emitted);
+            self.count(f, None, emitted.drain(..), &mut tally, &mut check);
+        }
+        for m in check.models.values_mut() {
+            m.settle();
+        }
+        self.check_pairing(&tally.calls, &tally.results, &mut check);
+        check
+            .diagnostics
+            .sort_by_key(|d| (d.file, d.offset, d.line));
+        Ok(check)
+    }
+
+    /// Counts messages a normalizer emitted while reading `file`; `current`
+    /// is the entry just fed. A message is credited to the entry of its last
+    /// line (a normalizer may emit a message after the entries it came from).
+    fn count(
+        &self,
+        file: FileId,
+        current: Option<EntryId>,
+        messages: impl Iterator<Item = Message>,
+        tally: &mut Tally,
+        check: &mut Check,
+    ) {
+        for message in messages {
+            let i = match (current, message.lines.last()) {
+                (Some(c), Some(&line)) if self.entry(c).line == line => c.index(),
+                (_, Some(&line)) => match self.entry_at_line(file, line) {
+                    Some(e) => e.index(),
+                    None => continue,
+                },
+                (Some(c), None) => c.index(),
+                (None, None) => continue,
             };
+            if message.kind == MessageKind::Marker {
+                check.markers += 1;
+                continue;
+            }
+            let entry = &self.entries[i];
             // A split response counts once.
-            let first_of_group = entry.group.is_none() || seen_groups.insert(entry.group);
+            let first_of_group = entry.group.is_none() || tally.seen_groups.insert(entry.group);
             if first_of_group {
                 check.messages += 1;
             }
             for (id, _) in message.tool_calls() {
-                if call_ids.insert(id.to_owned()) {
+                if tally.call_ids.insert(id.to_owned()) {
                     check.tool_calls += 1;
                 }
-                calls[i].push(id.to_owned());
+                tally.calls[i].push(id.to_owned());
             }
             for (id, is_error) in message.tool_results() {
                 check.tool_results += 1;
                 check.tool_errors += u64::from(is_error);
-                results[i].push(id.to_owned());
+                tally.results[i].push(id.to_owned());
             }
             if let Some(model) = &message.model {
                 let slot = check.models.entry(model.clone()).or_default();
@@ -227,14 +240,16 @@ impl Session {
                 }
             }
         }
-        for m in check.models.values_mut() {
-            m.settle();
-        }
-        self.check_pairing(&calls, &results, &mut check);
-        check
-            .diagnostics
-            .sort_by_key(|d| (d.file, d.offset, d.line));
-        Ok(check)
+    }
+
+    /// The first entry on a line of a file.
+    fn entry_at_line(&self, file: FileId, line: u32) -> Option<EntryId> {
+        let info = &self.files[file.0 as usize];
+        let own = &self.entries[info.first_entry as usize..info.end_entry as usize];
+        let i = own.partition_point(|e| e.line < line);
+        own.get(i)
+            .filter(|e| e.line == line)
+            .map(|_| EntryId(info.first_entry + i as u32))
     }
 
     /// Tool-call pairing per branch: every result needs its call earlier on
@@ -286,10 +301,13 @@ impl Session {
 
     /// Whether an entry is the kind of line a person typed (for views).
     pub fn is_prompt(&self, e: EntryId) -> bool {
-        match self.file_format(self.entry(e).file) {
-            Format::ClaudeCode => claude::is_prompt(self.entry(e), &self.interner),
-            _ => self.role(e) == "user",
-        }
+        self.rules_of(e).is_prompt(self, e)
+    }
+
+    /// Whether an entry compacts the context before it (pi `compaction`,
+    /// Claude Code `compact_boundary`, …), for views that mark it.
+    pub fn is_compaction(&self, e: EntryId) -> bool {
+        self.rules_of(e).is_compaction(self, e)
     }
 
     /// Whether an entry is a Claude Code sidechain (subagent) line.
@@ -310,13 +328,25 @@ fn column_offset(bytes: &[u8], line: usize, column: usize) -> u64 {
     (offset + column.saturating_sub(1)).min(bytes.len()) as u64
 }
 
+/// Running counts of [`Session::check`].
+struct Tally {
+    /// Per entry: the tool calls and results credited to it.
+    calls: Vec<Vec<String>>,
+    results: Vec<Vec<String>>,
+    seen_groups: HashSet<Sym>,
+    call_ids: HashSet<String>,
+}
+
 /// What [`Session::check`] found.
 #[derive(Debug, Default, Serialize)]
 pub struct Check {
     /// Problems only a full parse can see, and pairing problems.
     pub diagnostics: Vec<Diagnostic>,
-    /// Normalized messages over all entries (a split response counts once).
+    /// Normalized messages over all entries (a split response counts once),
+    /// markers not included.
     pub messages: u64,
+    /// Events on the timeline (rollbacks, aborted turns, state transitions).
+    pub markers: u64,
     /// Distinct tool calls.
     pub tool_calls: u64,
     pub tool_results: u64,

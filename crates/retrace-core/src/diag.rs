@@ -52,6 +52,21 @@ pub enum DiagnosticKind {
     TimestampOutOfOrder,
     /// A field has an unexpected shape (a reference that resolves nowhere…).
     BadField,
+    /// Lines that repeat another file's history (a Codex fork's copy of its
+    /// parent) were left out of the tree because that file was read too.
+    CopiedHistory,
+    /// A split set (`events_1.jsonl`, `events_2.jsonl`, …) misses a part.
+    SplitGap,
+    /// A gzip file's compressed data is broken (bad header, bad deflate
+    /// data, a CRC or length mismatch); what came before is read.
+    GzipCorrupt,
+    /// A gzip file ends inside a member.
+    GzipTruncated,
+    /// Bytes that are not gzip follow the last gzip member.
+    GzipTrailingData,
+    /// A file fits no format retrace knows; its lines were read as plain
+    /// JSON objects (entries, no tree, no messages).
+    UnknownFormat,
 }
 
 impl DiagnosticKind {
@@ -73,6 +88,12 @@ impl DiagnosticKind {
             DiagnosticKind::CallWithoutResult => "call-without-result",
             DiagnosticKind::TimestampOutOfOrder => "timestamp-out-of-order",
             DiagnosticKind::BadField => "bad-field",
+            DiagnosticKind::CopiedHistory => "copied-history",
+            DiagnosticKind::SplitGap => "split-gap",
+            DiagnosticKind::GzipCorrupt => "gzip-corrupt",
+            DiagnosticKind::GzipTruncated => "gzip-truncated",
+            DiagnosticKind::GzipTrailingData => "gzip-trailing-data",
+            DiagnosticKind::UnknownFormat => "unknown-format",
         }
     }
 }

@@ -45,6 +45,8 @@ impl Flags {
     pub const SHARED_LINE: u16 = 1 << 7;
     /// A `parentId`/`parentUuid` field is present (even if null).
     pub const HAS_PARENT_FIELD: u16 = 1 << 8;
+    /// The entry has a `data` object (event streams).
+    pub const HAS_DATA: u16 = 1 << 9;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0

@@ -18,7 +18,9 @@
 mod context;
 mod diag;
 mod entry;
+mod fields;
 mod format;
+mod gzip;
 mod intern;
 mod message;
 mod normalize;
@@ -37,6 +39,7 @@ pub use context::{Check, ToolPairing};
 pub use diag::{Diagnostic, DiagnosticKind, Severity};
 pub use entry::{Entry, EntryId, FileId, Flags};
 pub use format::Format;
+pub use gzip::{GzIndex, Inflated, CHECKPOINT_EVERY};
 pub use message::{Message, MessageKind, Part, Role, Usage};
 pub use outline::Segment;
 pub use reader::{Reader, ReaderOptions};

@@ -116,6 +116,10 @@ pub enum MessageKind {
     Custom,
     /// Text injected by the harness rather than typed (Claude Code `isMeta`).
     Meta,
+    /// An event on the timeline rather than something said: a rollback, an
+    /// aborted turn, an error, a state transition. Role `system`; not sent
+    /// to a model.
+    Marker,
 }
 
 /// A normalized message.

@@ -103,7 +103,7 @@ impl Session {
             seg.last = e;
             seg.has_default |= Some(e) == default;
             count(&mut seg, e);
-            if self.kind(e) == "compaction" || self.subtype(e) == "compact_boundary" {
+            if self.is_compaction(e) {
                 seg.compactions += 1;
             }
             let kids: Vec<EntryId> = tree.children(e).collect();

@@ -5,10 +5,15 @@
 //! its number of entries, not its size. The browser feeds `File.slice`
 //! pieces, native code feeds `read` buffers or a whole mapped file.
 
+use std::sync::Arc;
+
 use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, FileId, Flags};
+use crate::fields::{Action, KeyTable, Slot};
+use crate::format::Format;
+use crate::gzip::{self, GzDecoder};
 use crate::intern::{Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
@@ -19,12 +24,16 @@ use crate::time::parse_rfc3339_ms;
 pub struct ReaderOptions {
     /// Longest line that is indexed; a longer one is reported and skipped.
     pub max_line: usize,
+    /// Read every file as this format instead of detecting it (for when
+    /// detection is unsure; see [`Format::from_name`]).
+    pub format: Option<Format>,
 }
 
 impl Default for ReaderOptions {
     fn default() -> Self {
         ReaderOptions {
             max_line: 256 << 20,
+            format: None,
         }
     }
 }
@@ -43,7 +52,7 @@ impl Default for ReaderOptions {
 /// ```
 #[derive(Debug, Default)]
 pub struct Reader {
-    options: ReaderOptions,
+    pub(crate) options: ReaderOptions,
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
@@ -60,11 +69,28 @@ pub struct Reader {
 #[derive(Debug)]
 struct FileState {
     id: FileId,
+    /// The first bytes, until there are enough to tell gzip from text.
+    sniff: Option<Vec<u8>>,
+    /// Set when the file is gzip: its input is inflated before framing.
+    gzip: Option<Box<GzState>>,
+    /// Bytes pushed (compressed ones for gzip).
+    input: u64,
     /// Offset of the next line's first byte.
     offset: u64,
     /// Lines completed so far.
     lines: u32,
     crlf: u32,
+}
+
+/// A gzip file being inflated.
+#[derive(Debug, Default)]
+struct GzState {
+    decoder: GzDecoder,
+    checkpoints: Vec<GzDecoder>,
+    /// The inflater's output buffer.
+    out: Vec<u8>,
+    /// A broken stream: the rest of the input is ignored.
+    failed: bool,
 }
 
 /// The interned keys the reader looks for, so matching a key is comparing
@@ -108,10 +134,14 @@ impl Reader {
             end_entry: self.entries.len() as u32,
             line_ends_with_newline: true,
             meta: None,
+            gzip: None,
             part_start: 0,
         });
         self.current = Some(FileState {
             id,
+            sniff: Some(Vec::new()),
+            gzip: None,
+            input: 0,
             offset: 0,
             lines: 0,
             crlf: 0,
@@ -125,6 +155,8 @@ impl Reader {
     /// [`Reader::append_part`] puts the part after the one before it.
     pub fn begin_part(&mut self, name: &str, offset: u64) -> FileId {
         let id = self.begin_file(name);
+        // Parts are split at line starts of plain text.
+        self.current_mut().sniff = None;
         self.current_mut().offset = offset;
         self.files[id.0 as usize].part_start = offset;
         id
@@ -194,7 +226,78 @@ impl Reader {
     /// # Panics
     /// If no file was begun.
     pub fn push(&mut self, chunk: &[u8]) {
-        assert!(self.current.is_some(), "Reader::push before begin_file");
+        let state = self
+            .current
+            .as_mut()
+            .expect("Reader::push before begin_file");
+        state.input += chunk.len() as u64;
+        if let Some(sniff) = &mut state.sniff {
+            // gzip is told by its magic bytes, whatever the file's name.
+            if sniff.is_empty() && chunk.len() >= 2 {
+                state.sniff = None;
+                if chunk[..2] == gzip::MAGIC {
+                    state.gzip = Some(Box::default());
+                }
+            } else {
+                sniff.extend_from_slice(chunk);
+                if sniff.len() < 2 {
+                    return;
+                }
+                let first = state.sniff.take().expect("checked");
+                if first[..2] == gzip::MAGIC {
+                    state.gzip = Some(Box::default());
+                }
+                return self.push_input(&first);
+            }
+        }
+        self.push_input(chunk);
+    }
+
+    fn push_input(&mut self, chunk: &[u8]) {
+        let state = self.current.as_mut().expect("file begun");
+        let Some(mut gz) = state.gzip.take() else {
+            return self.push_text(chunk);
+        };
+        if !gz.failed {
+            let GzState {
+                decoder,
+                checkpoints,
+                out,
+                ..
+            } = &mut *gz;
+            let result = decoder.feed(chunk, out, u64::MAX, Some(checkpoints), &mut |bytes| {
+                self.push_text(bytes)
+            });
+            if let Err(e) = result {
+                gz.failed = true;
+                self.gzip_error(e);
+            }
+        }
+        self.current_mut().gzip = Some(gz);
+    }
+
+    /// Reports a broken gzip stream where its decompressed output stopped.
+    fn gzip_error(&mut self, e: gzip::GzError) {
+        let state = self.current.as_ref().expect("file begun");
+        let (kind, severity) = match e.kind {
+            gzip::GzErrorKind::Corrupt => (DiagnosticKind::GzipCorrupt, Severity::Error),
+            gzip::GzErrorKind::Truncated => (DiagnosticKind::GzipTruncated, Severity::Error),
+        };
+        self.diagnostics.push(Diagnostic {
+            severity,
+            kind,
+            file: state.id,
+            line: state.lines + 1,
+            offset: state.offset + self.carry.len() as u64,
+            message: format!(
+                "{} at compressed byte {}; nothing after it could be read",
+                e.message, e.at
+            ),
+        });
+    }
+
+    /// Frames decompressed (or plain) bytes into lines.
+    fn push_text(&mut self, chunk: &[u8]) {
         let mut rest = chunk;
         if self.skipping || !self.carry.is_empty() {
             match memchr(b'\n', rest) {
@@ -264,7 +367,45 @@ impl Reader {
 
     /// Ends the current file. A last line without a newline is indexed here.
     pub fn end_file(&mut self) {
-        let Some(_) = self.current else { return };
+        let Some(state) = &mut self.current else {
+            return;
+        };
+        if let Some(first) = state.sniff.take() {
+            // A file shorter than two bytes.
+            self.push_input(&first);
+        }
+        let state = self.current.as_mut().expect("checked");
+        let gzip =
+            state.gzip.take().map(|mut gz| {
+                if !gz.failed {
+                    if let Err(e) = gz.decoder.finish() {
+                        self.gzip_error(e);
+                    }
+                }
+                if let Some((count, at, zeros)) = gz.decoder.trailing() {
+                    let state = self.current.as_ref().expect("file begun");
+                    self.diagnostics.push(Diagnostic {
+                        severity: if zeros {
+                            Severity::Info
+                        } else {
+                            Severity::Warning
+                        },
+                        kind: DiagnosticKind::GzipTrailingData,
+                        file: state.id,
+                        line: state.lines + 1,
+                        offset: state.offset + self.carry.len() as u64,
+                        message: format!(
+                        "{count} {} after the last gzip member (from compressed byte {at}) ignored",
+                        if zeros { "zero bytes" } else { "bytes that are not gzip" }
+                    ),
+                    });
+                }
+                let input = self.current.as_ref().expect("file begun").input;
+                Arc::new(gzip::GzIndex {
+                    checkpoints: std::mem::take(&mut gz.checkpoints),
+                    compressed_size: input,
+                })
+            });
         if self.skipping || !self.carry.is_empty() {
             self.finish_carried_line(false);
             if let Some(info) = self.files.last_mut() {
@@ -283,6 +424,7 @@ impl Reader {
             });
         }
         let info = &mut self.files[state.id.0 as usize];
+        info.gzip = gzip;
         info.size = state.offset;
         info.lines = state.lines;
         info.end_entry = self.entries.len() as u32;
@@ -345,13 +487,8 @@ impl Reader {
                 offset: base + u64::from(at),
                 message,
             });
-            self.entries.push(Entry::new(
-                file,
-                line_no,
-                base,
-                bytes.len() as u32,
-                Flags::BROKEN,
-            ));
+            let broken = Entry::new(file, line_no, base, bytes.len() as u32, Flags::BROKEN);
+            self.push_entry(broken);
             return;
         }
         let objects = self.scan.objects.len();
@@ -369,8 +506,21 @@ impl Reader {
         }
         for object in 0..objects {
             let entry = self.entry(file, line_no, base, bytes, object as u16);
-            self.entries.push(entry);
+            self.push_entry(entry);
         }
+    }
+
+    /// Adds an entry. The index grows by a quarter at a time rather than
+    /// doubling: formats with short lines (Codex writes a `token_count`
+    /// event of a few hundred bytes per request) have an entry per
+    /// kilobyte, and a doubled vector plus the copy made while growing was
+    /// most of the memory of opening them.
+    #[inline]
+    fn push_entry(&mut self, entry: Entry) {
+        if self.entries.len() == self.entries.capacity() {
+            self.entries.reserve_exact(self.entries.len() / 4 + 1024);
+        }
+        self.entries.push(entry);
     }
 
     /// Builds the entry for object `object` of the scanned line.
@@ -390,66 +540,75 @@ impl Reader {
         );
         let fields = &self.scan.fields;
         let interner = &mut self.interner;
+        let table = KeyTable::get();
         let mut content: Option<&Field> = None;
+        // The container of the depth-one key whose nested keys follow.
+        let mut open: Option<(u16, Option<u16>)> = None;
         for (index, f) in fields.iter().enumerate() {
             if f.object != object {
                 continue;
             }
             let key = f.key.get(bytes);
+            let action = match f.parent {
+                None => {
+                    let (action, container) = table.top(key);
+                    open = Some((index as u16, container));
+                    action
+                }
+                Some(parent) => {
+                    let container = match open {
+                        Some((p, c)) if p == parent => c,
+                        _ => table.top(fields[parent as usize].key.get(bytes)).1,
+                    };
+                    container.and_then(|c| table.nested(c, key))
+                }
+            };
+            let Some(action) = action else { continue };
             let value = f.value.get(bytes);
             let string = f.kind == ValueKind::String;
-            match f.parent {
-                None => match key {
-                    b"type" if string => e.kind = interner.intern(value),
-                    b"subtype" if string => e.subtype = interner.intern(value),
-                    b"uuid" if string => {
-                        e.id = interner.intern(value);
-                        e.flags.0 |= Flags::UUID;
+            match action {
+                Action::Sym { slot, weak, flag } => {
+                    if !string {
+                        continue;
                     }
-                    b"id" if string && !e.flags.has(Flags::UUID) => e.id = interner.intern(value),
-                    b"parentId" | b"parentUuid" => {
-                        e.flags.0 |= Flags::HAS_PARENT_FIELD;
-                        if string {
-                            e.parent = interner.intern(value);
-                        }
+                    let target = match slot {
+                        Slot::Kind => &mut e.kind,
+                        Slot::Subtype => &mut e.subtype,
+                        Slot::Id => &mut e.id,
+                        Slot::Reference => &mut e.reference,
+                        Slot::Role => &mut e.role,
+                        Slot::Group => &mut e.group,
+                        Slot::Agent => &mut e.agent,
+                    };
+                    if weak && !target.is_none() {
+                        continue;
                     }
-                    b"logicalParentUuid" | b"firstKeptEntryId" | b"targetId" | b"leafUuid"
-                        if string =>
-                    {
-                        e.reference = interner.intern(value)
-                    }
-                    b"timestamp" => {
-                        e.timestamp = if string {
-                            parse_rfc3339_ms(value).unwrap_or(i64::MIN)
-                        } else {
-                            parse_int(value).unwrap_or(i64::MIN)
-                        }
-                    }
-                    b"isSidechain" if value == b"true" => e.flags.0 |= Flags::SIDECHAIN,
-                    b"isMeta" if value == b"true" => e.flags.0 |= Flags::META,
-                    b"isCompactSummary" if value == b"true" => e.flags.0 |= Flags::COMPACT_SUMMARY,
-                    b"toolUseResult" => e.flags.0 |= Flags::TOOL_RESULT,
-                    b"agentId" if string => e.agent = interner.intern(value),
-                    b"message" if f.kind == ValueKind::Object => e.flags.0 |= Flags::HAS_MESSAGE,
-                    b"version" | b"firstKeptEntryIndex" if f.kind == ValueKind::Other => {
-                        if let Some(n) = parse_int(value) {
-                            e.number = u32::try_from(n).unwrap_or(u32::MAX);
-                        }
-                    }
-                    _ => {}
-                },
-                Some(parent) => {
-                    let parent_key = fields[parent as usize].key.get(bytes);
-                    match (parent_key, key) {
-                        (b"message", b"role") if string => e.role = interner.intern(value),
-                        (b"message", b"id") if string => e.group = interner.intern(value),
-                        (b"message", b"content") => content = Some(&fields[index]),
-                        (b"toolUseResult", b"agentId") if string && e.agent.is_none() => {
-                            e.agent = interner.intern(value)
-                        }
-                        _ => {}
+                    *target = interner.intern(value);
+                    e.flags.0 |= flag;
+                }
+                Action::Parent => {
+                    e.flags.0 |= Flags::HAS_PARENT_FIELD;
+                    if string {
+                        e.parent = interner.intern(value);
                     }
                 }
+                Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
+                Action::FlagIfPresent(flag) => e.flags.0 |= flag,
+                Action::FlagIfObject(flag) if f.kind == ValueKind::Object => e.flags.0 |= flag,
+                Action::Timestamp => {
+                    e.timestamp = if string {
+                        parse_rfc3339_ms(value).unwrap_or(i64::MIN)
+                    } else {
+                        parse_epoch(value).unwrap_or(i64::MIN)
+                    }
+                }
+                Action::Number if f.kind == ValueKind::Other => {
+                    if let Some(n) = parse_int(value) {
+                        e.number = u32::try_from(n).unwrap_or(u32::MAX);
+                    }
+                }
+                Action::ToolResultContent => content = Some(&fields[index]),
+                _ => {}
             }
         }
         // A Claude Code user line is a tool result when its content blocks
@@ -465,6 +624,24 @@ impl Reader {
         }
         e
     }
+}
+
+/// An epoch number as milliseconds: integers of milliseconds, or seconds
+/// (with a fraction, or too small to be milliseconds of any recent date:
+/// 10^11 ms is March 1973).
+fn parse_epoch(s: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(s).ok()?.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(if n.abs() < 100_000_000_000 {
+            n.saturating_mul(1000)
+        } else {
+            n
+        });
+    }
+    let seconds: f64 = text.parse().ok()?;
+    seconds
+        .is_finite()
+        .then(|| (seconds * 1000.0).round() as i64)
 }
 
 fn parse_int(s: &[u8]) -> Option<i64> {

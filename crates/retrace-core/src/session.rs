@@ -4,12 +4,10 @@ use serde::Serialize;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId, Flags};
-use crate::format::{claude, pi, Format};
+use crate::format::{FileCx, Format, Links, NONE};
 use crate::intern::{Interner, Sym};
 use crate::reader::Reader;
 use crate::tree::Tree;
-
-const NONE: u32 = u32::MAX;
 
 /// One input file of a session.
 #[derive(Debug, Clone, Serialize)]
@@ -28,6 +26,11 @@ pub struct FileInfo {
     /// A side-car document attached with [`Reader::attach_meta`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<serde_json::Value>,
+    /// Set when the file was gzip: where to restart inflating it, for
+    /// [`Inflated`](crate::Inflated). `size` and every offset are of the
+    /// decompressed bytes.
+    #[serde(skip)]
+    pub gzip: Option<std::sync::Arc<crate::gzip::GzIndex>>,
     /// Where a part read by [`Reader::begin_part`] started.
     #[serde(skip)]
     pub(crate) part_start: u64,
@@ -163,6 +166,7 @@ impl Session {
     /// Builds the tree over what the reader indexed.
     pub(crate) fn build(reader: Reader) -> Session {
         let Reader {
+            options,
             files,
             entries,
             interner,
@@ -172,172 +176,88 @@ impl Session {
         let file_formats: Vec<Format> = files
             .iter()
             .map(|f| {
-                Format::detect(
-                    &entries[f.first_entry as usize..f.end_entry as usize],
-                    &interner,
-                )
+                let own = &entries[f.first_entry as usize..f.end_entry as usize];
+                match options.format {
+                    Some(named) => named.rules().forced(own, &interner),
+                    None => Format::detect(own, &interner),
+                }
             })
             .collect();
         let format = file_formats.first().copied().unwrap_or(Format::Generic);
-        let n = entries.len();
-        let mut node = vec![false; n];
-        let mut parent = vec![NONE; n];
-
-        // Which entries are nodes, and which ids name them (the oldest entry
-        // wins a duplicate id, as Claude Code's resumed files need).
-        // Files without ids (pi v1, minimal Claude Code exports) are linear:
-        // each node follows the one before it.
-        let linear: Vec<bool> = files
-            .iter()
-            .zip(&file_formats)
-            .map(|(info, fmt)| {
-                let own = &entries[info.first_entry as usize..info.end_entry as usize];
-                match fmt {
-                    Format::Pi { .. } => own
-                        .iter()
-                        .all(|e| e.id.is_none() || interner.get(e.kind) == b"session"),
-                    Format::ClaudeCode => own.iter().all(|e| e.id.is_none()),
-                    Format::Generic => false,
-                }
-            })
-            .collect();
-        // Symbols are dense, so the id index is a plain vector.
-        let mut by_id = IdIndex(vec![NONE; interner.len()]);
-        for (file, info) in files.iter().enumerate() {
-            let fmt = file_formats[file];
-            for e in info.first_entry..info.end_entry {
-                let entry = &entries[e as usize];
-                if entry.is_broken() {
-                    continue;
-                }
-                let kind = interner.get(entry.kind);
-                let is_node = match fmt {
-                    Format::Pi { .. } => kind != b"session",
-                    Format::ClaudeCode if linear[file] => claude::is_tree_type(kind),
-                    Format::ClaudeCode => !entry.id.is_none(),
-                    Format::Generic => false,
-                };
-                let known = match fmt {
-                    Format::Pi { .. } => pi::is_known_type(kind),
-                    Format::ClaudeCode => claude::is_known_type(kind),
-                    Format::Generic => true,
-                };
-                if !known {
-                    diagnostics.push(Diagnostic::at(
-                        entry,
-                        Severity::Info,
-                        DiagnosticKind::UnknownType,
-                        if entry.kind.is_none() {
-                            "entry has no \"type\" field (kept as is)".to_owned()
-                        } else {
-                            format!(
-                                "unknown entry type \"{}\" (kept as is)",
-                                String::from_utf8_lossy(kind)
-                            )
-                        },
-                    ));
-                }
-                node[e as usize] = is_node;
-                if is_node && !entry.id.is_none() {
-                    if let Some(&first) = by_id.get(&entry.id) {
-                        let first = &entries[first as usize];
-                        diagnostics.push(Diagnostic::at(entry, Severity::Warning, DiagnosticKind::DuplicateId, format!(
-                                "id \"{}\" was already used on line {}; references go to that entry",
-                                interner.str(entry.id),
-                                first.line
-                            )));
-                    } else {
-                        by_id.0[entry.id.index()] = e;
-                    }
-                }
+        // Read anyway, and say so (unless the user asked for plain JSON).
+        for (f, info) in files.iter().enumerate() {
+            let unrecognised = file_formats[f] == Format::Generic && options.format.is_none();
+            if unrecognised && info.end_entry > info.first_entry {
+                diagnostics.push(unknown_format(FileId(f as u32)));
             }
         }
+        let n = entries.len();
+        let mut links = Links {
+            node: vec![false; n],
+            parent: vec![NONE; n],
+            parent_id: vec![Sym::NONE; n],
+            diagnostics: Vec::new(),
+        };
+        let cxs: Vec<FileCx> = files
+            .iter()
+            .enumerate()
+            .map(|(i, info)| FileCx {
+                info,
+                format: file_formats[i],
+                entries: &entries,
+                interner: &interner,
+            })
+            .collect();
 
-        // Parents.
-        for (file, info) in files.iter().enumerate() {
-            let fmt = file_formats[file];
-            let range = info.first_entry as usize..info.end_entry as usize;
-            let linear = linear[file];
-            let mut previous = NONE;
-            for e in range {
-                if !node[e] {
-                    continue;
+        // Each format marks its nodes and links them, file by file, then
+        // across the files it was given together.
+        for cx in &cxs {
+            let rules = cx.format.rules();
+            for entry in cx.own() {
+                if !entry.is_broken() && !rules.is_known_type(entry, &interner) {
+                    diagnostics.push(unknown_type(entry, &interner));
                 }
-                let entry = &entries[e];
-                if linear {
-                    parent[e] = previous;
-                    previous = e as u32;
-                    continue;
-                }
-                let mut wanted = entry.parent;
-                if wanted.is_none()
-                    && fmt == Format::ClaudeCode
-                    && claude::is_compact_boundary(entry, &interner)
-                {
-                    // Hang the boundary under the last entry before the
-                    // compaction so the whole history is one tree; the
-                    // context of a branch still starts at the boundary.
-                    wanted = entry.reference;
-                }
-                if wanted.is_none() {
-                    continue;
-                }
-                match by_id.get(&wanted) {
-                    Some(&p) if p as usize != e => parent[e] = p,
-                    Some(_) => {
-                        diagnostics.push(Diagnostic::at(
-                            entry,
-                            Severity::Warning,
-                            DiagnosticKind::ParentCycle,
-                            "entry is its own parent; treated as a root",
-                        ));
-                    }
-                    None => diagnostics.push(Diagnostic::at(
-                        entry,
-                        Severity::Warning,
-                        DiagnosticKind::MissingParent,
-                        format!(
-                            "parent \"{}\" is not in the session; entry treated as a root",
-                            interner.str(wanted)
-                        ),
-                    )),
-                }
+            }
+            rules.link(cx, &mut links);
+        }
+        let mut seen: Vec<&'static str> = Vec::new();
+        for cx in &cxs {
+            let name = cx.format.name();
+            if seen.contains(&name) {
+                continue;
+            }
+            seen.push(name);
+            let same: Vec<&FileCx> = cxs.iter().filter(|c| c.format.name() == name).collect();
+            cx.format.rules().link_files(&same, &mut links);
+        }
+
+        let by_id = resolve_ids(&cxs, &mut links, &mut diagnostics);
+        drop(cxs);
+        let Links {
+            node,
+            mut parent,
+            diagnostics: link_diagnostics,
+            ..
+        } = links;
+        diagnostics.extend(link_diagnostics);
+        for (p, &is_node) in parent.iter_mut().zip(&node) {
+            if !is_node {
+                *p = NONE;
             }
         }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
-        // The last node of the first file; a main conversation's sidechain
-        // lines do not count unless the file is all sidechain (a subagent
-        // file opened on its own).
-        let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
-        let default_leaf = (0..n)
-            .rev()
-            .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
-            .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))
-            .map(|e| {
-                let entry = &entries[e];
-                // A persisted pi leaf marker points at the real leaf.
-                if interner.get(entry.kind) == b"leaf" {
-                    if let Some(&t) = by_id.get(&entry.reference) {
-                        return EntryId(t);
-                    }
-                }
-                EntryId(e as u32)
-            });
+        let default_leaf = default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id);
+        let rules_of = |e: u32| file_formats[entries[e as usize].file.0 as usize].rules();
         let tree = Tree::build(
             node,
             parent,
             default_leaf,
-            |e, kids| match file_formats[entries[e.index()].file.0 as usize] {
-                Format::ClaudeCode => {
-                    claude::is_real_fork(kids.iter().map(|&c| &entries[c as usize]), &interner)
-                }
-                _ => true,
+            |e, kids| {
+                rules_of(e.0)
+                    .is_real_fork(&mut kids.iter().map(|&c| &entries[c as usize]), &interner)
             },
-            |c| match file_formats[entries[c.index()].file.0 as usize] {
-                Format::ClaudeCode => claude::is_prompt(&entries[c.index()], &interner),
-                _ => true,
-            },
+            |c| rules_of(c.0).is_branch_start(&entries[c.index()], &interner),
         );
         diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
         let mut session = Session {
@@ -350,7 +270,14 @@ impl Session {
             tree,
             subagents: Vec::new(),
         };
-        session.subagents = claude::link_subagents(&session);
+        let mut seen: Vec<&'static str> = Vec::new();
+        for f in session.file_formats.clone() {
+            if !seen.contains(&f.name()) {
+                seen.push(f.name());
+                let found = f.rules().subagents(&session);
+                session.subagents.extend(found);
+            }
+        }
         session.check_timestamps();
         session
     }
@@ -389,6 +316,144 @@ impl Session {
     pub(crate) fn interner(&self) -> &Interner {
         &self.interner
     }
+}
+
+/// A file that fits no format: read as plain JSON lines, and said so.
+fn unknown_format(file: FileId) -> Diagnostic {
+    let names: Vec<&str> = Format::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .filter(|&n| n != "generic")
+        .collect();
+    Diagnostic {
+        severity: Severity::Warning,
+        kind: DiagnosticKind::UnknownFormat,
+        file,
+        line: 1,
+        offset: 0,
+        message: format!(
+            "not a session of any known format ({}); its lines were read as \
+             plain JSON and nothing else was checked (--format names one)",
+            names.join(", ")
+        ),
+    }
+}
+
+/// Indexes the ids of nodes in formats that link by id (the oldest entry
+/// wins a duplicate id, as Claude Code's resumed files need) and resolves
+/// the parents named by id.
+fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnostic>) -> IdIndex {
+    let Some(first) = cxs.first() else {
+        return IdIndex(Vec::new());
+    };
+    let (entries, interner) = (first.entries, first.interner);
+    // Symbols are dense, so the id index is a plain vector.
+    let mut by_id = IdIndex(vec![NONE; interner.len()]);
+    for cx in cxs.iter().filter(|cx| cx.format.rules().ids_are_links()) {
+        for e in cx.range() {
+            let entry = &entries[e];
+            if !links.node[e] || entry.id.is_none() {
+                continue;
+            }
+            if let Some(&first) = by_id.get(&entry.id) {
+                let first = &entries[first as usize];
+                diagnostics.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::DuplicateId,
+                    format!(
+                        "id \"{}\" was already used on line {}; references go to that entry",
+                        interner.str(entry.id),
+                        first.line
+                    ),
+                ));
+            } else {
+                by_id.0[entry.id.index()] = e as u32;
+            }
+        }
+    }
+    for (e, entry) in entries.iter().enumerate() {
+        let wanted = links.parent_id[e];
+        if !links.node[e] || wanted.is_none() {
+            continue;
+        }
+        match by_id.get(&wanted) {
+            Some(&p) if p as usize != e => links.parent[e] = p,
+            Some(_) => {
+                diagnostics.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::ParentCycle,
+                    "entry is its own parent; treated as a root",
+                ));
+            }
+            None => diagnostics.push(Diagnostic::at(
+                entry,
+                Severity::Warning,
+                DiagnosticKind::MissingParent,
+                format!(
+                    "parent \"{}\" is not in the session; entry treated as a root",
+                    interner.str(wanted)
+                ),
+            )),
+        }
+    }
+    by_id
+}
+
+/// The leaf a tool opens by default: the last node of the first file (a
+/// main conversation's sidechain lines do not count unless the file is all
+/// sidechain, a subagent file opened on its own), or what a leaf marker
+/// names; for a stream split over files, followed on to its last part.
+fn default_leaf(
+    entries: &[Entry],
+    file_formats: &[Format],
+    interner: &Interner,
+    node: &[bool],
+    parent: &[u32],
+    by_id: &IdIndex,
+) -> Option<EntryId> {
+    let n = entries.len();
+    let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
+    let last = (0..n)
+        .rev()
+        .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
+        .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))?;
+    let rules = file_formats[entries[last].file.0 as usize].rules();
+    let mut leaf = match by_id.get(&rules.leaf_target(&entries[last], interner)) {
+        Some(&t) => EntryId(t),
+        None => EntryId(last as u32),
+    };
+    if rules.follows_into_later_files() {
+        let mut last_child = vec![NONE; n];
+        for (c, &p) in parent.iter().enumerate() {
+            if node[c] && p != NONE {
+                last_child[p as usize] = c as u32;
+            }
+        }
+        while last_child[leaf.index()] != NONE {
+            leaf = EntryId(last_child[leaf.index()]);
+        }
+    }
+    Some(leaf)
+}
+
+/// An entry type its format does not know (kept as is).
+fn unknown_type(entry: &Entry, interner: &Interner) -> Diagnostic {
+    let kind = interner.get(entry.kind);
+    Diagnostic::at(
+        entry,
+        Severity::Info,
+        DiagnosticKind::UnknownType,
+        if entry.kind.is_none() {
+            "entry has no \"type\" field (kept as is)".to_owned()
+        } else {
+            format!(
+                "unknown entry type \"{}\" (kept as is)",
+                String::from_utf8_lossy(kind)
+            )
+        },
+    )
 }
 
 /// Makes parent links acyclic: the entry that closes a cycle becomes a root.

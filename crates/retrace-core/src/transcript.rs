@@ -13,10 +13,9 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::entry::{EntryId, Flags};
-use crate::format::{claude, Format};
+use crate::format::Mode;
 use crate::intern::Sym;
 use crate::message::Message;
-use crate::normalize;
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -79,17 +78,18 @@ impl Session {
         let mut open: HashMap<Sym, usize> = HashMap::new();
         for e in self.branch(leaf) {
             let entry = self.entry(e);
-            let format = self.file_format(entry.file);
-            let is_message = self.holds_message(e);
+            let is_message = self.rules_of(e).is_message(self, e);
             let role = self.role(e);
             if is_message && role == "user" {
                 open.clear();
             }
+            // A response written over several lines (Claude Code: one line
+            // per content block, sharing `message.id`) is one row.
             if is_message && role == "assistant" && !entry.group.is_none() {
                 if let Some(&r) = open.get(&entry.group) {
                     let row = &mut rows[r];
                     row.entries.push(e);
-                    row.marks.0 |= self.index_marks(e, format).0;
+                    row.marks.0 |= self.index_marks(e, is_message).0;
                     continue;
                 }
                 open.insert(entry.group, rows.len());
@@ -104,52 +104,26 @@ impl Session {
                 entry_type: self.kind(e).to_owned(),
                 role: role.to_owned(),
                 time: entry.timestamp(),
-                marks: self.index_marks(e, format),
+                marks: self.index_marks(e, is_message),
             });
         }
         rows
     }
 
-    /// Whether an entry's body is a message (from its index fields).
-    fn holds_message(&self, e: EntryId) -> bool {
-        let entry = self.entry(e);
-        match self.file_format(entry.file) {
-            Format::Pi { .. } => matches!(
-                self.kind(e),
-                "message" | "compaction" | "branch_summary" | "custom_message"
-            ),
-            Format::ClaudeCode => {
-                matches!(self.kind(e), "user" | "assistant") && entry.flags.has(Flags::HAS_MESSAGE)
-            }
-            _ => false,
-        }
-    }
-
     /// The marks an entry earns from its index fields alone.
-    fn index_marks(&self, e: EntryId, format: Format) -> Marks {
+    fn index_marks(&self, e: EntryId, is_message: bool) -> Marks {
         let entry = self.entry(e);
         let mut marks = 0;
-        if self.holds_message(e) && self.is_prompt(e) && self.role(e) == "user" {
+        if is_message && self.is_prompt(e) {
             marks |= Marks::PROMPT;
         }
-        let compaction = match format {
-            Format::Pi { .. } => self.kind(e) == "compaction",
-            Format::ClaudeCode => {
-                claude::is_compact_boundary(entry, &self.interner)
-                    || entry.flags.has(Flags::COMPACT_SUMMARY)
-            }
-            _ => false,
-        };
-        if compaction {
+        if self.is_compaction(e) || entry.flags.has(Flags::COMPACT_SUMMARY) {
             marks |= Marks::COMPACTION;
         }
         if self.tree.is_real_branch_point(e) {
             marks |= Marks::BRANCH_POINT;
         }
-        if !entry.agent.is_none()
-            && entry.flags.has(Flags::TOOL_RESULT)
-            && self.subagents.iter().any(|s| s.spawned_by == Some(e))
-        {
+        if self.subagents.iter().any(|s| s.spawned_by == Some(e)) {
             marks |= Marks::SUBAGENT;
         }
         Marks(marks)
@@ -163,17 +137,33 @@ impl Session {
         row: &Row,
         source: &mut S,
     ) -> Result<Option<Message>, SourceError> {
-        let mut merged: Option<Message> = None;
+        let Some(&first) = row.entries.first() else {
+            return Ok(None);
+        };
+        // The row's entries through one normalizer, as context would see
+        // them; a format that holds a response back until it is complete
+        // gives it at `finish`.
+        let mut normalizer = self.rules_of(first).normalizer(Mode::Context);
+        let mut out = Vec::new();
         for &e in &row.entries {
-            let Some(m) = self.message(e, source)? else {
-                continue;
-            };
-            match &mut merged {
-                None => merged = Some(m),
-                Some(into) => normalize::claude::merge_split(into, m),
+            if let Ok(value) = self.body(e, source)? {
+                normalizer.feed(&self.origin(e), &value, &mut out);
             }
         }
-        Ok(merged)
+        normalizer.finish(&mut out);
+        let mut messages = out.into_iter();
+        let Some(mut merged) = messages.next() else {
+            return Ok(None);
+        };
+        for next in messages {
+            merged.content.extend(next.content);
+            merged.entries.extend(next.entries);
+            merged.lines.extend(next.lines);
+            if next.usage.is_some() {
+                merged.usage = next.usage;
+            }
+        }
+        Ok(Some(merged))
     }
 
     /// Which of `rows` hold a failed tool result or a model error, found by

@@ -132,3 +132,36 @@ fn outline_collapses_runs_and_opens_a_segment_per_real_branch() {
     assert_eq!(a.roles["assistant"], 7);
     assert!(a.start.unwrap() < a.end.unwrap());
 }
+
+#[test]
+fn codex_rows_are_response_items_and_events() {
+    let (s, bytes) = open("codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl");
+    let rows = s.rows(s.tree().default_leaf().unwrap());
+    // One row per line: 119 response items (39 calls, 39 outputs, 38
+    // reasonings, 2 messages, 1 ghost snapshot, counted with Python) and 160
+    // events (119 event_msg, 40 turn_context, 1 session_meta).
+    assert_eq!(rows.len(), 279);
+    let messages: Vec<&retrace_core::Row> =
+        rows.iter().filter(|r| r.kind == RowKind::Message).collect();
+    assert_eq!(messages.len(), 119);
+    assert!(messages.iter().all(|r| r.entry_type == "response_item"));
+    // Every response item reads back as a message but the ghost snapshot
+    // (undo bookkeeping, not something said).
+    let empty: Vec<u32> = messages
+        .iter()
+        .filter(|r| s.row_message(r, &mut &bytes[..]).unwrap().is_none())
+        .map(|r| s.entry(r.entries[0]).line)
+        .collect();
+    assert_eq!(empty.len(), 1);
+    assert!(String::from_utf8_lossy(&bytes)
+        .lines()
+        .nth(empty[0] as usize - 1)
+        .unwrap()
+        .contains("ghost_snapshot"));
+    let calls = messages
+        .iter()
+        .filter_map(|r| s.row_message(r, &mut &bytes[..]).unwrap())
+        .map(|m| m.tool_calls().count())
+        .sum::<usize>();
+    assert_eq!(calls, 39);
+}

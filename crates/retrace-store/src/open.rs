@@ -97,7 +97,9 @@ pub fn read_parallel(
         .metadata()
         .map_err(|e| StoreError::from_io(e, path))?
         .len();
-    if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) {
+    // A gzip stream can only be inflated from its start: one pass.
+    if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) || is_gzip(&file)
+    {
         return read_range(reader, &file, path, 0, None, options.chunk, progress);
     }
     let bounds =
@@ -149,6 +151,11 @@ pub fn read_parallel(
         reader.append_part(part?);
     }
     Ok(())
+}
+
+fn is_gzip(file: &File) -> bool {
+    let mut magic = [0u8; 2];
+    matches!(file.read_at(&mut magic, 0), Ok(2)) && magic == [0x1f, 0x8b]
 }
 
 fn is_regular(file: &File) -> bool {

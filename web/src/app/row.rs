@@ -165,6 +165,10 @@ fn body_view(index: usize, body: RowBody) -> impl IntoView {
 }
 
 fn message_view(index: usize, m: Message) -> impl IntoView {
+    if m.kind == MessageKind::Marker {
+        // Rollbacks, aborted turns, errors: one line, not a conversation turn.
+        return view! { <div class="marker-line">{m.text()}</div> }.into_any();
+    }
     let summary_kind = match m.kind {
         MessageKind::CompactionSummary => Some("Compaction summary"),
         MessageKind::BranchSummary => Some("Summary of an abandoned branch"),
@@ -224,6 +228,7 @@ fn message_view(index: usize, m: Message) -> impl IntoView {
         }}
         {(!meta.is_empty()).then(|| view! { <div class="meta">{meta.join(" · ")}</div> })}
     }
+    .into_any()
 }
 
 /// One part of a message; `image` is (row, ordinal among the row's images)

@@ -8,8 +8,17 @@
 //! node with two or more typed prompts as children, written at different
 //! times.
 
-use crate::entry::{Entry, Flags};
-use crate::intern::Interner;
+use std::collections::{BTreeMap, HashSet};
+
+use serde_json::Value;
+
+use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules};
+use crate::entry::{Entry, EntryId, FileId, Flags};
+use crate::fields::{sym, weak, Action, FieldSpec, Slot};
+use crate::intern::{Interner, Sym};
+use crate::message::{Message, Role};
+use crate::normalize;
+use crate::session::{Session, Subagent};
 
 /// Line types that carry a uuid and sit in the tree.
 const TREE_TYPES: &[&[u8]] = &[b"user", b"assistant", b"system", b"attachment", b"progress"];
@@ -29,23 +38,51 @@ const META_TYPES: &[&[u8]] = &[
     b"turn_end",
 ];
 
-pub(crate) fn is_tree_type(kind: &[u8]) -> bool {
+const FIELDS: &[FieldSpec] = &[
+    FieldSpec::top(
+        b"uuid",
+        Action::Sym {
+            slot: Slot::Id,
+            weak: false,
+            flag: Flags::UUID,
+        },
+    ),
+    FieldSpec::top(b"parentUuid", Action::Parent),
+    FieldSpec::top(b"subtype", sym(Slot::Subtype)),
+    FieldSpec::top(b"logicalParentUuid", sym(Slot::Reference)),
+    FieldSpec::top(b"leafUuid", sym(Slot::Reference)),
+    FieldSpec::top(b"isSidechain", Action::FlagIfTrue(Flags::SIDECHAIN)),
+    FieldSpec::top(b"isMeta", Action::FlagIfTrue(Flags::META)),
+    FieldSpec::top(
+        b"isCompactSummary",
+        Action::FlagIfTrue(Flags::COMPACT_SUMMARY),
+    ),
+    FieldSpec::top(b"toolUseResult", Action::FlagIfPresent(Flags::TOOL_RESULT)),
+    FieldSpec::top(b"agentId", sym(Slot::Agent)),
+    FieldSpec::top(b"message", Action::FlagIfObject(Flags::HAS_MESSAGE)),
+    FieldSpec::nested(b"message", b"role", sym(Slot::Role)),
+    FieldSpec::nested(b"message", b"id", sym(Slot::Group)),
+    FieldSpec::nested(b"message", b"content", Action::ToolResultContent),
+    FieldSpec::nested(b"toolUseResult", b"agentId", weak(Slot::Agent)),
+];
+
+fn is_tree_type(kind: &[u8]) -> bool {
     TREE_TYPES.contains(&kind)
 }
 
-pub(crate) fn is_known_type(kind: &[u8]) -> bool {
+fn is_known_type(kind: &[u8]) -> bool {
     TREE_TYPES.contains(&kind) || META_TYPES.contains(&kind)
 }
 
 /// Types no other format uses, enough to recognise a file with no uuids
 /// (one holding only `summary` lines, say).
-pub(crate) fn is_claude_only_type(kind: &[u8]) -> bool {
+fn is_claude_only_type(kind: &[u8]) -> bool {
     META_TYPES.contains(&kind)
 }
 
 /// A prompt someone typed: a user line that is not a tool result, not
 /// injected by the harness and not a compaction summary.
-pub(crate) fn is_prompt(e: &Entry, interner: &Interner) -> bool {
+fn is_prompt(e: &Entry, interner: &Interner) -> bool {
     interner.get(e.kind) == b"user"
         && !e
             .flags
@@ -57,11 +94,7 @@ pub(crate) fn is_prompt(e: &Entry, interner: &Interner) -> bool {
 /// rewind, or a resume that forked from an earlier point). Parallel tool
 /// calls, hook and progress lines fan out without prompts, and compaction
 /// replays repeat a prompt with the same timestamp.
-pub(crate) fn is_real_fork<'a>(
-    children: impl Iterator<Item = &'a Entry>,
-    interner: &Interner,
-) -> bool {
-    let mut children = children;
+fn is_real_fork(children: &mut dyn Iterator<Item = &Entry>, interner: &Interner) -> bool {
     let Some(first) = children.next() else {
         return false;
     };
@@ -85,18 +118,17 @@ pub(crate) fn is_real_fork<'a>(
 
 /// The `compact_boundary` system line that restarts the chain after a
 /// compaction (`parentUuid: null`, `logicalParentUuid` set).
-pub(crate) fn is_compact_boundary(e: &Entry, interner: &Interner) -> bool {
+fn is_compact_boundary(e: &Entry, interner: &Interner) -> bool {
     interner.get(e.subtype) == b"compact_boundary"
 }
 
 /// Links each subagent file (its entries carry `agentId`) to the tool-result
 /// line in another file whose `toolUseResult.agentId` names it.
-pub(crate) fn link_subagents(session: &crate::Session) -> Vec<crate::Subagent> {
-    use crate::entry::{EntryId, FileId};
+fn link_subagents(session: &Session) -> Vec<Subagent> {
     let entries = session.entries();
     let mut out = Vec::new();
     for (f, info) in session.files().iter().enumerate() {
-        if session.file_format(FileId(f as u32)) != crate::Format::ClaudeCode {
+        if session.file_format(FileId(f as u32)) != Format::ClaudeCode {
             continue;
         }
         let own = &entries[info.first_entry as usize..info.end_entry as usize];
@@ -121,11 +153,171 @@ pub(crate) fn link_subagents(session: &crate::Session) -> Vec<crate::Subagent> {
                 e.file.0 as usize != f && e.agent == agent && e.flags.has(Flags::TOOL_RESULT)
             })
             .map(|i| EntryId(i as u32));
-        out.push(crate::Subagent {
+        out.push(Subagent {
             file: FileId(f as u32),
             agent_id: session.interner().str(agent).into_owned(),
             spawned_by,
         });
     }
     out
+}
+
+pub(crate) struct Claude;
+
+impl Rules for Claude {
+    fn fields(&self) -> &'static [FieldSpec] {
+        FIELDS
+    }
+
+    fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
+        entries
+            .iter()
+            .filter(|e| !e.is_broken())
+            .take(64)
+            .any(|e| {
+                let kind = interner.get(e.kind);
+                // A `user`/`assistant` line holding an API `message` is
+                // Claude Code even without uuids (pi wraps messages in
+                // `type: message`).
+                let message_line =
+                    (kind == b"user" || kind == b"assistant") && e.flags.has(Flags::HAS_MESSAGE);
+                e.flags.has(Flags::UUID) || message_line || is_claude_only_type(kind)
+            })
+            .then_some((Confidence::Likely, Format::ClaudeCode))
+    }
+
+    fn forced(&self, _entries: &[Entry], _interner: &Interner) -> Format {
+        Format::ClaudeCode
+    }
+
+    fn is_known_type(&self, e: &Entry, interner: &Interner) -> bool {
+        is_known_type(interner.get(e.kind))
+    }
+
+    fn link(&self, cx: &FileCx, links: &mut Links) {
+        if cx.own().iter().all(|e| e.id.is_none()) {
+            // A file with no uuids at all (minimal exports): one chain of
+            // its conversation lines.
+            links.linear(cx, |e| is_tree_type(cx.kind(e)));
+            return;
+        }
+        links.by_id(
+            cx,
+            |e| !e.id.is_none(),
+            |e| {
+                if e.parent.is_none() && is_compact_boundary(e, cx.interner) {
+                    // Hang the boundary under the last entry before the
+                    // compaction so the whole history is one tree; the
+                    // context of a branch still starts at the boundary.
+                    e.reference
+                } else {
+                    e.parent
+                }
+            },
+        );
+    }
+
+    fn ids_are_links(&self) -> bool {
+        true
+    }
+
+    fn is_real_fork(&self, children: &mut dyn Iterator<Item = &Entry>, i: &Interner) -> bool {
+        is_real_fork(children, i)
+    }
+
+    fn is_branch_start(&self, e: &Entry, interner: &Interner) -> bool {
+        is_prompt(e, interner)
+    }
+
+    fn subagents(&self, s: &Session) -> Vec<Subagent> {
+        link_subagents(s)
+    }
+
+    fn normalizer(&self, mode: Mode) -> Box<dyn Normalize> {
+        Box::new(Lines {
+            merge: mode == Mode::Context,
+            open: BTreeMap::new(),
+        })
+    }
+
+    /// The path, plus the side lines of structural fan-outs along it, such
+    /// as a tool result recorded beside the next tool call.
+    fn branch(&self, s: &Session, leaf: EntryId) -> Vec<EntryId> {
+        let tree = s.tree();
+        let path = tree.path(leaf);
+        let on_path: HashSet<EntryId> = path.iter().copied().collect();
+        let mut out = path.clone();
+        for &p in &path {
+            if tree.children(p).len() < 2 {
+                continue;
+            }
+            let real = tree.is_real_branch_point(p);
+            for c in tree.children(p) {
+                if on_path.contains(&c) {
+                    continue;
+                }
+                if real && is_prompt(s.entry(c), s.interner()) {
+                    continue;
+                }
+                out.extend(tree.subtree(c));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Context restarts at the last compaction boundary.
+    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+        let start = branch
+            .iter()
+            .rposition(|&e| is_compact_boundary(s.entry(e), s.interner()))
+            .unwrap_or(0);
+        branch[start..].to_vec()
+    }
+
+    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+        is_prompt(s.entry(e), s.interner())
+    }
+
+    fn is_compaction(&self, s: &Session, e: EntryId) -> bool {
+        is_compact_boundary(s.entry(e), s.interner())
+    }
+
+    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+        matches!(s.kind(e), "user" | "assistant") && s.entry(e).flags.has(Flags::HAS_MESSAGE)
+    }
+}
+
+/// One message per line; for context, a response split over lines (same
+/// `message.id`) is merged into one message with its usage counted once.
+/// (For the check, lines stay apart and the check counts a group once.)
+struct Lines {
+    merge: bool,
+    /// The open response per `message.id` since the last prompt.
+    open: BTreeMap<Sym, usize>,
+}
+
+impl Normalize for Lines {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
+        let Some(mut message) = normalize::claude::line_message(value) else {
+            return;
+        };
+        origin.stamp(&mut message);
+        if !self.merge {
+            out.push(message);
+            return;
+        }
+        let group = origin.entry.group;
+        if message.role == Role::User {
+            self.open.clear();
+        }
+        if !group.is_none() && message.role == Role::Assistant {
+            if let Some(&i) = self.open.get(&group) {
+                normalize::claude::merge_split(&mut out[i], message);
+                return;
+            }
+            self.open.insert(group, out.len());
+        }
+        out.push(message);
+    }
 }

@@ -1,14 +1,27 @@
-//! The session formats retrace reads. Each format is one module that says how
-//! its entries hang together (tree membership, parent links, what a real
-//! branch is) and how a body becomes messages; the line index, the tree and
-//! the message model are shared.
+//! The session formats retrace reads, as plug-ins.
+//!
+//! A format is one module here that implements [`Rules`] (plus, for its
+//! bodies, a module under `normalize/`). The line index, the tree and the
+//! message model are shared; the session, tree and context code ask a
+//! format's [`Rules`] everything format-specific and match on [`Format`] in
+//! one place only: [`Format::rules`]. Adding a format is: a variant of
+//! [`Format`], a module implementing [`Rules`], a line in [`Format::rules`]
+//! and in [`ALL`].
 
 use serde::Serialize;
+use serde_json::Value;
 
-use crate::entry::{Entry, Flags};
-use crate::intern::Interner;
+use crate::diag::Diagnostic;
+use crate::entry::{Entry, EntryId, FileId};
+use crate::fields::FieldSpec;
+use crate::intern::{Interner, Sym};
+use crate::message::Message;
+use crate::session::{FileInfo, Session, Subagent};
 
 pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod events;
+pub(crate) mod generic;
 pub(crate) mod pi;
 
 /// A session file format.
@@ -20,9 +33,23 @@ pub enum Format {
     Pi { version: u32 },
     /// Claude Code transcripts (`~/.claude/projects/…`).
     ClaudeCode,
+    /// OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
+    Codex,
+    /// Agent event streams (`events.jsonl`, split as `events_N.jsonl`).
+    Events,
     /// JSON lines of no known format: entries, no tree.
     Generic,
 }
+
+/// Every format's rules, in detection order (ties in confidence go to the
+/// earlier one).
+pub(crate) const ALL: &[&dyn Rules] = &[
+    &pi::Pi,
+    &claude::Claude,
+    &codex::Codex,
+    &events::Events,
+    &generic::Generic,
+];
 
 impl Format {
     /// A short name: `pi`, `claude-code`, `generic`.
@@ -30,6 +57,8 @@ impl Format {
         match self {
             Format::Pi { .. } => "pi",
             Format::ClaudeCode => "claude-code",
+            Format::Codex => "codex",
+            Format::Events => "events",
             Format::Generic => "generic",
         }
     }
@@ -42,33 +71,290 @@ impl Format {
         }
     }
 
-    /// Guesses the format of one file from its entries.
+    /// The format a user names (`pi`, `claude-code`, `generic`, …), as
+    /// given to [`ReaderOptions::format`](crate::ReaderOptions). A version
+    /// is still read from the file where it has one.
+    pub fn from_name(name: &str) -> Option<Format> {
+        Format::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|&(_, format)| format)
+    }
+
+    /// The names [`Format::from_name`] accepts.
+    pub const NAMES: &'static [(&'static str, Format)] = &[
+        ("pi", Format::Pi { version: 3 }),
+        ("claude-code", Format::ClaudeCode),
+        ("codex", Format::Codex),
+        ("events", Format::Events),
+        ("generic", Format::Generic),
+    ];
+
+    /// The rules of this format: the one place that dispatches on it.
+    pub(crate) fn rules(self) -> &'static dyn Rules {
+        match self {
+            Format::Pi { .. } => &pi::Pi,
+            Format::ClaudeCode => &claude::Claude,
+            Format::Codex => &codex::Codex,
+            Format::Events => &events::Events,
+            Format::Generic => &generic::Generic,
+        }
+    }
+
+    /// Guesses the format of one file from its entries: the most confident
+    /// of the formats that recognise it, else [`Format::Generic`].
     pub(crate) fn detect(entries: &[Entry], interner: &Interner) -> Format {
-        let mut claude_votes = 0;
-        for e in entries.iter().filter(|e| !e.is_broken()).take(64) {
-            let kind = interner.get(e.kind);
-            if kind == b"session" && !e.flags.has(Flags::UUID) {
-                // pi's header; no `version` means v1.
-                let version = if e.number == u32::MAX { 1 } else { e.number };
-                return Format::Pi { version };
-            }
-            // A `user`/`assistant` line holding an API `message` is Claude
-            // Code even without uuids (pi wraps messages in `type: message`).
-            let message_line =
-                (kind == b"user" || kind == b"assistant") && e.flags.has(Flags::HAS_MESSAGE);
-            if e.flags.has(Flags::UUID) || message_line || claude::is_claude_only_type(kind) {
-                claude_votes += 1;
+        let mut best: Option<(Confidence, Format)> = None;
+        for rules in ALL {
+            if let Some((confidence, format)) = rules.detect(entries, interner) {
+                if best.is_none_or(|(c, _)| confidence > c) {
+                    best = Some((confidence, format));
+                }
             }
         }
-        if claude_votes > 0 {
-            Format::ClaudeCode
-        } else if entries.iter().filter(|e| !e.is_broken()).take(64).any(|e| {
-            pi::is_known_type(interner.get(e.kind)) && e.flags.has(Flags::HAS_PARENT_FIELD)
-        }) {
-            // A pi file whose header was lost.
-            Format::Pi { version: 3 }
-        } else {
-            Format::Generic
+        best.map_or(Format::Generic, |(_, f)| f)
+    }
+}
+
+/// How sure a format is that a file is its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Confidence {
+    /// Plausible from the shape of the lines (a pi file without its header).
+    Weak,
+    /// Lines only this format writes.
+    Likely,
+    /// A header or marker that names the format.
+    Sure,
+}
+
+/// One file of a session, as its format's rules see it while the tree is
+/// built.
+pub(crate) struct FileCx<'a> {
+    pub info: &'a FileInfo,
+    pub format: Format,
+    /// All entries of the session (this file's are `range()`).
+    pub entries: &'a [Entry],
+    pub interner: &'a Interner,
+}
+
+impl FileCx<'_> {
+    /// This file's entries as indices into the session's entries.
+    pub fn range(&self) -> std::ops::Range<usize> {
+        self.info.first_entry as usize..self.info.end_entry as usize
+    }
+
+    pub fn own(&self) -> &[Entry] {
+        &self.entries[self.range()]
+    }
+
+    pub fn kind(&self, e: &Entry) -> &[u8] {
+        self.interner.get(e.kind)
+    }
+}
+
+/// No entry.
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// The links a format writes for its files while the tree is built: which
+/// entries are nodes and what their parents are, either an entry directly
+/// or an id resolved once every file is linked.
+pub(crate) struct Links {
+    pub node: Vec<bool>,
+    /// Parent entry, or [`NONE`].
+    pub parent: Vec<u32>,
+    /// Parent named by id (resolved across files), or `Sym::NONE`.
+    pub parent_id: Vec<Sym>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Links {
+    /// Every node of the file follows the node before it (files without
+    /// ids: pi v1, minimal Claude Code exports, Codex rollouts).
+    pub fn linear(&mut self, cx: &FileCx, is_node: impl Fn(&Entry) -> bool) {
+        let mut previous = NONE;
+        for e in cx.range() {
+            let entry = &cx.entries[e];
+            if entry.is_broken() || !is_node(entry) {
+                continue;
+            }
+            self.node[e] = true;
+            self.parent[e] = previous;
+            previous = e as u32;
         }
+    }
+
+    /// Nodes name their parent by id (`parent_of` gives the id, `Sym::NONE`
+    /// for a root).
+    pub fn by_id(
+        &mut self,
+        cx: &FileCx,
+        is_node: impl Fn(&Entry) -> bool,
+        parent_of: impl Fn(&Entry) -> Sym,
+    ) {
+        for e in cx.range() {
+            let entry = &cx.entries[e];
+            if entry.is_broken() || !is_node(entry) {
+                continue;
+            }
+            self.node[e] = true;
+            self.parent_id[e] = parent_of(entry);
+        }
+    }
+}
+
+/// Whether context is being built for one branch or every body is being
+/// checked (where a format must not repeat messages a branch would show
+/// twice, such as history replayed after a compaction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Context,
+    Check,
+}
+
+/// Where a body came from, for the message built from it.
+pub(crate) struct Origin<'a> {
+    pub entry: &'a Entry,
+    /// The entry's id or `L<line>` label.
+    pub label: String,
+}
+
+impl Origin<'_> {
+    /// Records this entry as a source of `m`.
+    pub fn stamp(&self, m: &mut Message) {
+        m.entries.push(self.label.clone());
+        m.lines.push(self.entry.line);
+    }
+}
+
+/// Turns parsed bodies into messages, fed entry by entry in branch order
+/// (for [`Session::context`]) or file order (for [`Session::check`]). A
+/// normalizer may hold state (the model of the current turn, a response
+/// spread over several lines) and emit a message later than the entry that
+/// began it; in [`Mode::Context`] `out` is the whole context so far.
+pub(crate) trait Normalize {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>);
+    /// Emits what is still held back.
+    fn finish(&mut self, _out: &mut Vec<Message>) {}
+}
+
+/// A normalizer made of a function from one body to at most one message.
+pub(crate) struct PerLine(pub fn(&Value) -> Option<Message>);
+
+impl Normalize for PerLine {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
+        if let Some(mut m) = (self.0)(value) {
+            origin.stamp(&mut m);
+            out.push(m);
+        }
+    }
+}
+
+/// What a format says about its files. The defaults suit a linear format
+/// whose every entry is a node and whose fan-outs are all real.
+pub(crate) trait Rules: Sync {
+    // ---- reading ----
+
+    /// Keys to lift into each entry at index time (merged with every other
+    /// format's; see `fields.rs`).
+    fn fields(&self) -> &'static [FieldSpec] {
+        &[]
+    }
+
+    /// Whether the first entries of a file look like this format.
+    fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)>;
+
+    /// The format when the user names it (`--format`) without detection
+    /// agreeing: e.g. pi's version still comes from the header if any.
+    fn forced(&self, entries: &[Entry], interner: &Interner) -> Format;
+
+    // ---- the tree ----
+
+    /// Whether an entry type is one the format is known to write (others
+    /// are reported, and kept).
+    fn is_known_type(&self, _e: &Entry, _interner: &Interner) -> bool {
+        true
+    }
+
+    /// Marks the file's nodes and their parents.
+    fn link(&self, cx: &FileCx, links: &mut Links) {
+        links.linear(cx, |_| true);
+    }
+
+    /// Links across the files of this format read together (forks,
+    /// sub-agents, split sets), after every file was linked on its own and
+    /// before ids are resolved. `files` are in the order they were read.
+    fn link_files(&self, _files: &[&FileCx], _links: &mut Links) {}
+
+    /// Whether nodes of this format name others by id (their ids are
+    /// indexed for parent lookup and checked for duplicates).
+    fn ids_are_links(&self) -> bool {
+        false
+    }
+
+    /// Whether the default leaf follows the branch on into later files (a
+    /// split set is one stream; otherwise it is the first file's last node).
+    fn follows_into_later_files(&self) -> bool {
+        false
+    }
+
+    /// An id the default leaf should be instead of this last node (a
+    /// persisted leaf marker).
+    fn leaf_target(&self, _e: &Entry, _interner: &Interner) -> Sym {
+        Sym::NONE
+    }
+
+    /// Whether a fan-out (children in file order) is a real branch rather
+    /// than a recording artifact.
+    fn is_real_fork(&self, _children: &mut dyn Iterator<Item = &Entry>, _: &Interner) -> bool {
+        true
+    }
+
+    /// Whether a branch can start at this entry (something typed).
+    fn is_branch_start(&self, _e: &Entry, _interner: &Interner) -> bool {
+        true
+    }
+
+    /// Sub-agent runs in this format's files, linked to what spawned them.
+    fn subagents(&self, _s: &Session) -> Vec<Subagent> {
+        Vec::new()
+    }
+
+    // ---- bodies ----
+
+    /// A fresh normalizer for one branch or one file.
+    fn normalizer(&self, mode: Mode) -> Box<dyn Normalize>;
+
+    /// The entries of a branch: the path to `leaf` (the default), plus any
+    /// side lines a format folds back in.
+    fn branch(&self, s: &Session, leaf: EntryId) -> Vec<EntryId> {
+        s.tree().path(leaf)
+    }
+
+    /// The entries of a branch whose bodies make its context, honouring
+    /// compaction.
+    fn context_entries(&self, _s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+        branch.to_vec()
+    }
+
+    /// Entries a branch needs before it to stand alone as a file (pi's
+    /// session header).
+    fn header(&self, _s: &Session, _file: FileId) -> Option<EntryId> {
+        None
+    }
+
+    /// Whether an entry is something a person typed.
+    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+        s.role(e) == "user"
+    }
+
+    /// Whether an entry compacts the context before it.
+    fn is_compaction(&self, _s: &Session, _e: EntryId) -> bool {
+        false
+    }
+
+    /// Whether an entry's body is a message (something said), judged from
+    /// its index fields, for views that show other lines as events.
+    fn is_message(&self, _s: &Session, _e: EntryId) -> bool {
+        true
     }
 }

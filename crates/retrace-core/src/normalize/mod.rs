@@ -7,6 +7,8 @@
 //! [`Message`]: crate::Message
 
 pub(crate) mod claude;
+pub(crate) mod codex;
+pub(crate) mod events;
 pub(crate) mod pi;
 
 use serde_json::Value;

@@ -81,3 +81,32 @@ pub fn open_many(relatives: &[&str]) -> (Session, Vec<Vec<u8>>) {
 pub fn find(session: &Session, id: &str) -> retrace_core::EntryId {
     session.find(id).unwrap_or_else(|| panic!("no entry {id}"))
 }
+
+/// The repository's hand-written fixtures (`tests/fixtures`).
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
+}
+
+/// A fixture's bytes.
+pub fn read_fixture(relative: &str) -> Vec<u8> {
+    let path = fixtures().join(relative);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Opens fixture files as one session, in the order given.
+pub fn open_fixtures(relatives: &[&str]) -> (Session, Vec<Vec<u8>>) {
+    let mut reader = Reader::new();
+    let mut all = Vec::new();
+    for rel in relatives {
+        let bytes = read_fixture(rel);
+        reader.begin_file(rel);
+        reader.push(&bytes);
+        all.push(bytes);
+    }
+    (reader.finish(), all)
+}
+
+/// A source over several files held in memory.
+pub fn source(files: &[Vec<u8>]) -> Vec<&[u8]> {
+    files.iter().map(Vec::as_slice).collect()
+}

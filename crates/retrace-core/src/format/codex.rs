@@ -1,0 +1,411 @@
+//! OpenAI Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`).
+//!
+//! Since Sept 2025 each line is `{"timestamp","type","payload"}` with type
+//! `session_meta`, `turn_context`, `response_item`, `event_msg` or
+//! `compacted`; before that a bare meta line `{"id","timestamp",…}` came
+//! first, then bare Responses-API items and `{"record_type":"state"}` lines.
+//! A rollout is linear: there are no parent ids. Branches come from events:
+//! `thread_rolled_back {num_turns}` drops the last turns from the context,
+//! so those turns become an abandoned branch and what follows the rollback
+//! hangs where they began. A fork is a new file (`forked_from_id`) that
+//! starts with its own `session_meta` and then copies the parent's lines;
+//! read with the parent, the copy is left out of the tree and the fork hangs
+//! under the parent's line it was copied up to. A sub-agent's rollout names
+//! its `parent_thread_id`.
+
+use serde_json::Value;
+
+use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
+use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::entry::{Entry, EntryId, FileId};
+use crate::fields::{sym, weak, Action, FieldSpec, Slot};
+use crate::intern::Interner;
+use crate::normalize;
+use crate::session::{Session, Subagent};
+
+const FIELDS: &[FieldSpec] = &[
+    FieldSpec::nested(b"payload", b"type", sym(Slot::Subtype)),
+    FieldSpec::nested(b"payload", b"role", sym(Slot::Role)),
+    // The thread id of a `session_meta`.
+    FieldSpec::nested(b"payload", b"id", weak(Slot::Id)),
+    FieldSpec::nested(b"payload", b"forked_from_id", sym(Slot::Reference)),
+    FieldSpec::nested(b"payload", b"parent_thread_id", sym(Slot::Agent)),
+    FieldSpec::nested(b"payload", b"num_turns", Action::Number),
+    // The pre-Sept-2025 layout: bare items and state lines.
+    FieldSpec::top(b"role", weak(Slot::Role)),
+    FieldSpec::top(b"record_type", weak(Slot::Subtype)),
+];
+
+/// Line types of the envelope layout.
+const ENVELOPE_TYPES: &[&[u8]] = &[
+    b"session_meta",
+    b"turn_context",
+    b"response_item",
+    b"event_msg",
+    b"compacted",
+];
+
+/// Responses-API item types, bare in the old layout.
+const ITEM_TYPES: &[&[u8]] = &[
+    b"message",
+    b"reasoning",
+    b"function_call",
+    b"function_call_output",
+    b"custom_tool_call",
+    b"custom_tool_call_output",
+    b"local_shell_call",
+    b"web_search_call",
+    b"tool_search_call",
+    b"tool_search_output",
+    b"image_generation_call",
+    b"ghost_snapshot",
+    b"compaction",
+];
+
+pub(crate) struct Codex;
+
+/// The kinds of line the rules look at, from the index alone.
+fn line_kind<'a>(e: &Entry, interner: &'a Interner) -> (&'a [u8], &'a [u8]) {
+    (interner.get(e.kind), interner.get(e.subtype))
+}
+
+fn is_session_meta(e: &Entry, interner: &Interner) -> bool {
+    let (kind, _) = line_kind(e, interner);
+    kind == b"session_meta" || is_bare_meta(e)
+}
+
+/// The old layout's first line: an id and no type.
+fn is_bare_meta(e: &Entry) -> bool {
+    e.kind.is_none() && !e.id.is_none() && e.subtype.is_none()
+}
+
+/// A line a user turn may begin with: the user's (or harness's) input
+/// items and the turn's settings, written just before the turn's event.
+fn is_turn_preamble(e: &Entry, interner: &Interner) -> bool {
+    let (kind, subtype) = line_kind(e, interner);
+    let role = interner.get(e.role);
+    kind == b"turn_context"
+        || (kind == b"response_item" && subtype == b"message" && role != b"assistant")
+        || (kind == b"message" && role != b"assistant")
+}
+
+fn is_event(e: &Entry, interner: &Interner, names: &[&[u8]]) -> bool {
+    let (kind, subtype) = line_kind(e, interner);
+    kind == b"event_msg" && names.contains(&subtype)
+}
+
+const TURN_EVENTS: &[&[u8]] = &[b"task_started", b"turn_started"];
+
+impl Rules for Codex {
+    fn fields(&self) -> &'static [FieldSpec] {
+        FIELDS
+    }
+
+    fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
+        let mut sample = entries.iter().filter(|e| !e.is_broken()).take(64);
+        let first = sample.next()?;
+        let (kind, _) = line_kind(first, interner);
+        if kind == b"session_meta" {
+            return Some((Confidence::Sure, Format::Codex));
+        }
+        let rest: Vec<&Entry> = sample.collect();
+        let envelope = |e: &&Entry| ENVELOPE_TYPES.contains(&interner.get(e.kind));
+        if envelope(&first) || rest.iter().any(envelope) {
+            return Some((Confidence::Likely, Format::Codex));
+        }
+        // The old layout: a bare meta line, then bare items or state lines.
+        let bare_item = |e: &&Entry| {
+            ITEM_TYPES.contains(&interner.get(e.kind)) || interner.get(e.subtype) == b"state"
+        };
+        (is_bare_meta(first) && first.timestamp().is_some() && rest.iter().any(bare_item))
+            .then_some((Confidence::Likely, Format::Codex))
+    }
+
+    fn forced(&self, _entries: &[Entry], _interner: &Interner) -> Format {
+        Format::Codex
+    }
+
+    fn is_known_type(&self, e: &Entry, interner: &Interner) -> bool {
+        let kind = interner.get(e.kind);
+        ENVELOPE_TYPES.contains(&kind)
+            || ITEM_TYPES.contains(&kind)
+            || is_bare_meta(e)
+            || (e.kind.is_none() && interner.get(e.subtype) == b"state")
+    }
+
+    /// One chain in file order, except that a rollback hangs what follows it
+    /// where the rolled-back turns began.
+    fn link(&self, cx: &FileCx, links: &mut Links) {
+        let interner = cx.interner;
+        let by_task = cx.own().iter().any(|e| is_event(e, interner, TURN_EVENTS));
+        let turn_event: &[&[u8]] = if by_task {
+            TURN_EVENTS
+        } else {
+            &[b"user_message"]
+        };
+        // Where each turn on the current branch begins.
+        let mut turns: Vec<u32> = Vec::new();
+        let mut previous = NONE;
+        for e in cx.range() {
+            let entry = &cx.entries[e];
+            if entry.is_broken() {
+                continue;
+            }
+            links.node[e] = true;
+            if is_event(entry, interner, &[b"thread_rolled_back"]) {
+                let wanted = entry.number;
+                let n = if wanted == u32::MAX {
+                    links.diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::BadField,
+                        "rollback without a number of turns; nothing rolled back",
+                    ));
+                    0
+                } else {
+                    wanted as usize
+                };
+                if n > turns.len() {
+                    links.diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::BadField,
+                        format!(
+                            "rolls back {n} turns but the branch has {}; all of them rolled back",
+                            turns.len()
+                        ),
+                    ));
+                }
+                if n > 0 && !turns.is_empty() {
+                    let keep = turns.len().saturating_sub(n);
+                    let first_dropped = turns[keep];
+                    turns.truncate(keep);
+                    // The rollback starts a new branch beside the dropped
+                    // turns.
+                    links.parent[e] = links.parent[first_dropped as usize];
+                    previous = e as u32;
+                    continue;
+                }
+            }
+            links.parent[e] = previous;
+            if is_event(entry, interner, turn_event) {
+                // The turn begins with the input lines written just before
+                // its event.
+                let mut start = e as u32;
+                let floor = turns.last().copied().unwrap_or(NONE);
+                let mut p = links.parent[e];
+                while p != NONE && p != floor && is_turn_preamble(&cx.entries[p as usize], interner)
+                {
+                    start = p;
+                    p = links.parent[p as usize];
+                }
+                turns.push(start);
+            }
+            previous = e as u32;
+        }
+    }
+
+    /// Forks hang under the parent's line they copied up to; the copy is
+    /// left out of the tree (it is the parent's history, already there).
+    fn link_files(&self, files: &[&FileCx], links: &mut Links) {
+        // A file's own session_meta: its first.
+        let thread = |cx: &FileCx| -> Option<usize> {
+            cx.range()
+                .find(|&e| is_session_meta(&cx.entries[e], cx.interner))
+        };
+        for fork in files {
+            let Some(meta) = thread(fork) else {
+                continue;
+            };
+            let from = fork.entries[meta].reference;
+            if from.is_none() {
+                continue;
+            }
+            let Some(parent) = files
+                .iter()
+                .find(|p| thread(p).is_some_and(|m| p.entries[m].id == from))
+            else {
+                continue;
+            };
+            let parent_nodes: Vec<usize> = parent.range().filter(|&e| links.node[e]).collect();
+            // The copy starts at the parent's own session_meta line.
+            let copy_start = fork.range().skip_while(|&e| e <= meta).find(|&e| {
+                fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner)
+            });
+            let same = |a: &Entry, b: &Entry| {
+                a.kind == b.kind && a.subtype == b.subtype && a.role == b.role
+            };
+            let mut copied = 0usize;
+            if let Some(start) = copy_start {
+                for (f, &p) in (start..fork.range().end).zip(&parent_nodes) {
+                    if fork.entries[f].is_broken() || !same(&fork.entries[f], &parent.entries[p]) {
+                        break;
+                    }
+                    copied += 1;
+                }
+            }
+            // Without a copy, the fork continues from the parent's last line.
+            let fork_point = match copied {
+                0 => parent_nodes.last().copied(),
+                n => Some(parent_nodes[n - 1]),
+            };
+            let Some(fork_point) = fork_point else {
+                continue;
+            };
+            if let Some(start) = copy_start.filter(|_| copied > 0) {
+                let copy = start..start + copied;
+                let before = links.parent[start];
+                for e in copy.clone() {
+                    links.node[e] = false;
+                }
+                for e in copy.end..fork.range().end {
+                    let p = links.parent[e] as usize;
+                    if !links.node[e] || !copy.contains(&p) {
+                        continue;
+                    }
+                    // What followed the copy continues from the fork's own
+                    // start; a later rollback into the copy goes to the
+                    // parent's line it copies.
+                    links.parent[e] = if p + 1 == copy.end && e == copy.end {
+                        before
+                    } else {
+                        parent_nodes[p - start] as u32
+                    };
+                }
+                let first = &fork.entries[start];
+                links.diagnostics.push(Diagnostic::at(
+                    first,
+                    Severity::Info,
+                    DiagnosticKind::CopiedHistory,
+                    format!(
+                        "lines {}–{} copy the parent rollout (from its line {}); they are shown there",
+                        first.line,
+                        fork.entries[copy.end - 1].line,
+                        parent.entries[parent_nodes[0]].line
+                    ),
+                ));
+            }
+            // The fork's first line hangs under the fork point.
+            if let Some(root) = fork.range().find(|&e| links.node[e]) {
+                if links.parent[root] == NONE {
+                    links.parent[root] = fork_point as u32;
+                }
+            }
+        }
+    }
+
+    fn subagents(&self, s: &Session) -> Vec<Subagent> {
+        let interner = s.interner();
+        let mut out = Vec::new();
+        for (f, info) in s.files().iter().enumerate() {
+            let file = FileId(f as u32);
+            if s.file_format(file) != Format::Codex {
+                continue;
+            }
+            let own = info.first_entry as usize..info.end_entry as usize;
+            let Some(meta) = own
+                .clone()
+                .find(|&e| is_session_meta(&s.entries()[e], interner))
+            else {
+                continue;
+            };
+            let meta = &s.entries()[meta];
+            if meta.agent.is_none() {
+                continue;
+            }
+            // The parent's rollout, if it was read too; the call that
+            // spawned the sub-agent is its last tool call before the
+            // sub-agent's first line.
+            let parent_file = s.files().iter().enumerate().find(|(g, p)| {
+                *g != f
+                    && s.entries()[p.first_entry as usize..p.end_entry as usize]
+                        .iter()
+                        .find(|e| is_session_meta(e, interner))
+                        .is_some_and(|m| m.id == meta.agent)
+            });
+            let spawned_by = parent_file.and_then(|(_, p)| {
+                let start = meta.timestamp()?;
+                (p.first_entry..p.end_entry).rev().map(EntryId).find(|&e| {
+                    let entry = s.entry(e);
+                    let (kind, subtype) = line_kind(entry, interner);
+                    kind == b"response_item"
+                        && subtype == b"function_call"
+                        && entry.timestamp().is_some_and(|t| t <= start)
+                })
+            });
+            out.push(Subagent {
+                file,
+                agent_id: interner.str(meta.id).into_owned(),
+                spawned_by,
+            });
+        }
+        out
+    }
+
+    fn normalizer(&self, mode: Mode) -> Box<dyn Normalize> {
+        Box::new(normalize::codex::Rollout::new(mode))
+    }
+
+    /// Context starts at the last `compacted` line: its replacement history
+    /// (or summary), then what followed.
+    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+        let start = branch
+            .iter()
+            .rposition(|&e| self.is_compaction(s, e))
+            .unwrap_or(0);
+        branch[start..].to_vec()
+    }
+
+    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+        let entry = s.entry(e);
+        let (kind, subtype) = line_kind(entry, s.interner());
+        s.role(e) == "user"
+            && ((kind == b"response_item" && subtype == b"message") || kind == b"message")
+    }
+
+    fn is_compaction(&self, s: &Session, e: EntryId) -> bool {
+        s.kind(e) == "compacted"
+    }
+
+    /// Response items (what the model saw), compactions, and the events
+    /// that become markers; not the UI's copies or the bookkeeping.
+    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+        match s.kind(e) {
+            "response_item" | "compacted" => true,
+            "event_msg" => matches!(
+                s.subtype(e),
+                "turn_aborted" | "thread_rolled_back" | "error"
+            ),
+            // The bare items of the pre-Sept-2025 layout.
+            kind => BARE_ITEMS.contains(&kind.as_bytes()),
+        }
+    }
+}
+
+/// Item types written without an envelope by the old layout.
+const BARE_ITEMS: &[&[u8]] = &[
+    b"message",
+    b"reasoning",
+    b"function_call",
+    b"function_call_output",
+    b"custom_tool_call",
+    b"custom_tool_call_output",
+    b"local_shell_call",
+    b"web_search_call",
+];
+
+/// A Codex line's type and payload: the envelope's, or (old layout) the
+/// bare item itself. `None` for state lines.
+pub(crate) fn envelope(line: &Value) -> Option<(&str, &Value)> {
+    if let Some(payload) = line.get("payload").filter(|p| p.is_object()) {
+        return Some((line.get("type")?.as_str()?, payload));
+    }
+    if line.get("record_type").is_some() {
+        return None;
+    }
+    match line.get("type").and_then(Value::as_str) {
+        Some(_) => Some(("response_item", line)),
+        None if line.get("id").is_some() => Some(("session_meta", line)),
+        None => None,
+    }
+}

@@ -1,0 +1,153 @@
+//! Event streams (`events.jsonl`): `{"event_type","timestamp","data"}` lines
+//! of five types — `user_input`, `state_transition`, `llm_call`,
+//! `tool_call`, `final_output` — written by agent frameworks that trace a
+//! run as a state machine. The stream is linear. A long run is split over
+//! `events.jsonl`, `events_1.jsonl`, `events_2.jsonl`, …: read together they
+//! are one stream in numeric order of the suffix, whatever order the files
+//! came in, and a missing number is reported.
+
+use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
+use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::entry::{Entry, EntryId, Flags};
+use crate::fields::{sym, Action, FieldSpec, Slot};
+use crate::intern::Interner;
+use crate::normalize;
+use crate::session::Session;
+
+const FIELDS: &[FieldSpec] = &[
+    FieldSpec::top(b"event_type", sym(Slot::Kind)),
+    FieldSpec::top(b"data", Action::FlagIfObject(Flags::HAS_DATA)),
+];
+
+const KNOWN_TYPES: &[&[u8]] = &[
+    b"user_input",
+    b"state_transition",
+    b"llm_call",
+    b"tool_call",
+    b"final_output",
+];
+
+pub(crate) struct Events;
+
+impl Rules for Events {
+    fn fields(&self) -> &'static [FieldSpec] {
+        FIELDS
+    }
+
+    fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
+        entries
+            .iter()
+            .filter(|e| !e.is_broken())
+            .take(64)
+            .any(|e| e.flags.has(Flags::HAS_DATA) && KNOWN_TYPES.contains(&interner.get(e.kind)))
+            .then_some((Confidence::Sure, Format::Events))
+    }
+
+    fn forced(&self, _entries: &[Entry], _interner: &Interner) -> Format {
+        Format::Events
+    }
+
+    fn is_known_type(&self, e: &Entry, interner: &Interner) -> bool {
+        KNOWN_TYPES.contains(&interner.get(e.kind))
+    }
+
+    /// The parts of a split set follow each other in suffix order.
+    fn link_files(&self, files: &[&FileCx], links: &mut Links) {
+        let mut parts: Vec<(&FileCx, Option<(&str, u32)>)> = files
+            .iter()
+            .map(|cx| (*cx, split_part(&cx.info.name)))
+            .collect();
+        parts.sort_by_key(|(cx, part)| {
+            (
+                part.map(|(base, _)| base),
+                part.map(|(_, n)| n),
+                cx.info.first_entry,
+            )
+        });
+        let mut previous: Option<(&FileCx, &str, u32, u32)> = None;
+        for (cx, part) in parts {
+            let Some((base, n)) = part else { continue };
+            let last = cx.range().rev().find(|&e| links.node[e]);
+            match previous {
+                Some((before, b, m, tail)) if b == base => {
+                    if n > m + 1 {
+                        let missing: Vec<String> =
+                            (m + 1..n).map(|k| format!("{base}_{k}")).collect();
+                        links.diagnostics.push(Diagnostic {
+                            severity: Severity::Warning,
+                            kind: DiagnosticKind::SplitGap,
+                            file: cx.entries[cx.range().start.min(cx.entries.len() - 1)].file,
+                            line: 1,
+                            offset: 0,
+                            message: format!(
+                                "split set goes from {} to {} without {}; the stream continues here",
+                                file_name(&before.info.name),
+                                file_name(&cx.info.name),
+                                missing.join(", ")
+                            ),
+                        });
+                    }
+                    if let Some(first) = cx.range().find(|&e| links.node[e]) {
+                        if links.parent[first] == NONE && tail != NONE {
+                            links.parent[first] = tail;
+                        }
+                    }
+                    let tail = last.map_or(tail, |l| l as u32);
+                    previous = Some((cx, base, n, tail));
+                }
+                _ => previous = Some((cx, base, n, last.map_or(NONE, |l| l as u32))),
+            }
+        }
+    }
+
+    fn follows_into_later_files(&self) -> bool {
+        true
+    }
+
+    fn normalizer(&self, _mode: Mode) -> Box<dyn Normalize> {
+        Box::new(normalize::events::Stream)
+    }
+
+    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+        s.kind(e) == "user_input"
+    }
+
+    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+        matches!(
+            s.kind(e),
+            "user_input" | "llm_call" | "tool_call" | "final_output"
+        )
+    }
+}
+
+/// The last path component.
+fn file_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
+/// `events.jsonl` → (`events`, 0), `events_12.jsonl.gz` → (`events`, 12).
+pub(crate) fn split_part(path: &str) -> Option<(&str, u32)> {
+    let name = file_name(path);
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let stem = name.strip_suffix(".jsonl")?;
+    match stem.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            Some((base, n.parse().ok()?))
+        }
+        _ => Some((stem, 0)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_parts() {
+        assert_eq!(split_part("/x/events.jsonl"), Some(("events", 0)));
+        assert_eq!(split_part("events_2.jsonl"), Some(("events", 2)));
+        assert_eq!(split_part("a/events_10.jsonl.gz"), Some(("events", 10)));
+        assert_eq!(split_part("run_a.jsonl"), Some(("run_a", 0)));
+        assert_eq!(split_part("events.json"), None);
+    }
+}

@@ -1,0 +1,688 @@
+//! Codex rollout lines to messages.
+//!
+//! `response_item`s are what the model saw and are the messages;
+//! `event_msg` lines are the UI's copies (`user_message`, `agent_message`,
+//! `agent_reasoning`) and are not counted again. One model response is
+//! written as several items (reasoning, text, tool calls); they become one
+//! assistant message, followed by the tool results. The model comes from the
+//! last `turn_context`. Usage comes from `token_count` events, which repeat
+//! running totals: a count whose total equals the last one seen is a repeat,
+//! otherwise its `last_token_usage` is one request's usage, attached to the
+//! response it belongs to (whether the count was written before the
+//! response's items, as 0.5x does, or after them).
+
+use serde_json::Value;
+
+use super::{base64_size, image, str_field, text_of};
+use crate::format::codex::envelope;
+use crate::format::{Mode, Normalize, Origin};
+use crate::message::{Message, MessageKind, Part, Role, Usage};
+use crate::time::parse_rfc3339_ms;
+
+/// Texts the harness puts into user-role messages.
+const INJECTED_PREFIXES: &[&str] = &[
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<permissions instructions>",
+    "<app-context>",
+    "<subagent_notification>",
+    "<user_shell_command>",
+    "<turn_aborted>",
+];
+
+/// The stateful normalizer of one rollout (or one branch of it).
+pub(crate) struct Rollout {
+    mode: Mode,
+    model: Option<String>,
+    provider: Option<String>,
+    /// The running total of the last `token_count` (input, cached, output,
+    /// total), to recognise repeats.
+    last_total: Option<[u64; 4]>,
+    /// The response being assembled (an assistant message) and the tool
+    /// results written after it.
+    window: Vec<Message>,
+    /// Usage counted before its response's items were written.
+    pending: Option<Usage>,
+}
+
+impl Rollout {
+    pub(crate) fn new(mode: Mode) -> Rollout {
+        Rollout {
+            mode,
+            model: None,
+            provider: None,
+            last_total: None,
+            window: Vec::new(),
+            pending: None,
+        }
+    }
+
+    fn flush(&mut self, out: &mut Vec<Message>) {
+        out.append(&mut self.window);
+    }
+
+    /// Emits a message that is not part of a response.
+    fn emit(&mut self, m: Message, out: &mut Vec<Message>) {
+        self.flush(out);
+        out.push(m);
+    }
+
+    /// The open response, begun if need be.
+    fn response(
+        &mut self,
+        origin: &Origin,
+        time: Option<i64>,
+        out: &mut Vec<Message>,
+    ) -> &mut Message {
+        let open = self
+            .window
+            .first()
+            .is_some_and(|m| m.role == Role::Assistant);
+        if !open || self.window.len() > 1 {
+            self.flush(out);
+        }
+        if self.window.is_empty() {
+            let mut m = Message::new(Role::Assistant);
+            m.model = self.model.clone();
+            m.provider = self.provider.clone();
+            m.timestamp = time;
+            m.usage = self.pending.take();
+            self.window.push(m);
+        }
+        let m = &mut self.window[0];
+        if m.lines.last() != Some(&origin.entry.line) || m.entries.is_empty() {
+            origin.stamp(m);
+        }
+        m
+    }
+
+    /// A tool's output: after the response that called it.
+    fn tool_output(&mut self, m: Message, out: &mut Vec<Message>) {
+        if self
+            .window
+            .first()
+            .is_some_and(|w| w.role == Role::Assistant)
+        {
+            self.window.push(m);
+        } else {
+            self.emit(m, out);
+        }
+    }
+
+    fn usage(&mut self, info: &Value) {
+        let Some(total) = info.get("total_token_usage") else {
+            return;
+        };
+        let key = [
+            count(total, "input_tokens"),
+            count(total, "cached_input_tokens"),
+            count(total, "output_tokens"),
+            count(total, "total_tokens"),
+        ];
+        if self.last_total == Some(key) {
+            return;
+        }
+        self.last_total = Some(key);
+        let last = info.get("last_token_usage").unwrap_or(total);
+        let usage = token_usage(last);
+        match self.window.first_mut() {
+            Some(m) if m.role == Role::Assistant && m.usage.is_none() => m.usage = Some(usage),
+            _ => match &mut self.pending {
+                Some(p) => p.add(&usage),
+                None => self.pending = Some(usage),
+            },
+        }
+    }
+
+    fn item(&mut self, origin: &Origin, item: &Value, time: Option<i64>, out: &mut Vec<Message>) {
+        let Some(kind) = str_field(item, "type") else {
+            return;
+        };
+        match kind {
+            "message" => self.message(origin, item, time, out),
+            "reasoning" => {
+                let part = reasoning(item);
+                self.response(origin, time, out).content.push(part);
+            }
+            "function_call" => {
+                let name = match (str_field(item, "namespace"), str_field(item, "name")) {
+                    (Some(ns), Some(n)) => format!("{ns}.{n}"),
+                    (_, n) => n.unwrap_or_default().to_owned(),
+                };
+                let part = Part::ToolCall {
+                    id: call_id(item),
+                    name,
+                    arguments: json_string(item.get("arguments")),
+                };
+                self.response(origin, time, out).content.push(part);
+            }
+            "custom_tool_call" => {
+                let part = Part::ToolCall {
+                    id: call_id(item),
+                    name: str_field(item, "name").unwrap_or_default().to_owned(),
+                    arguments: item.get("input").cloned().unwrap_or(Value::Null),
+                };
+                self.response(origin, time, out).content.push(part);
+            }
+            "local_shell_call" => {
+                let part = Part::ToolCall {
+                    id: call_id(item),
+                    name: "local_shell".to_owned(),
+                    arguments: item.get("action").cloned().unwrap_or(Value::Null),
+                };
+                self.response(origin, time, out).content.push(part);
+            }
+            "tool_search_call" => {
+                let part = Part::ToolCall {
+                    id: call_id(item),
+                    name: "tool_search".to_owned(),
+                    arguments: item
+                        .get("arguments")
+                        .map(|a| json_string(Some(a)))
+                        .unwrap_or_else(|| without_type(item)),
+                };
+                self.response(origin, time, out).content.push(part);
+            }
+            // Server-side tools: the call and its outcome in one item.
+            "web_search_call" | "image_generation_call" => {
+                let id = match str_field(item, "id") {
+                    Some(id) => id.to_owned(),
+                    None => format!("{kind}@{}", origin.label),
+                };
+                let name = kind.trim_end_matches("_call").to_owned();
+                let arguments = match kind {
+                    "web_search_call" => item.get("action").cloned().unwrap_or(Value::Null),
+                    _ => item.get("revised_prompt").cloned().unwrap_or(Value::Null),
+                };
+                let status = str_field(item, "status").unwrap_or("").to_owned();
+                let image = str_field(item, "result").map(|data| Part::Image {
+                    media_type: "image/png".to_owned(),
+                    byte_size: base64_size(data),
+                });
+                let m = self.response(origin, time, out);
+                m.content.push(Part::ToolCall {
+                    id: id.clone(),
+                    name,
+                    arguments,
+                });
+                m.content.push(Part::ToolResult {
+                    call_id: id,
+                    output: status.clone(),
+                    is_error: status == "failed",
+                });
+                m.content.extend(image);
+            }
+            "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
+                let mut m = Message::new(Role::Tool);
+                m.timestamp = time;
+                let (output, is_error, images) = tool_output(item);
+                m.content.push(Part::ToolResult {
+                    call_id: call_id(item),
+                    output,
+                    is_error,
+                });
+                m.content.extend(images);
+                origin.stamp(&mut m);
+                self.tool_output(m, out);
+            }
+            // Undo snapshots are not part of the conversation.
+            "ghost_snapshot" => {}
+            "compaction" => {
+                let mut m = Message::new(Role::User);
+                m.kind = MessageKind::CompactionSummary;
+                m.timestamp = time;
+                m.content.push(Part::Thinking {
+                    text: String::new(),
+                    redacted: true,
+                    signature: item.get("encrypted_content").is_some(),
+                });
+                origin.stamp(&mut m);
+                self.emit(m, out);
+            }
+            // An item type this version does not know: shown as its JSON.
+            other => {
+                let mut m = marker(format!("{other}: {item}"), time);
+                origin.stamp(&mut m);
+                self.emit(m, out);
+            }
+        }
+    }
+
+    fn message(
+        &mut self,
+        origin: &Origin,
+        item: &Value,
+        time: Option<i64>,
+        out: &mut Vec<Message>,
+    ) {
+        let parts = content(item.get("content"));
+        match str_field(item, "role").unwrap_or("user") {
+            "assistant" => {
+                let m = self.response(origin, time, out);
+                m.content.extend(parts);
+            }
+            role => {
+                let mut m = Message::new(match role {
+                    "developer" | "system" => Role::System,
+                    _ => Role::User,
+                });
+                m.timestamp = time;
+                m.content = parts;
+                let injected = m.content.iter().any(|p| {
+                    matches!(p, Part::Text { text } if INJECTED_PREFIXES.iter().any(|x| text.trim_start().starts_with(x)))
+                });
+                if m.role == Role::User && injected {
+                    m.kind = MessageKind::Meta;
+                }
+                origin.stamp(&mut m);
+                self.emit(m, out);
+            }
+        }
+    }
+
+    fn event(&mut self, origin: &Origin, event: &Value, time: Option<i64>, out: &mut Vec<Message>) {
+        let text = match str_field(event, "type").unwrap_or("") {
+            "token_count" => {
+                if let Some(info) = event.get("info").filter(|i| i.is_object()) {
+                    self.usage(info);
+                }
+                return;
+            }
+            "turn_aborted" => format!(
+                "turn aborted ({})",
+                str_field(event, "reason").unwrap_or("no reason given")
+            ),
+            "thread_rolled_back" => format!(
+                "rolled back {} turn(s)",
+                event.get("num_turns").and_then(Value::as_u64).unwrap_or(0)
+            ),
+            "error" => format!("error: {}", str_field(event, "message").unwrap_or("")),
+            // UI copies of response items, turn bookkeeping.
+            _ => return,
+        };
+        let mut m = marker(text, time);
+        origin.stamp(&mut m);
+        self.emit(m, out);
+    }
+
+    fn compacted(
+        &mut self,
+        origin: &Origin,
+        payload: &Value,
+        time: Option<i64>,
+        out: &mut Vec<Message>,
+    ) {
+        let history = payload
+            .get("replacement_history")
+            .and_then(Value::as_array)
+            .filter(|h| !h.is_empty());
+        match history {
+            // The history the model continues with replaces everything
+            // before it; the check counts it where it first happened.
+            Some(items) if self.mode == Mode::Context => {
+                self.flush(out);
+                for item in items {
+                    self.item(origin, item, time, out);
+                }
+                self.flush(out);
+            }
+            _ => {
+                let mut m = Message::new(Role::User);
+                m.kind = MessageKind::CompactionSummary;
+                m.timestamp = time;
+                m.content.push(Part::Text {
+                    text: str_field(payload, "message").unwrap_or_default().to_owned(),
+                });
+                origin.stamp(&mut m);
+                self.emit(m, out);
+            }
+        }
+    }
+}
+
+impl Normalize for Rollout {
+    fn feed(&mut self, origin: &Origin, line: &Value, out: &mut Vec<Message>) {
+        let Some((kind, payload)) = envelope(line) else {
+            return;
+        };
+        let time = str_field(line, "timestamp").and_then(|t| parse_rfc3339_ms(t.as_bytes()));
+        match kind {
+            "session_meta" => {
+                if let Some(p) = str_field(payload, "model_provider") {
+                    self.provider = Some(p.to_owned());
+                }
+                let instructions = str_field(payload, "instructions").or_else(|| {
+                    payload
+                        .get("base_instructions")
+                        .and_then(|b| str_field(b, "text"))
+                });
+                if let Some(text) = instructions.filter(|t| !t.is_empty()) {
+                    let mut m = Message::new(Role::System);
+                    m.timestamp = time;
+                    m.content.push(Part::Text {
+                        text: text.to_owned(),
+                    });
+                    origin.stamp(&mut m);
+                    self.emit(m, out);
+                }
+            }
+            "turn_context" => {
+                if let Some(model) = str_field(payload, "model") {
+                    self.model = Some(model.to_owned());
+                }
+            }
+            "response_item" => self.item(origin, payload, time, out),
+            "event_msg" => self.event(origin, payload, time, out),
+            "compacted" => self.compacted(origin, payload, time, out),
+            _ => {}
+        }
+    }
+
+    fn finish(&mut self, out: &mut Vec<Message>) {
+        if let Some(p) = self.pending.take() {
+            if let Some(m) = self
+                .window
+                .first_mut()
+                .filter(|m| m.role == Role::Assistant)
+            {
+                match &mut m.usage {
+                    Some(u) => u.add(&p),
+                    None => m.usage = Some(p),
+                }
+            }
+        }
+        self.flush(out);
+    }
+}
+
+/// A message views show as an event in the conversation.
+fn marker(text: String, time: Option<i64>) -> Message {
+    let mut m = Message::new(Role::System);
+    m.kind = MessageKind::Marker;
+    m.timestamp = time;
+    m.content.push(Part::Text { text });
+    m
+}
+
+fn count(value: &Value, key: &str) -> u64 {
+    value.get(key).and_then(Value::as_u64).unwrap_or(0)
+}
+
+/// OpenAI counts cached input inside `input_tokens`; the message model
+/// keeps cache reads apart (as Anthropic does). Reasoning tokens are part of
+/// `output_tokens`.
+fn token_usage(u: &Value) -> Usage {
+    let input = count(u, "input_tokens");
+    let cached = count(u, "cached_input_tokens");
+    Usage {
+        input: input.saturating_sub(cached),
+        output: count(u, "output_tokens"),
+        cache_read: cached,
+        cache_write: 0,
+        cost: None,
+    }
+}
+
+fn call_id(item: &Value) -> String {
+    str_field(item, "call_id")
+        .or_else(|| str_field(item, "id"))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// `arguments` are a JSON document in a string: parsed, or kept as the
+/// string when they do not parse.
+fn json_string(value: Option<&Value>) -> Value {
+    match value {
+        Some(Value::String(s)) => {
+            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
+        }
+        Some(other) => other.clone(),
+        None => Value::Null,
+    }
+}
+
+fn without_type(item: &Value) -> Value {
+    let mut v = item.clone();
+    if let Some(map) = v.as_object_mut() {
+        map.remove("type");
+        map.remove("call_id");
+    }
+    v
+}
+
+fn reasoning(item: &Value) -> Part {
+    let texts = |key: &str| -> Vec<String> {
+        item.get(key)
+            .and_then(Value::as_array)
+            .map(|parts| {
+                parts
+                    .iter()
+                    .filter_map(|p| str_field(p, "text").map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    // Raw reasoning where it was kept, else the summary.
+    let mut text = texts("content").join("\n\n");
+    if text.is_empty() {
+        text = texts("summary").join("\n\n");
+    }
+    let encrypted = str_field(item, "encrypted_content").is_some_and(|c| !c.is_empty());
+    Part::Thinking {
+        redacted: text.is_empty() && encrypted,
+        text,
+        signature: encrypted,
+    }
+}
+
+/// Message content: a string, or `input_text`/`output_text`/`input_image`
+/// parts. Unknown parts are kept as their JSON.
+fn content(value: Option<&Value>) -> Vec<Part> {
+    match value {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::String(s)) => vec![Part::Text { text: s.clone() }],
+        Some(Value::Array(parts)) => parts.iter().map(content_part).collect(),
+        Some(other) => vec![Part::Text {
+            text: other.to_string(),
+        }],
+    }
+}
+
+fn content_part(p: &Value) -> Part {
+    match str_field(p, "type") {
+        Some("input_text" | "output_text" | "text") => Part::Text {
+            text: text_of(p.get("text").unwrap_or(&Value::Null)),
+        },
+        Some("input_image") => data_url_image(str_field(p, "image_url")),
+        _ => Part::Text { text: text_of(p) },
+    }
+}
+
+/// An image given as a `data:` URL (sized, not decoded) or a link.
+fn data_url_image(url: Option<&str>) -> Part {
+    let url = url.unwrap_or("");
+    match url
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(";base64,"))
+    {
+        Some((media_type, data)) => image(Some(media_type), Some(data)),
+        None => image(None, None),
+    }
+}
+
+/// A tool output: text, whether it failed, and images. Old shell output is
+/// a JSON string `{"output","metadata":{"exit_code"}}`; newer output is
+/// plain text with a `Process exited with code N` line; either may be a
+/// list of content items.
+fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
+    match item.get("output") {
+        Some(Value::String(s)) => {
+            if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(s) {
+                if let Some(output) = o.get("output").and_then(Value::as_str) {
+                    let code = o
+                        .get("metadata")
+                        .and_then(|m| m.get("exit_code"))
+                        .and_then(Value::as_i64);
+                    return (output.to_owned(), code.is_some_and(|c| c != 0), Vec::new());
+                }
+            }
+            (
+                s.clone(),
+                exit_code_in_text(s).is_some_and(|c| c != 0),
+                Vec::new(),
+            )
+        }
+        Some(Value::Array(items)) => {
+            let mut text = String::new();
+            let mut images = Vec::new();
+            for part in items.iter().map(content_part) {
+                match part {
+                    Part::Text { text: t } => {
+                        if !text.is_empty() {
+                            text.push('\n');
+                        }
+                        text.push_str(&t);
+                    }
+                    other => images.push(other),
+                }
+            }
+            (text, false, images)
+        }
+        // `{content, success}` as some versions wrote it.
+        Some(Value::Object(o)) => {
+            let text = o.get("content").map(text_of).unwrap_or_default();
+            let failed = o.get("success").and_then(Value::as_bool) == Some(false);
+            (text, failed, Vec::new())
+        }
+        Some(other) => (text_of(other), false, Vec::new()),
+        None => (String::new(), false, Vec::new()),
+    }
+}
+
+/// `Process exited with code N` in the first lines of a plain-text output.
+fn exit_code_in_text(s: &str) -> Option<i64> {
+    s.lines()
+        .take(8)
+        .find_map(|l| l.strip_prefix("Process exited with code "))
+        .and_then(|n| n.trim().parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{Entry, FileId};
+
+    fn run(lines: &[&str], mode: Mode) -> Vec<Message> {
+        let mut n = Rollout::new(mode);
+        let mut out = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            let entry = Entry::new(FileId(0), i as u32 + 1, 0, 0, 0);
+            let origin = Origin {
+                entry: &entry,
+                label: format!("L{}", i + 1),
+            };
+            n.feed(&origin, &serde_json::from_str(l).unwrap(), &mut out);
+        }
+        n.finish(&mut out);
+        out
+    }
+
+    // Trimmed from the corpus rollout (Codex 0.58.0): the usage is counted
+    // before the response's items, then repeated after them.
+    const TURN: &[&str] = &[
+        r#"{"timestamp":"2025-11-17T21:32:46.911Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"finish up"}]}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:46.911Z","type":"event_msg","payload":{"type":"user_message","message":"finish up","images":[]}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:46.915Z","type":"turn_context","payload":{"cwd":"/x","approval_policy":"never","sandbox_policy":{"mode":"danger-full-access"},"model":"gpt-5.1-codex","effort":"high","summary":"auto"}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:50.526Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10128,"cached_input_tokens":0,"output_tokens":37,"reasoning_output_tokens":0,"total_tokens":10165},"last_token_usage":{"input_tokens":10128,"cached_input_tokens":0,"output_tokens":37,"reasoning_output_tokens":0,"total_tokens":10165},"model_context_window":258400}}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:50.530Z","type":"response_item","payload":{"type":"reasoning","summary":[{"type":"summary_text","text":"**Planning**"}],"content":null,"encrypted_content":"gAAAA"}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:50.530Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"ls\"]}","call_id":"call_1"}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:50.530Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"{\"output\":\"README.md\\n\",\"metadata\":{\"exit_code\":1,\"duration_seconds\":0.0}}"}}"#,
+        r#"{"timestamp":"2025-11-17T21:32:51.512Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10128,"cached_input_tokens":0,"output_tokens":37,"reasoning_output_tokens":0,"total_tokens":10165},"last_token_usage":{"input_tokens":10128,"cached_input_tokens":0,"output_tokens":37,"reasoning_output_tokens":0,"total_tokens":10165},"model_context_window":258400}}}"#,
+    ];
+
+    #[test]
+    fn one_response_with_usage_once() {
+        let out = run(TURN, Mode::Context);
+        assert_eq!(out.len(), 3);
+        assert_eq!(out[0].role, Role::User);
+        assert_eq!(out[0].text(), "finish up");
+        let response = &out[1];
+        assert_eq!(response.role, Role::Assistant);
+        assert_eq!(response.model.as_deref(), Some("gpt-5.1-codex"));
+        assert_eq!(response.lines, [5, 6]);
+        assert_eq!(
+            response.content[0],
+            Part::Thinking {
+                text: "**Planning**".into(),
+                redacted: false,
+                signature: true
+            }
+        );
+        assert_eq!(
+            response.tool_calls().collect::<Vec<_>>(),
+            [("call_1", "shell")]
+        );
+        let Part::ToolCall { arguments, .. } = &response.content[1] else {
+            panic!()
+        };
+        assert_eq!(arguments["command"][2], "ls");
+        let usage = response.usage.unwrap();
+        assert_eq!(
+            (usage.input, usage.output, usage.cache_read),
+            (10128, 37, 0)
+        );
+        assert_eq!(
+            out[2].content,
+            [Part::ToolResult {
+                call_id: "call_1".into(),
+                output: "README.md\n".into(),
+                is_error: true
+            }]
+        );
+    }
+
+    #[test]
+    fn usage_written_after_the_items_goes_to_the_same_response() {
+        let lines = [TURN[2], TURN[4], TURN[5], TURN[3], TURN[6]];
+        let out = run(&lines, Mode::Context);
+        assert_eq!(out[0].usage.unwrap().input, 10128);
+        assert_eq!(out.len(), 2);
+    }
+
+    #[test]
+    fn plain_text_output_custom_tools_and_injected_context() {
+        let out = run(
+            &[
+                r#"{"timestamp":"2026-03-01T10:00:00.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/x</cwd>\n</environment_context>"}]}}"#,
+                r#"{"timestamp":"2026-03-01T10:00:01.000Z","type":"response_item","payload":{"type":"custom_tool_call","status":"completed","call_id":"c2","name":"apply_patch","input":"*** Begin Patch"}}"#,
+                r#"{"timestamp":"2026-03-01T10:00:02.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c2","output":"Chunk ID: 2d\nWall time: 0.0 seconds\nProcess exited with code 2\nOutput:\nboom"}}"#,
+                r#"{"timestamp":"2026-03-01T10:00:03.000Z","type":"response_item","payload":{"type":"web_search_call","status":"completed","action":{"type":"search","query":"rust"}}}"#,
+            ],
+            Mode::Context,
+        );
+        assert_eq!(out[0].kind, MessageKind::Meta);
+        assert_eq!(
+            out[1].tool_calls().collect::<Vec<_>>(),
+            [("c2", "apply_patch")]
+        );
+        assert_eq!(out[2].tool_results().collect::<Vec<_>>(), [("c2", true)]);
+        // A web search is its own call and result.
+        assert_eq!(out[3].tool_calls().count(), 1);
+        assert_eq!(out[3].tool_results().count(), 1);
+    }
+
+    #[test]
+    fn compacted_history_replaces_context_but_is_not_counted_twice() {
+        let lines = [
+            r#"{"timestamp":"2026-03-01T10:00:00.000Z","type":"compacted","payload":{"message":"summary","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"earlier"}]},{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}]}]}}"#,
+        ];
+        let context = run(&lines, Mode::Context);
+        assert_eq!(context.len(), 2);
+        assert_eq!(context[1].text(), "done");
+        let check = run(&lines, Mode::Check);
+        assert_eq!(check.len(), 1);
+        assert_eq!(check[0].kind, MessageKind::CompactionSummary);
+    }
+}

@@ -1,0 +1,161 @@
+//! Event-stream lines to messages: `user_input` is what the user typed, an
+//! `llm_call` is its prompt (what the framework sent, as an injected user
+//! message) and its response (an assistant message with the call's usage),
+//! a `tool_call` is a call and its result, `final_output` is the answer, and
+//! a `state_transition` is a marker.
+
+use serde_json::Value;
+
+use super::{str_field, text_of};
+use crate::format::{Normalize, Origin};
+use crate::message::{Message, MessageKind, Part, Role, Usage};
+use crate::time::parse_rfc3339_ms;
+
+pub(crate) struct Stream;
+
+impl Normalize for Stream {
+    fn feed(&mut self, origin: &Origin, line: &Value, out: &mut Vec<Message>) {
+        let Some(kind) = str_field(line, "event_type") else {
+            return;
+        };
+        let data = line.get("data").unwrap_or(&Value::Null);
+        let time = timestamp(line.get("timestamp"));
+        let mut push = |mut m: Message| {
+            m.timestamp = time;
+            origin.stamp(&mut m);
+            out.push(m);
+        };
+        match kind {
+            "user_input" => push(text_message(Role::User, field(data, "message"))),
+            "llm_call" => {
+                let mut prompt = Message::new(Role::User);
+                prompt.kind = MessageKind::Meta;
+                prompt.content.push(Part::Text {
+                    text: prompt_text(data.get("prompt").unwrap_or(&Value::Null)),
+                });
+                push(prompt);
+                let mut response = text_message(Role::Assistant, field(data, "response"));
+                let usage = data.get("token_usage").filter(|u| u.is_object()).map(usage);
+                response.model = ["model", "model_name"]
+                    .iter()
+                    .find_map(|k| str_field(data, k))
+                    .map(str::to_owned)
+                    // Usage is counted per model; keep it even unnamed.
+                    .or_else(|| usage.map(|_| "unknown".to_owned()));
+                response.usage = usage;
+                push(response);
+            }
+            "tool_call" => {
+                let id = ["call_id", "id", "tool_call_id"]
+                    .iter()
+                    .find_map(|k| str_field(data, k))
+                    .map_or_else(|| format!("tool@{}", origin.label), str::to_owned);
+                let mut call = Message::new(Role::Assistant);
+                call.content.push(Part::ToolCall {
+                    id: id.clone(),
+                    name: str_field(data, "tool_name").unwrap_or_default().to_owned(),
+                    arguments: data.get("parameters").cloned().unwrap_or(Value::Null),
+                });
+                push(call);
+                let error = data.get("error").filter(|e| !e.is_null());
+                let mut result = Message::new(Role::Tool);
+                result.content.push(Part::ToolResult {
+                    call_id: id,
+                    output: match error {
+                        Some(e) => text_of(e),
+                        None => field(data, "output"),
+                    },
+                    is_error: error.is_some(),
+                });
+                push(result);
+            }
+            "final_output" => push(text_message(Role::Assistant, field(data, "output"))),
+            "state_transition" => {
+                let mut text = format!("{} → {}", field(data, "from_node"), field(data, "to_node"));
+                if let Some(diff) = data.get("state_diff").and_then(Value::as_object) {
+                    let keys: Vec<&str> = diff.keys().map(String::as_str).collect();
+                    if !keys.is_empty() {
+                        text.push_str(&format!(" (changed: {})", keys.join(", ")));
+                    }
+                }
+                push(marker(text));
+            }
+            other => push(marker(format!("{other}: {data}"))),
+        }
+    }
+}
+
+fn field(data: &Value, key: &str) -> String {
+    text_of(data.get(key).unwrap_or(&Value::Null))
+}
+
+fn text_message(role: Role, text: String) -> Message {
+    let mut m = Message::new(role);
+    m.content.push(Part::Text { text });
+    m
+}
+
+fn marker(text: String) -> Message {
+    let mut m = Message::new(Role::System);
+    m.kind = MessageKind::Marker;
+    m.content.push(Part::Text { text });
+    m
+}
+
+/// A prompt: a string, or a list of chat messages shown as `[role] text`.
+fn prompt_text(prompt: &Value) -> String {
+    match prompt {
+        Value::Array(messages) => messages
+            .iter()
+            .map(|m| {
+                let role = str_field(m, "role").unwrap_or("?");
+                let content = match m.get("content") {
+                    Some(Value::Array(parts)) => parts
+                        .iter()
+                        .map(|p| str_field(p, "text").map_or_else(|| p.to_string(), str::to_owned))
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    Some(c) => text_of(c),
+                    None => String::new(),
+                };
+                format!("[{role}] {content}")
+            })
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        other => text_of(other),
+    }
+}
+
+/// OpenAI (`prompt_tokens`/`completion_tokens`), Anthropic
+/// (`input_tokens`/`output_tokens`) or plain (`input`/`output`) names.
+fn usage(u: &Value) -> Usage {
+    let first = |keys: &[&str]| {
+        keys.iter()
+            .find_map(|k| u.get(k).and_then(Value::as_u64))
+            .unwrap_or(0)
+    };
+    Usage {
+        input: first(&["prompt_tokens", "input_tokens", "input"]),
+        output: first(&["completion_tokens", "output_tokens", "output"]),
+        cache_read: first(&["cached_tokens", "cache_read_input_tokens", "cache_read"]),
+        cache_write: first(&["cache_creation_input_tokens", "cache_write"]),
+        cost: u.get("cost").and_then(Value::as_f64),
+    }
+}
+
+/// An ISO string, or epoch seconds (milliseconds when too large to be
+/// seconds).
+fn timestamp(value: Option<&Value>) -> Option<i64> {
+    match value? {
+        Value::String(s) => parse_rfc3339_ms(s.as_bytes()),
+        Value::Number(n) => {
+            let x = n.as_f64()?;
+            Some(if x.abs() < 1e11 {
+                (x * 1000.0).round() as i64
+            } else {
+                x as i64
+            })
+        }
+        _ => None,
+    }
+}

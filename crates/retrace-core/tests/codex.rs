@@ -1,0 +1,319 @@
+//! Codex CLI rollouts: the real corpus rollout (0.58.0) and hand-written
+//! fixtures for what no public sample shows (rollback, fork + sub-agent, the
+//! pre-Sept-2025 bare layout). Counts were checked by hand with a separate
+//! Python pass over the files (see `tests/fixtures/README.md`).
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::{DiagnosticKind, EntryId, Format, MessageKind, Part, Role, Session};
+
+const CORPUS_ROLLOUT: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";
+
+fn entry_at(s: &Session, file: u32, line: u32) -> EntryId {
+    (0..s.entries().len() as u32)
+        .map(EntryId)
+        .find(|&e| s.entry(e).file.0 == file && s.entry(e).line == line)
+        .unwrap_or_else(|| panic!("no entry at file {file} line {line}"))
+}
+
+#[test]
+fn every_corpus_rollout_is_codex() {
+    let files: Vec<_> = corpus_files()
+        .into_iter()
+        .filter(|p| p.starts_with(corpus().join("codex")))
+        .collect();
+    assert!(!files.is_empty());
+    for path in files {
+        let bytes = std::fs::read(&path).unwrap();
+        let s = Session::from_bytes(&path.to_string_lossy(), &bytes);
+        assert_eq!(s.format(), Format::Codex, "{}", path.display());
+    }
+}
+
+#[test]
+fn corpus_rollout_counts() {
+    let (s, bytes) = open(CORPUS_ROLLOUT);
+    assert_eq!(s.format(), Format::Codex);
+    assert_eq!(s.entries().len(), 279);
+    // One chain, no branches.
+    assert_eq!(s.tree().len(), 279);
+    assert_eq!(s.tree().tips().len(), 1);
+    assert_eq!(s.tree().branch_points().len(), 0);
+    // Only the three lines written out of order.
+    assert!(s
+        .diagnostics()
+        .iter()
+        .all(|d| d.kind == DiagnosticKind::TimestampOutOfOrder));
+    assert_eq!(s.diagnostics().len(), 3);
+
+    let check = s.check(&mut bytes.as_slice()).unwrap();
+    assert!(check.diagnostics.is_empty(), "{:?}", check.diagnostics);
+    // 2 user messages (one injected), 39 responses (reasoning + a call),
+    // 39 tool outputs; the 39 agent_reasoning and 1 user_message events
+    // are copies and not counted again.
+    assert_eq!(check.messages, 80);
+    assert_eq!(check.tool_calls, 39);
+    assert_eq!(check.tool_results, 39);
+    // exit_code 1 in three JSON-string shell outputs.
+    assert_eq!(check.tool_errors, 3);
+    assert_eq!(check.pairing.calls_without_result, 0);
+    assert_eq!(check.pairing.results_without_call, 0);
+    let model = &check.models["gpt-5.1-codex"];
+    assert_eq!(model.messages, 39);
+    // 79 token_count events: 1 without info, 39 distinct totals, 39
+    // repeats. The per-request figures add up to the last running total
+    // (1,099,261 input of which 1,027,328 cached, 22,305 output).
+    assert_eq!(model.usage.input, 71_933);
+    assert_eq!(model.usage.cache_read, 1_027_328);
+    assert_eq!(model.usage.output, 22_305);
+    assert_eq!(
+        model.usage.input + model.usage.cache_read + model.usage.output,
+        1_121_566
+    );
+
+    let leaf = s.tree().default_leaf().unwrap();
+    let context = s.context(leaf, &mut bytes.as_slice()).unwrap();
+    assert_eq!(context.len(), 80);
+    assert_eq!(context[0].kind, MessageKind::Meta);
+    assert!(context[1].text().starts_with("finish up the users work"));
+    assert_eq!(context[2].role, Role::Assistant);
+    assert!(matches!(
+        context[2].content[0],
+        Part::Thinking {
+            signature: true,
+            ..
+        }
+    ));
+    assert_eq!(context[2].usage.unwrap().input, 10128);
+}
+
+#[test]
+fn rollback_leaves_the_dropped_turn_as_a_branch() {
+    let (s, files) = open_fixtures(&["codex/rollback.jsonl"]);
+    let mut src = source(&files);
+    assert_eq!(s.format(), Format::Codex);
+    assert_eq!(s.entries().len(), 34);
+    let tree = s.tree();
+    // Turn 2 (lines 15–21) was rolled back at line 22: both hang under the
+    // end of turn 1.
+    let fork = entry_at(&s, 0, 14);
+    assert_eq!(
+        tree.real_branch_points()
+            .map(|b| b.entry)
+            .collect::<Vec<_>>(),
+        [fork]
+    );
+    assert_eq!(tree.parent(entry_at(&s, 0, 15)), Some(fork));
+    assert_eq!(tree.parent(entry_at(&s, 0, 22)), Some(fork));
+    let abandoned = entry_at(&s, 0, 21);
+    let default = entry_at(&s, 0, 34);
+    assert_eq!(tree.tips(), [abandoned, default]);
+    assert_eq!(tree.default_leaf(), Some(default));
+
+    let check = s.check(&mut src[..]).unwrap();
+    assert_eq!(check.messages, 13);
+    assert_eq!(check.markers, 2);
+    assert_eq!(
+        (check.tool_calls, check.tool_results, check.tool_errors),
+        (3, 2, 1)
+    );
+    // The rolled-back call never got its output.
+    assert_eq!(check.pairing.calls_without_result, 1);
+    assert_eq!(check.pairing.results_without_call, 0);
+    let usage = check.models["gpt-5.2-codex"].usage;
+    assert_eq!(
+        (usage.input, usage.cache_read, usage.output),
+        (350, 350, 100)
+    );
+
+    // The default branch continues from the compaction: its replacement
+    // history, then the answer.
+    let context = s.context(default, &mut src[..]).unwrap();
+    assert_eq!(context.len(), 5);
+    assert_eq!(context[0].kind, MessageKind::Meta);
+    assert_eq!(context[1].text(), "list the files");
+    assert!(context[3].text().starts_with("Another language model"));
+    assert_eq!(context[4].role, Role::Assistant);
+    assert_eq!(context[4].usage.unwrap().cache_read, 50);
+    assert!(context.iter().all(|m| m.lines.iter().all(|&l| l >= 30)));
+
+    // The abandoned branch: the system prompt, turn 1, turn 2 and its abort.
+    let context = s.context(abandoned, &mut src[..]).unwrap();
+    assert_eq!(context.len(), 9);
+    assert_eq!(context[0].role, Role::System);
+    assert_eq!(context[8].kind, MessageKind::Marker);
+    assert_eq!(context[8].text(), "turn aborted (interrupted)");
+    assert_eq!(
+        context[7].tool_calls().collect::<Vec<_>>(),
+        [("call_2", "exec_command")]
+    );
+}
+
+const PARENT: &str =
+    "codex/fork/rollout-2026-03-02T11-00-00-0199b000-0000-7000-8000-00000000000a.jsonl";
+const SUBAGENT: &str =
+    "codex/fork/rollout-2026-03-02T11-01-03-0199b000-0000-7000-8000-00000000000b.jsonl";
+const FORK: &str =
+    "codex/fork/rollout-2026-03-02T13-00-00-0199b000-0000-7000-8000-00000000000c.jsonl";
+
+#[test]
+fn fork_and_subagent_link_to_their_parent() {
+    let (s, files) = open_fixtures(&[PARENT, SUBAGENT, FORK]);
+    let mut src = source(&files);
+    let tree = s.tree();
+    // The fork copied the parent's lines 1–6 (its own lines 2–7) and went
+    // on from there: its first line hangs under the parent's line 6.
+    let fork_point = entry_at(&s, 0, 6);
+    assert_eq!(tree.parent(entry_at(&s, 2, 1)), Some(fork_point));
+    for line in 2..=7 {
+        assert!(!tree.contains(entry_at(&s, 2, line)), "line {line}");
+    }
+    assert_eq!(tree.parent(entry_at(&s, 2, 8)), Some(entry_at(&s, 2, 1)));
+    assert_eq!(
+        tree.real_branch_points()
+            .map(|b| b.entry)
+            .collect::<Vec<_>>(),
+        [fork_point]
+    );
+    assert_eq!(
+        tree.tips(),
+        [entry_at(&s, 0, 16), entry_at(&s, 1, 6), entry_at(&s, 2, 12)]
+    );
+    assert_eq!(tree.default_leaf(), Some(entry_at(&s, 0, 16)));
+    let copied: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::CopiedHistory)
+        .collect();
+    assert_eq!(copied.len(), 1);
+    assert_eq!((copied[0].file.0, copied[0].line), (2, 2));
+    assert!(!s
+        .diagnostics()
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::TimestampOutOfOrder));
+
+    // The sub-agent is listed with the spawn_agent call before it started.
+    let agents = s.subagents();
+    assert_eq!(agents.len(), 1);
+    assert_eq!(agents[0].file.0, 1);
+    assert_eq!(agents[0].agent_id, "0199b000-0000-7000-8000-00000000000b");
+    assert_eq!(agents[0].spawned_by, Some(entry_at(&s, 0, 9)));
+
+    // The copy is counted once: parent 8 messages, sub-agent 2, fork 2.
+    let check = s.check(&mut src[..]).unwrap();
+    assert_eq!(check.messages, 12);
+    assert_eq!((check.tool_calls, check.tool_results), (2, 2));
+    let model = &check.models["gpt-5.2-codex"];
+    assert_eq!(model.messages, 6);
+    assert_eq!(
+        (
+            model.usage.input,
+            model.usage.cache_read,
+            model.usage.output
+        ),
+        (410, 570, 117)
+    );
+
+    // The fork's branch reads through the parent's history.
+    let context = s.context(entry_at(&s, 2, 12), &mut src[..]).unwrap();
+    let texts: Vec<String> = context.iter().map(|m| m.text()).collect();
+    assert_eq!(texts.len(), 4);
+    assert_eq!(texts[0], "write a haiku about rain");
+    assert_eq!(texts[2], "make it rhyme");
+    assert_eq!(context[0].lines, [3]);
+    assert_eq!(context[2].lines, [9]);
+}
+
+#[test]
+fn fork_and_subagent_alone_are_whole_sessions() {
+    let (s, files) = open_fixtures(&[FORK]);
+    assert_eq!(s.tree().len(), 12);
+    assert_eq!(s.tree().tips().len(), 1);
+    let check = s.check(&mut source(&files)[..]).unwrap();
+    assert_eq!(check.messages, 4);
+    let (s, _) = open_fixtures(&[SUBAGENT]);
+    assert_eq!(s.format(), Format::Codex);
+    // Still a sub-agent's rollout, spawned by nothing that was read.
+    assert_eq!(s.subagents().len(), 1);
+    assert_eq!(s.subagents()[0].spawned_by, None);
+    assert_eq!(s.tree().tips().len(), 1);
+}
+
+#[test]
+fn bare_layout_before_the_envelope() {
+    let (s, files) = open_fixtures(&["codex/bare-2025-08.jsonl"]);
+    let mut src = source(&files);
+    assert_eq!(s.format(), Format::Codex);
+    assert_eq!(s.entries().len(), 14);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let check = s.check(&mut src[..]).unwrap();
+    // 2 user messages (one injected), 3 responses, 2 tool outputs.
+    assert_eq!(check.messages, 7);
+    assert_eq!(
+        (check.tool_calls, check.tool_results, check.tool_errors),
+        (2, 2, 1)
+    );
+    let context = s
+        .context(s.tree().default_leaf().unwrap(), &mut src[..])
+        .unwrap();
+    assert_eq!(context[0].kind, MessageKind::Meta);
+    assert_eq!(
+        context[2].tool_calls().collect::<Vec<_>>(),
+        [("call_a", "local_shell")]
+    );
+    assert_eq!(
+        context[3].tool_results().collect::<Vec<_>>(),
+        [("call_a", false)]
+    );
+    assert_eq!(
+        context[6].text(),
+        "A Rust crate: Cargo.toml and src/ (no Cargo.lock yet)."
+    );
+}
+
+#[test]
+fn rollbacks_that_do_not_fit_are_reported() {
+    let meta = r#"{"timestamp":"2026-03-01T09:00:00.000Z","type":"session_meta","payload":{"id":"t","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/x","originator":"codex_cli_rs","cli_version":"0.142.0","source":"cli"}}"#;
+    let turn = |n: u32| {
+        format!(
+            "{{\"timestamp\":\"2026-03-01T09:0{n}:00.000Z\",\"type\":\"response_item\",\"payload\":{{\"type\":\"message\",\"role\":\"user\",\"content\":[{{\"type\":\"input_text\",\"text\":\"turn {n}\"}}]}}}}\n{{\"timestamp\":\"2026-03-01T09:0{n}:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"user_message\",\"message\":\"turn {n}\"}}}}\n"
+        )
+    };
+    let rollback = |n: &str| {
+        format!("{{\"timestamp\":\"2026-03-01T09:09:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"thread_rolled_back\"{n}}}}}\n")
+    };
+    // Two turns (lines 2–3, 4–5), then a rollback of five.
+    let text = format!(
+        "{meta}\n{}{}{}",
+        turn(1),
+        turn(2),
+        rollback(",\"num_turns\":5")
+    );
+    let s = Session::from_bytes("r.jsonl", text.as_bytes());
+    let d: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::BadField)
+        .collect();
+    assert_eq!(d.len(), 1);
+    assert_eq!(d[0].line, 6);
+    assert_eq!(
+        d[0].message,
+        "rolls back 5 turns but the branch has 2; all of them rolled back"
+    );
+    // Everything was dropped: the rollback hangs under the meta line.
+    assert_eq!(s.tree().parent(EntryId(5)), Some(EntryId(0)));
+    assert_eq!(s.tree().tips(), [EntryId(4), EntryId(5)]);
+
+    // Without a number nothing is rolled back.
+    let text = format!("{meta}\n{}{}", turn(1), rollback(""));
+    let s = Session::from_bytes("r.jsonl", text.as_bytes());
+    assert!(s
+        .diagnostics()
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::BadField && d.line == 4));
+    assert_eq!(s.tree().parent(EntryId(3)), Some(EntryId(2)));
+    assert!(s.tree().branch_points().is_empty());
+}

@@ -1,0 +1,128 @@
+//! Event streams (`events.jsonl`) and split sets, on the hand-written
+//! fixtures in `tests/fixtures/events` (no public sample exists).
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::{DiagnosticKind, EntryId, Format, MessageKind, Part, Role};
+
+#[test]
+fn one_stream() {
+    let (s, files) = open_fixtures(&["events/events.jsonl"]);
+    let mut src = source(&files);
+    assert_eq!(s.format(), Format::Events);
+    assert_eq!(s.entries().len(), 9);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    assert_eq!(s.tree().tips(), [EntryId(8)]);
+    assert!(s.is_prompt(EntryId(0)));
+
+    let check = s.check(&mut src[..]).unwrap();
+    // user_input 1, two llm_calls of prompt + response 4, two tool_calls of
+    // call + result 4, final_output 1; three state transitions are markers.
+    assert_eq!(check.messages, 10);
+    assert_eq!(check.markers, 3);
+    assert_eq!(
+        (check.tool_calls, check.tool_results, check.tool_errors),
+        (2, 2, 1)
+    );
+    assert_eq!(check.pairing.calls_without_result, 0);
+    let model = &check.models["gpt-4o-mini"];
+    assert_eq!(model.messages, 2);
+    assert_eq!((model.usage.input, model.usage.output), (52 + 30, 9 + 11));
+
+    let context = s.context(EntryId(8), &mut src[..]).unwrap();
+    assert_eq!(context.len(), 13);
+    assert_eq!(context[0].text(), "What is the weather in Paris?");
+    assert_eq!(context[1].kind, MessageKind::Marker);
+    assert_eq!(context[1].text(), "start → planner (changed: query)");
+    assert_eq!(context[2].kind, MessageKind::Meta);
+    assert!(context[2].text().starts_with("[system] You are a weather"));
+    assert_eq!(context[3].role, Role::Assistant);
+    assert_eq!(context[3].usage.unwrap().input, 52);
+    assert_eq!(
+        context[8].content,
+        [Part::ToolResult {
+            call_id: "tool@L6".into(),
+            output: "rate limited (429)".into(),
+            is_error: true
+        }]
+    );
+    assert_eq!(context[12].text(), "It is 18°C and cloudy in Paris.");
+}
+
+/// The files in the order a plain name sort gives: `events_10` before
+/// `events_2`.
+fn split_files(dir: &str, numbers: &[&str]) -> Vec<String> {
+    let mut names: Vec<String> = numbers
+        .iter()
+        .map(|n| match *n {
+            "" => format!("{dir}/events.jsonl"),
+            n => format!("{dir}/events_{n}.jsonl"),
+        })
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn split_set_reads_as_one_stream_in_numeric_order() {
+    let numbers = ["", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10"];
+    let names = split_files("events/split", &numbers);
+    assert!(names[2].ends_with("events_10.jsonl"));
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (s, files) = open_fixtures(&refs);
+    let mut src = source(&files);
+    assert_eq!(s.format(), Format::Events);
+    assert_eq!(s.entries().len(), 13);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    // One chain: one root, one tip, the final output in events_10.
+    assert_eq!(s.tree().roots().len(), 1);
+    assert_eq!(s.tree().tips().len(), 1);
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.tree().tips(), [leaf]);
+    assert_eq!(s.kind(leaf), "final_output");
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    let said: Vec<String> = context
+        .iter()
+        .filter(|m| m.role == Role::Tool)
+        .map(|m| match &m.content[0] {
+            Part::ToolResult { output, .. } => output.clone(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(said, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
+    assert_eq!(context.last().unwrap().text(), "1 2 3 4 5 6 7 8 9 10");
+    let check = s.check(&mut src[..]).unwrap();
+    assert_eq!((check.tool_calls, check.tool_results), (10, 10));
+    assert_eq!(check.messages, 1 + 20 + 1);
+    // Epoch-second timestamps with fractions.
+    assert_eq!(context[0].timestamp, Some(1_770_732_000_000));
+    assert_eq!(s.entry(leaf).timestamp(), Some(1_770_732_011_000));
+}
+
+#[test]
+fn split_set_with_a_gap_is_reported() {
+    let names = split_files("events/gap", &["", "1", "3"]);
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let (s, _) = open_fixtures(&refs);
+    let gaps: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::SplitGap)
+        .collect();
+    assert_eq!(gaps.len(), 1);
+    let gap = gaps[0];
+    assert_eq!(
+        s.files()[gap.file.0 as usize].name,
+        "events/gap/events_3.jsonl"
+    );
+    assert_eq!((gap.line, gap.offset), (1, 0));
+    assert_eq!(
+        gap.message,
+        "split set goes from events_1.jsonl to events_3.jsonl without events_2; the stream continues here"
+    );
+    // Still one stream.
+    assert_eq!(s.tree().tips().len(), 1);
+    assert_eq!(s.tree().roots().len(), 1);
+}
