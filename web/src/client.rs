@@ -25,7 +25,7 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
     let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let text = event.data().as_string().unwrap_or_default();
-        match serde_json::from_str::<Response>(&text) {
+        match Response::from_json(&text) {
             Ok(Response::Ready) => {
                 let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
                 for message in queued {
