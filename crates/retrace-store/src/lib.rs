@@ -6,11 +6,14 @@
 //!   a large file across threads.
 //! - [`FileSource`]: hands the core the bytes of an entry when a body is
 //!   needed, by byte range.
+//! - [`AtomicFile`]: writes that never leave half a file.
 
+mod atomic;
 mod error;
 mod open;
 mod source;
 
+pub use atomic::{write_atomically, AtomicFile};
 pub use error::{StoreError, StoreResult};
 pub use open::{open_files, open_part_files, read_parallel, Input, OpenOptions, Progress};
 pub use source::FileSource;
