@@ -10,6 +10,7 @@ use crate::entry::{EntryId, FileId, Flags};
 use crate::format::{Mode, Normalize, Origin, Rules};
 use crate::intern::Sym;
 use crate::message::{Message, MessageKind, Usage};
+use crate::normalize::ContextOptions;
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -44,7 +45,8 @@ impl Session {
     fn message_from_value(&self, e: EntryId, value: &serde_json::Value) -> Option<Message> {
         let mut normalizer = self.rules_of(e).normalizer(Mode::Context);
         let mut out = Vec::new();
-        normalizer.feed(&self.origin(e), value, &mut out);
+        let origin = self.origin(e, ContextOptions::default());
+        normalizer.feed(&origin, value, &mut out);
         normalizer.finish(&mut out);
         out.into_iter().next()
     }
@@ -53,10 +55,11 @@ impl Session {
         self.file_format(self.entry(e).file).rules()
     }
 
-    pub(crate) fn origin(&self, e: EntryId) -> Origin<'_> {
+    pub(crate) fn origin(&self, e: EntryId, options: ContextOptions) -> Origin<'_> {
         Origin {
             entry: self.entry(e),
             label: self.label(e),
+            options,
         }
     }
 
@@ -89,6 +92,17 @@ impl Session {
         leaf: EntryId,
         source: &mut S,
     ) -> Result<Vec<Message>, SourceError> {
+        self.context_with(leaf, source, ContextOptions::default())
+    }
+
+    /// [`Session::context`] with options: a migration asks for the payloads
+    /// a provider needs (images, thinking signatures).
+    pub fn context_with<S: Source + ?Sized>(
+        &self,
+        leaf: EntryId,
+        source: &mut S,
+        options: ContextOptions,
+    ) -> Result<Vec<Message>, SourceError> {
         let rules = self.rules_of(leaf);
         let branch = self.branch(leaf);
         let entries = rules.context_entries(self, &branch);
@@ -98,7 +112,7 @@ impl Session {
             let Ok(value) = self.body(e, source)? else {
                 continue;
             };
-            normalizer.feed(&self.origin(e), &value, &mut out);
+            normalizer.feed(&self.origin(e, options), &value, &mut out);
         }
         normalizer.finish(&mut out);
         Ok(out)
@@ -163,7 +177,11 @@ impl Session {
                 continue;
             }
             let (_, n) = normalizer.as_mut().expect("set above");
-            n.feed(&self.origin(e), &value, &mut emitted);
+            n.feed(
+                &self.origin(e, ContextOptions::default()),
+                &value,
+                &mut emitted,
+            );
             self.count(
                 entry.file,
                 Some(e),

@@ -15,6 +15,7 @@
 //!    byte ranges of a branch through a [`Source`] and normalizes them into
 //!    [`Message`]s.
 
+mod api;
 mod context;
 mod diag;
 mod entry;
@@ -35,12 +36,14 @@ mod time;
 mod transcript;
 mod tree;
 
+pub use api::Api;
 pub use context::{Check, ToolPairing};
 pub use diag::{Diagnostic, DiagnosticKind, Severity};
 pub use entry::{Entry, EntryId, FileId, Flags};
 pub use format::Format;
 pub use gzip::{GzIndex, Inflated, CHECKPOINT_EVERY};
-pub use message::{Message, MessageKind, Part, Role, Usage};
+pub use message::{ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage};
+pub use normalize::ContextOptions;
 pub use outline::Segment;
 pub use reader::{Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};

@@ -3,8 +3,15 @@
 //! A [`Message`] is what an agent (or its user) said at one point of a branch,
 //! independent of the file format it came from. It keeps the ids of the entries
 //! it was built from, so a view can always go back to the original bytes.
+//!
+//! What a provider needs back when a history is sent to it again (thinking
+//! signatures, OpenAI item ids, image payloads) rides beside the parts in
+//! [`PartExtra`] and [`MessageExtra`]: never shown, never serialized, and
+//! only meaningful to the [`Api`] that wrote it.
 
 use serde::{Deserialize, Serialize};
+
+use crate::api::Api;
 
 /// Who produced a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -146,6 +153,61 @@ pub struct Message {
     pub entries: Vec<String>,
     /// The 1-based line numbers of those entries, in the same order.
     pub lines: Vec<u32>,
+    /// Provider data of each part: `part_extras[i]` belongs to `content[i]`
+    /// (the vector is shorter when the last parts have none). Use
+    /// [`Message::part_extra`] and [`Message::push_with`].
+    #[serde(skip)]
+    pub part_extras: Vec<PartExtra>,
+    /// Provider data of the message as a whole.
+    #[serde(skip)]
+    pub extra: Option<Box<MessageExtra>>,
+}
+
+/// What a part carries beyond the model, so a history can go back to the
+/// API that wrote it unchanged. Everything here is optional; a migration to
+/// another API drops what that API cannot take and says so in its report.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PartExtra {
+    /// The API that wrote `signature` and `item_id`: they mean nothing to
+    /// any other.
+    pub api: Option<Api>,
+    /// OpenAI Responses item id (`rs_…` reasoning, `fc_…` function call).
+    pub item_id: Option<String>,
+    /// An opaque blob the API wants back verbatim: Anthropic thinking
+    /// `signature` or redacted thinking `data`, OpenAI reasoning
+    /// `encrypted_content`, Gemini `thoughtSignature`.
+    pub signature: Option<String>,
+    /// An image's payload. Only filled when asked for (see
+    /// [`crate::ContextOptions`]): payloads can be megabytes.
+    pub image: Option<ImageSource>,
+    /// The tool a result answers, where the file names it (Google
+    /// `functionResponse.name`, pi `toolName`, Gemini CLI).
+    pub tool_name: Option<String>,
+    /// A tool result's structured value when its text is not all of it (a
+    /// Google `response` object other than `{output}` or `{error}`).
+    pub structured: Option<serde_json::Value>,
+}
+
+/// Where an image's bytes are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ImageSource {
+    /// Base64 text, as written (never decoded here).
+    Base64(String),
+    /// A URL (`https:` or `data:`) or a provider file URI.
+    Url(String),
+}
+
+/// What a message carries beyond the model, for the API that wrote it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct MessageExtra {
+    pub api: Option<Api>,
+    /// The role as written when the model's role loses it (OpenAI
+    /// `developer` is a [`Role::System`]).
+    pub role: Option<String>,
+    /// OpenAI Responses message item `id` (`msg_…`).
+    pub item_id: Option<String>,
+    /// OpenAI Responses message item `status`.
+    pub status: Option<String>,
 }
 
 fn is_normal(kind: &MessageKind) -> bool {
@@ -166,7 +228,37 @@ impl Message {
             stop_reason: None,
             entries: Vec::new(),
             lines: Vec::new(),
+            part_extras: Vec::new(),
+            extra: None,
         }
+    }
+
+    /// The provider data of part `i`, if it has any.
+    pub fn part_extra(&self, i: usize) -> Option<&PartExtra> {
+        self.part_extras
+            .get(i)
+            .filter(|x| **x != PartExtra::default())
+    }
+
+    /// Appends a part with its provider data.
+    pub fn push_with(&mut self, part: Part, extra: PartExtra) {
+        if extra != PartExtra::default() {
+            self.part_extras
+                .resize_with(self.content.len(), PartExtra::default);
+            self.part_extras.push(extra);
+        }
+        self.content.push(part);
+    }
+
+    /// Appends parts with their provider data (`extras[i]` for
+    /// `content[i]`, as in [`Message::part_extras`]).
+    pub fn extend_parts(&mut self, content: Vec<Part>, extras: Vec<PartExtra>) {
+        if !extras.is_empty() {
+            self.part_extras
+                .resize_with(self.content.len(), PartExtra::default);
+            self.part_extras.extend(extras);
+        }
+        self.content.extend(content);
     }
 
     /// The tool calls in this message.

@@ -16,6 +16,7 @@ use crate::entry::{EntryId, Flags};
 use crate::format::Mode;
 use crate::intern::Sym;
 use crate::message::Message;
+use crate::normalize::ContextOptions;
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -147,7 +148,7 @@ impl Session {
         let mut out = Vec::new();
         for &e in &row.entries {
             if let Ok(value) = self.body(e, source)? {
-                normalizer.feed(&self.origin(e), &value, &mut out);
+                normalizer.feed(&self.origin(e, ContextOptions::default()), &value, &mut out);
             }
         }
         normalizer.finish(&mut out);

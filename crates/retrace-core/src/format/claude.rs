@@ -299,7 +299,7 @@ struct Lines {
 
 impl Normalize for Lines {
     fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
-        let Some(mut message) = normalize::claude::line_message(value) else {
+        let Some(mut message) = normalize::claude::line_message(value, origin.options) else {
             return;
         };
         origin.stamp(&mut message);

@@ -20,6 +20,6 @@ impl Rules for Generic {
     fn link(&self, _cx: &super::FileCx, _links: &mut Links) {}
 
     fn normalizer(&self, _mode: Mode) -> Box<dyn Normalize> {
-        Box::new(PerLine(|_| None))
+        Box::new(PerLine(|_, _| None))
     }
 }

@@ -16,6 +16,7 @@ use crate::entry::{Entry, EntryId, FileId};
 use crate::fields::FieldSpec;
 use crate::intern::{Interner, Sym};
 use crate::message::Message;
+use crate::normalize::ContextOptions;
 use crate::session::{FileInfo, Session, Subagent};
 
 pub(crate) mod claude;
@@ -211,11 +212,14 @@ pub(crate) enum Mode {
     Check,
 }
 
-/// Where a body came from, for the message built from it.
+/// Where a body came from, for the message built from it, and what the
+/// message is read for.
 pub(crate) struct Origin<'a> {
     pub entry: &'a Entry,
     /// The entry's id or `L<line>` label.
     pub label: String,
+    /// Whether to keep what only a provider needs (see [`ContextOptions`]).
+    pub options: ContextOptions,
 }
 
 impl Origin<'_> {
@@ -238,11 +242,11 @@ pub(crate) trait Normalize {
 }
 
 /// A normalizer made of a function from one body to at most one message.
-pub(crate) struct PerLine(pub fn(&Value) -> Option<Message>);
+pub(crate) struct PerLine(pub fn(&Value, ContextOptions) -> Option<Message>);
 
 impl Normalize for PerLine {
     fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
-        if let Some(mut m) = (self.0)(value) {
+        if let Some(mut m) = (self.0)(value, origin.options) {
             origin.stamp(&mut m);
             out.push(m);
         }

@@ -8,20 +8,24 @@
 
 use serde_json::Value;
 
-use super::{count, flag, image, str_field, text_of, tool_output};
-use crate::message::{Message, MessageKind, Part, Role, Usage};
+use super::{
+    count, flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output,
+    ContextOptions, Parts,
+};
+use crate::api::Api;
+use crate::message::{ImageSource, Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
 /// The message one Claude Code line holds, if any.
-pub(crate) fn line_message(line: &Value) -> Option<Message> {
+pub(crate) fn line_message(line: &Value, options: ContextOptions) -> Option<Message> {
     let kind = str_field(line, "type")?;
     if kind != "user" && kind != "assistant" {
         return None;
     }
     let msg = line.get("message").filter(|m| m.is_object())?;
     let mut m = match str_field(msg, "role").unwrap_or(kind) {
-        "assistant" => assistant(msg),
-        _ => user(msg),
+        "assistant" => assistant(msg, options),
+        _ => user(msg, options),
     };
     if flag(line, "isCompactSummary") {
         m.kind = MessageKind::CompactionSummary;
@@ -36,7 +40,7 @@ pub(crate) fn line_message(line: &Value) -> Option<Message> {
 /// and the usage and stop reason of the later line (each line repeats the
 /// running totals, so adding them would count tokens twice).
 pub(crate) fn merge_split(into: &mut Message, next: Message) {
-    into.content.extend(next.content);
+    into.extend_parts(next.content, next.part_extras);
     if next.usage.is_some() {
         into.usage = next.usage;
     }
@@ -50,17 +54,19 @@ pub(crate) fn merge_split(into: &mut Message, next: Message) {
     into.lines.extend(next.lines);
 }
 
-fn user(msg: &Value) -> Message {
-    let content = blocks(msg.get("content"));
-    let is_result = content.iter().any(|p| matches!(p, Part::ToolResult { .. }));
+fn user(msg: &Value, options: ContextOptions) -> Message {
+    let content = blocks(msg.get("content"), options);
+    let is_result = content
+        .iter()
+        .any(|(p, _)| matches!(p, Part::ToolResult { .. }));
     let mut m = Message::new(if is_result { Role::Tool } else { Role::User });
-    m.content = content;
+    push_all(&mut m, content);
     m
 }
 
-fn assistant(msg: &Value) -> Message {
+fn assistant(msg: &Value, options: ContextOptions) -> Message {
     let mut m = Message::new(Role::Assistant);
-    m.content = blocks(msg.get("content"));
+    push_all(&mut m, blocks(msg.get("content"), options));
     m.model = str_field(msg, "model").map(str::to_owned);
     m.stop_reason = str_field(msg, "stop_reason").map(str::to_owned);
     m.usage = msg.get("usage").filter(|u| u.is_object()).map(|u| Usage {
@@ -75,83 +81,112 @@ fn assistant(msg: &Value) -> Message {
 
 /// Content: a string, or Anthropic blocks. Unknown blocks are kept as their
 /// JSON text so a new block type is visible rather than lost.
-fn blocks(value: Option<&Value>) -> Vec<Part> {
+fn blocks(value: Option<&Value>, options: ContextOptions) -> Parts {
     match value {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => vec![Part::Text { text: s.clone() }],
+        Some(Value::String(s)) => vec![text_part(s.clone())],
         Some(Value::Array(items)) => {
             let mut out = Vec::with_capacity(items.len());
             for b in items {
-                block(b, &mut out);
+                block(b, &mut out, options);
             }
             out
         }
-        Some(other) => vec![Part::Text {
-            text: other.to_string(),
-        }],
+        Some(other) => vec![text_part(other.to_string())],
     }
 }
 
-fn block(b: &Value, out: &mut Vec<Part>) {
+fn block(b: &Value, out: &mut Parts, options: ContextOptions) {
+    let anthropic = Some(Api::Anthropic);
     let part = match str_field(b, "type") {
-        Some("text") => Part::Text {
-            text: text_of(b.get("text").unwrap_or(&Value::Null)),
-        },
-        Some("thinking") => Part::Thinking {
-            text: str_field(b, "thinking").unwrap_or_default().to_owned(),
-            redacted: false,
-            signature: str_field(b, "signature").is_some_and(|s| !s.is_empty()),
-        },
-        Some("redacted_thinking") => Part::Thinking {
-            text: String::new(),
-            redacted: true,
-            signature: false,
-        },
-        Some("tool_use" | "server_tool_use") => Part::ToolCall {
-            id: str_field(b, "id").unwrap_or_default().to_owned(),
-            name: str_field(b, "name").unwrap_or_default().to_owned(),
-            arguments: b.get("input").cloned().unwrap_or(Value::Null),
-        },
-        Some("tool_result") => return tool_result(b, out),
+        Some("text") => text_part(text_of(b.get("text").unwrap_or(&Value::Null))),
+        Some("thinking") => {
+            let signature = str_field(b, "signature");
+            let part = Part::Thinking {
+                text: str_field(b, "thinking").unwrap_or_default().to_owned(),
+                redacted: false,
+                signature: signature.is_some_and(|s| !s.is_empty()),
+            };
+            (part, signed(anthropic, signature, options))
+        }
+        Some("redacted_thinking") => {
+            let part = Part::Thinking {
+                text: String::new(),
+                redacted: true,
+                signature: false,
+            };
+            (part, signed(anthropic, str_field(b, "data"), options))
+        }
+        Some("tool_use" | "server_tool_use") => (
+            Part::ToolCall {
+                id: str_field(b, "id").unwrap_or_default().to_owned(),
+                name: str_field(b, "name").unwrap_or_default().to_owned(),
+                arguments: b.get("input").cloned().unwrap_or(Value::Null),
+            },
+            PartExtra::default(),
+        ),
+        Some("tool_result") => return tool_result(b, out, options),
         // Server tool results (`web_search_tool_result`, …) answer a
         // `server_tool_use` by id.
-        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => {
+        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => (
             Part::ToolResult {
                 call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
                 output: text_of(b.get("content").unwrap_or(&Value::Null)),
                 is_error: false,
-            }
-        }
-        Some("image") => {
-            let source = b.get("source").unwrap_or(&Value::Null);
-            image(str_field(source, "media_type"), str_field(source, "data"))
-        }
-        _ => Part::Text { text: text_of(b) },
+            },
+            PartExtra::default(),
+        ),
+        Some("image") => image_block(b, options),
+        _ => text_part(text_of(b)),
     };
     out.push(part);
 }
 
+/// An Anthropic `image` block: base64 data or a URL source.
+pub(crate) fn image_block(b: &Value, options: ContextOptions) -> (Part, PartExtra) {
+    let source = b.get("source").unwrap_or(&Value::Null);
+    let (mut part, mut extra) = image_with(
+        str_field(source, "media_type"),
+        str_field(source, "data"),
+        options,
+    );
+    if let Some(url) = str_field(source, "url") {
+        if options.payloads {
+            extra.image = Some(ImageSource::Url(url.to_owned()));
+        }
+        if let Part::Image { media_type, .. } = &mut part {
+            if str_field(source, "media_type").is_none() {
+                "image/*".clone_into(media_type);
+            }
+        }
+    }
+    (part, extra)
+}
+
 /// A `tool_result` block: its text as the output, images inside it as
 /// separate parts after it.
-fn tool_result(b: &Value, out: &mut Vec<Part>) {
+fn tool_result(b: &Value, out: &mut Parts, options: ContextOptions) {
     let mut output = String::new();
     let mut images = Vec::new();
     match b.get("content") {
         Some(Value::Array(items)) => {
             let mut parts = Vec::new();
             for item in items {
-                block(item, &mut parts);
+                block(item, &mut parts, options);
             }
             (output, images) = tool_output(parts);
         }
         Some(other) => output = text_of(other),
         None => {}
     }
-    out.push(Part::ToolResult {
-        call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
-        output,
-        is_error: flag(b, "is_error"),
-    });
+    out.push((
+        Part::ToolResult {
+            call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
+            output,
+            is_error: flag(b, "is_error"),
+        },
+        PartExtra::default(),
+    ));
     out.extend(images);
 }
 
@@ -160,7 +195,10 @@ mod tests {
     use super::*;
 
     fn parse(line: &str) -> Option<Message> {
-        line_message(&serde_json::from_str(line).unwrap())
+        line_message(
+            &serde_json::from_str(line).unwrap(),
+            ContextOptions::default(),
+        )
     }
 
     // Trimmed from corpus `-experiments-worktrees/ef958aa1-….jsonl` (2.1.114).
@@ -243,6 +281,36 @@ mod tests {
             m.content[0],
             Part::Thinking { redacted: true, .. }
         ));
+    }
+
+    #[test]
+    fn payloads_are_kept_only_when_asked_for() {
+        let line = r#"{"type":"assistant","message":{"role":"assistant","content":[{"type":"thinking","thinking":"hm","signature":"EtMU"},{"type":"redacted_thinking","data":"xyz"}]}}"#;
+        let value = serde_json::from_str(line).unwrap();
+        let full = line_message(&value, ContextOptions { payloads: true }).unwrap();
+        let extra = full.part_extra(0).unwrap();
+        assert_eq!(
+            (extra.api, extra.signature.as_deref()),
+            (Some(Api::Anthropic), Some("EtMU"))
+        );
+        assert_eq!(
+            full.part_extra(1).unwrap().signature.as_deref(),
+            Some("xyz")
+        );
+        let view = line_message(&value, ContextOptions::default()).unwrap();
+        assert!(view.part_extra(0).is_none() && view.part_extra(1).is_none());
+
+        let line = r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"shot"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"TWFu"}}]}]}}"#;
+        let m = line_message(
+            &serde_json::from_str(line).unwrap(),
+            ContextOptions { payloads: true },
+        )
+        .unwrap();
+        assert!(matches!(m.content[1], Part::Image { byte_size: 3, .. }));
+        assert_eq!(
+            m.part_extra(1).unwrap().image,
+            Some(ImageSource::Base64("TWFu".into()))
+        );
     }
 
     #[test]

@@ -582,6 +582,7 @@ mod tests {
             let origin = Origin {
                 entry: &entry,
                 label: format!("L{}", i + 1),
+                options: Default::default(),
             };
             n.feed(&origin, &serde_json::from_str(l).unwrap(), &mut out);
         }

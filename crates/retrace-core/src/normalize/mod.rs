@@ -13,7 +13,45 @@ pub(crate) mod pi;
 
 use serde_json::Value;
 
-use crate::message::Part;
+use crate::api::Api;
+use crate::message::{ImageSource, Message, Part, PartExtra};
+
+/// How much of a body to keep when normalizing it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// Keep what only a provider needs (image payloads, thinking signatures,
+    /// encrypted reasoning) in the messages' [`PartExtra`]s, as a migration
+    /// does. Off for views: payloads can be megabytes.
+    pub payloads: bool,
+}
+
+/// Parts being built, each with its provider data.
+pub(crate) type Parts = Vec<(Part, PartExtra)>;
+
+/// Appends `parts` to `m`.
+fn push_all(m: &mut Message, parts: Parts) {
+    for (part, extra) in parts {
+        m.push_with(part, extra);
+    }
+}
+
+/// A plain text part.
+fn text_part(text: impl Into<String>) -> (Part, PartExtra) {
+    (Part::Text { text: text.into() }, PartExtra::default())
+}
+
+/// Provider data holding an opaque `signature` of `api`, when payloads are
+/// kept and there is one.
+fn signed(api: Option<Api>, signature: Option<&str>, options: ContextOptions) -> PartExtra {
+    match signature.filter(|s| !s.is_empty() && options.payloads) {
+        Some(s) => PartExtra {
+            api,
+            signature: Some(s.to_owned()),
+            ..PartExtra::default()
+        },
+        None => PartExtra::default(),
+    }
+}
 
 /// A string field, `None` when missing, null or not a string.
 fn str_field<'a>(value: &'a Value, key: &str) -> Option<&'a str> {
@@ -45,6 +83,22 @@ fn image(media_type: Option<&str>, data: Option<&str>) -> Part {
     }
 }
 
+/// [`image`] with its payload kept in its extra when payloads are asked
+/// for.
+fn image_with(
+    media_type: Option<&str>,
+    data: Option<&str>,
+    options: ContextOptions,
+) -> (Part, PartExtra) {
+    let extra = PartExtra {
+        image: data
+            .filter(|_| options.payloads)
+            .map(|d| ImageSource::Base64(d.to_owned())),
+        ..PartExtra::default()
+    };
+    (image(media_type, data), extra)
+}
+
 /// Text of a JSON value that should be text but sometimes is not: strings
 /// as they are, anything else as compact JSON.
 fn text_of(value: &Value) -> String {
@@ -58,10 +112,10 @@ fn text_of(value: &Value) -> String {
 /// A tool result's content parts split into its output text (text parts
 /// joined by newlines) and the parts that are not text (images), which
 /// follow the result.
-fn tool_output(parts: Vec<Part>) -> (String, Vec<Part>) {
+fn tool_output(parts: Parts) -> (String, Parts) {
     let mut output = String::new();
     let mut rest = Vec::new();
-    for part in parts {
+    for (part, extra) in parts {
         match part {
             Part::Text { text } => {
                 if !output.is_empty() {
@@ -69,7 +123,7 @@ fn tool_output(parts: Vec<Part>) -> (String, Vec<Part>) {
                 }
                 output.push_str(&text);
             }
-            other => rest.push(other),
+            other => rest.push((other, extra)),
         }
     }
     (output, rest)

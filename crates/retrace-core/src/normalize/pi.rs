@@ -8,21 +8,35 @@
 
 use serde_json::Value;
 
-use super::{count, flag, image, str_field, text_of, tool_output};
-use crate::message::{Message, MessageKind, Part, Role, Usage};
+use super::{
+    count, flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output,
+    ContextOptions, Parts,
+};
+use crate::api::Api;
+use crate::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
+/// What a block needs to know about the message it is in.
+#[derive(Clone, Copy)]
+struct Ctx {
+    /// The API of the assistant message (`message.api`): whose signatures
+    /// its thinking blocks carry.
+    api: Option<Api>,
+    options: ContextOptions,
+}
+
 /// The message one pi entry stands for, if any.
-pub(crate) fn entry_message(entry: &Value) -> Option<Message> {
+pub(crate) fn entry_message(entry: &Value, options: ContextOptions) -> Option<Message> {
     let entry_time = str_field(entry, "timestamp").and_then(|t| parse_rfc3339_ms(t.as_bytes()));
+    let ctx = Ctx { api: None, options };
     let mut message = match str_field(entry, "type")? {
-        "message" => agent_message(entry.get("message")?)?,
+        "message" => agent_message(entry.get("message")?, options)?,
         "compaction" => summary(entry, MessageKind::CompactionSummary)?,
         "branch_summary" => summary(entry, MessageKind::BranchSummary)?,
         "custom_message" => {
             let mut m = Message::new(Role::User);
             m.kind = MessageKind::Custom;
-            m.content = content(entry.get("content"));
+            push_all(&mut m, content(entry.get("content"), ctx));
             m
         }
         _ => return None,
@@ -44,20 +58,21 @@ fn summary(entry: &Value, kind: MessageKind) -> Option<Message> {
     Some(m)
 }
 
-fn agent_message(msg: &Value) -> Option<Message> {
+fn agent_message(msg: &Value, options: ContextOptions) -> Option<Message> {
+    let ctx = Ctx { api: None, options };
     let mut m = match str_field(msg, "role")? {
         "user" => {
             let mut m = Message::new(Role::User);
-            m.content = content(msg.get("content"));
+            push_all(&mut m, content(msg.get("content"), ctx));
             m
         }
-        "assistant" => assistant(msg),
-        "toolResult" => tool_result(msg),
+        "assistant" => assistant(msg, options),
+        "toolResult" => tool_result(msg, ctx),
         "bashExecution" => bash_execution(msg),
         "custom" | "hookMessage" => {
             let mut m = Message::new(Role::User);
             m.kind = MessageKind::Custom;
-            m.content = content(msg.get("content"));
+            push_all(&mut m, content(msg.get("content"), ctx));
             m
         }
         // In-memory roles, should a file ever hold them.
@@ -85,9 +100,27 @@ fn agent_message(msg: &Value) -> Option<Message> {
     Some(m)
 }
 
-fn assistant(msg: &Value) -> Message {
+/// The API whose signatures an assistant message's blocks carry, from pi's
+/// `api` field.
+fn api_of(msg: &Value) -> Option<Api> {
+    match str_field(msg, "api")? {
+        "anthropic-messages" => Some(Api::Anthropic),
+        "openai-responses" | "openai-codex-responses" | "azure-openai-responses" => {
+            Some(Api::OpenAiResponses)
+        }
+        "openai-completions" => Some(Api::OpenAiChat),
+        a if a.starts_with("google") => Some(Api::Google),
+        _ => None,
+    }
+}
+
+fn assistant(msg: &Value, options: ContextOptions) -> Message {
     let mut m = Message::new(Role::Assistant);
-    m.content = content(msg.get("content"));
+    let ctx = Ctx {
+        api: api_of(msg),
+        options,
+    };
+    push_all(&mut m, content(msg.get("content"), ctx));
     if let Some(error) = str_field(msg, "errorMessage") {
         m.content.push(Part::Text {
             text: format!("Error: {error}"),
@@ -109,15 +142,21 @@ fn assistant(msg: &Value) -> Message {
     m
 }
 
-fn tool_result(msg: &Value) -> Message {
+fn tool_result(msg: &Value, ctx: Ctx) -> Message {
     let mut m = Message::new(Role::Tool);
-    let (output, images) = tool_output(content(msg.get("content")));
-    m.content.push(Part::ToolResult {
-        call_id: str_field(msg, "toolCallId").unwrap_or_default().to_owned(),
-        output,
-        is_error: flag(msg, "isError"),
-    });
-    m.content.extend(images);
+    let (output, images) = tool_output(content(msg.get("content"), ctx));
+    m.push_with(
+        Part::ToolResult {
+            call_id: str_field(msg, "toolCallId").unwrap_or_default().to_owned(),
+            output,
+            is_error: flag(msg, "isError"),
+        },
+        PartExtra {
+            tool_name: str_field(msg, "toolName").map(str::to_owned),
+            ..PartExtra::default()
+        },
+    );
+    push_all(&mut m, images);
     m
 }
 
@@ -143,37 +182,64 @@ fn bash_execution(msg: &Value) -> Message {
 
 /// pi content: a string, or blocks `text`, `thinking`, `toolCall`, `image`.
 /// Unknown blocks are shown as their JSON so nothing silently disappears.
-fn content(value: Option<&Value>) -> Vec<Part> {
+fn content(value: Option<&Value>, ctx: Ctx) -> Parts {
     match value {
         None | Some(Value::Null) => Vec::new(),
-        Some(Value::String(s)) => vec![Part::Text { text: s.clone() }],
-        Some(Value::Array(blocks)) => blocks.iter().map(block).collect(),
-        Some(other) => vec![Part::Text {
-            text: other.to_string(),
-        }],
+        Some(Value::String(s)) => vec![text_part(s.clone())],
+        Some(Value::Array(blocks)) => blocks.iter().map(|b| block(b, ctx)).collect(),
+        Some(other) => vec![text_part(other.to_string())],
     }
 }
 
-fn block(b: &Value) -> Part {
+fn block(b: &Value, ctx: Ctx) -> (Part, PartExtra) {
     match str_field(b, "type") {
-        Some("text") => Part::Text {
-            text: text_of(b.get("text").unwrap_or(&Value::Null)),
-        },
-        Some("thinking") => Part::Thinking {
-            text: str_field(b, "thinking").unwrap_or_default().to_owned(),
-            redacted: flag(b, "redacted"),
-            signature: str_field(b, "thinkingSignature").is_some_and(|s| !s.is_empty()),
-        },
-        Some("toolCall") => Part::ToolCall {
-            id: str_field(b, "id").unwrap_or_default().to_owned(),
-            name: str_field(b, "name").unwrap_or_default().to_owned(),
-            arguments: b.get("arguments").cloned().unwrap_or(Value::Null),
-        },
-        Some("image") => image(str_field(b, "mimeType"), str_field(b, "data")),
-        _ => Part::Text {
-            text: b.to_string(),
-        },
+        Some("text") => text_part(text_of(b.get("text").unwrap_or(&Value::Null))),
+        Some("thinking") => {
+            let signature = str_field(b, "thinkingSignature");
+            let part = Part::Thinking {
+                text: str_field(b, "thinking").unwrap_or_default().to_owned(),
+                redacted: flag(b, "redacted"),
+                signature: signature.is_some_and(|s| !s.is_empty()),
+            };
+            (part, thinking_extra(signature, ctx))
+        }
+        Some("toolCall") => {
+            let id = str_field(b, "id").unwrap_or_default();
+            let mut extra = signed(ctx.api, str_field(b, "thoughtSignature"), ctx.options);
+            // pi keeps an OpenAI Responses call as `<call_id>|<item id>`.
+            if ctx.api == Some(Api::OpenAiResponses) {
+                if let Some((_, item)) = id.split_once('|') {
+                    extra.api = ctx.api;
+                    extra.item_id = Some(item.to_owned());
+                }
+            }
+            let part = Part::ToolCall {
+                id: id.to_owned(),
+                name: str_field(b, "name").unwrap_or_default().to_owned(),
+                arguments: b.get("arguments").cloned().unwrap_or(Value::Null),
+            };
+            (part, extra)
+        }
+        Some("image") => image_with(str_field(b, "mimeType"), str_field(b, "data"), ctx.options),
+        _ => text_part(b.to_string()),
     }
+}
+
+/// A thinking block's signature: Anthropic's as is; for OpenAI Responses
+/// pi stores the whole reasoning item as JSON, whose id and encrypted
+/// content are what the API wants back.
+fn thinking_extra(signature: Option<&str>, ctx: Ctx) -> PartExtra {
+    if ctx.api == Some(Api::OpenAiResponses) && ctx.options.payloads {
+        if let Some(item) = signature.and_then(|s| serde_json::from_str::<Value>(s).ok()) {
+            return PartExtra {
+                api: ctx.api,
+                item_id: str_field(&item, "id").map(str::to_owned),
+                signature: str_field(&item, "encrypted_content").map(str::to_owned),
+                ..PartExtra::default()
+            };
+        }
+    }
+    signed(ctx.api, signature, ctx.options)
 }
 
 #[cfg(test)]
@@ -181,7 +247,10 @@ mod tests {
     use super::*;
 
     fn parse(line: &str) -> Option<Message> {
-        entry_message(&serde_json::from_str(line).unwrap())
+        entry_message(
+            &serde_json::from_str(line).unwrap(),
+            ContextOptions::default(),
+        )
     }
 
     // Trimmed from `corpus/pi/badlogic__pi-mono/session.jsonl` (v1).
@@ -208,6 +277,43 @@ mod tests {
             }
         );
         assert_eq!(m.text(), "You're right.");
+    }
+
+    #[test]
+    fn signatures_follow_the_api_of_the_message() {
+        let full = |line: &str| {
+            entry_message(
+                &serde_json::from_str(line).unwrap(),
+                ContextOptions { payloads: true },
+            )
+            .unwrap()
+        };
+        let m = full(
+            r#"{"type":"message","message":{"role":"assistant","api":"anthropic-messages","content":[{"type":"thinking","thinking":"a","thinkingSignature":"EtMU"}]}}"#,
+        );
+        let x = m.part_extra(0).unwrap();
+        assert_eq!(
+            (x.api, x.signature.as_deref()),
+            (Some(Api::Anthropic), Some("EtMU"))
+        );
+        // OpenAI Responses: pi keeps the reasoning item as JSON.
+        let m = full(
+            r#"{"type":"message","message":{"role":"assistant","api":"openai-responses","content":[{"type":"thinking","thinking":"a","thinkingSignature":"{\"type\":\"reasoning\",\"id\":\"rs_1\",\"encrypted_content\":\"gAAA\",\"summary\":[]}"},{"type":"toolCall","id":"call_1|fc_1","name":"bash","arguments":{}}]}}"#,
+        );
+        let x = m.part_extra(0).unwrap();
+        assert_eq!(
+            (x.api, x.item_id.as_deref(), x.signature.as_deref()),
+            (Some(Api::OpenAiResponses), Some("rs_1"), Some("gAAA"))
+        );
+        assert_eq!(m.part_extra(1).unwrap().item_id.as_deref(), Some("fc_1"));
+        let m = full(
+            r#"{"type":"message","message":{"role":"toolResult","toolCallId":"t","toolName":"bash","content":[{"type":"image","data":"TWFu","mimeType":"image/png"}]}}"#,
+        );
+        assert_eq!(m.part_extra(0).unwrap().tool_name.as_deref(), Some("bash"));
+        assert_eq!(
+            m.part_extra(1).unwrap().image,
+            Some(crate::message::ImageSource::Base64("TWFu".into()))
+        );
     }
 
     #[test]
