@@ -24,6 +24,7 @@ mod format;
 mod gzip;
 mod intern;
 mod message;
+pub mod migrate;
 mod normalize;
 mod outline;
 mod reader;

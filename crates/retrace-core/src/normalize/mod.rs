@@ -10,6 +10,7 @@ pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod events;
 pub(crate) mod pi;
+pub(crate) mod provider;
 
 use serde_json::Value;
 

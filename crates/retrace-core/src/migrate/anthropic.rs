@@ -1,0 +1,161 @@
+//! Turns as an Anthropic Messages request: `system` beside `messages` of
+//! alternating `user` and `assistant` turns; tool results are `tool_result`
+//! blocks at the start of the next user turn.
+
+use serde_json::{json, Map, Value};
+
+use super::prepare::{Image, Item, Turn};
+use super::report::{Change, Tally};
+use super::{arguments_object, system_text, text_or_blocks};
+use crate::api::Api;
+use crate::message::{ImageSource, Role};
+
+pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
+    let mut system: Vec<String> = Vec::new();
+    // (role, blocks)
+    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for turn in turns {
+        let place = turn.place.as_str();
+        if turn.role == Role::System {
+            if !messages.is_empty() {
+                tally.note(Change::SystemMoved, place);
+            }
+            system.push(system_text(turn));
+            continue;
+        }
+        let role = if turn.role == Role::Assistant {
+            "assistant"
+        } else {
+            "user"
+        };
+        if turn.role == Role::Tool {
+            tally.note(Change::RoleRenamed, place);
+        }
+        let mut blocks = Vec::with_capacity(turn.items.len());
+        for item in &turn.items {
+            if let Some(block) = block(item, turn.role, place, tally) {
+                blocks.push(block);
+            }
+        }
+        if blocks.is_empty() {
+            tally.note(Change::EmptyDropped, place);
+            continue;
+        }
+        match messages.last_mut() {
+            Some((last, content)) if *last == role => {
+                tally.note(Change::TurnsMerged, place);
+                content.extend(blocks);
+                // Tool results must open a user turn.
+                content.sort_by_key(|b| b["type"] != "tool_result");
+            }
+            _ => messages.push((role, blocks)),
+        }
+    }
+    let turns = messages.len();
+    let messages: Vec<Value> = messages
+        .into_iter()
+        .map(|(role, blocks)| json!({"role": role, "content": text_or_blocks(blocks)}))
+        .collect();
+    let mut body = Map::new();
+    if !system.is_empty() {
+        body.insert("system".into(), Value::String(system.join("\n\n")));
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    (Value::Object(body), turns)
+}
+
+fn block(item: &Item, role: Role, place: &str, tally: &mut Tally) -> Option<Value> {
+    Some(match item {
+        Item::Text { text, .. } => json!({"type": "text", "text": text}),
+        Item::Thinking {
+            text,
+            redacted,
+            extra,
+        } => {
+            let own = extra.api == Some(Api::Anthropic) && role == Role::Assistant;
+            match (&extra.signature, own) {
+                (Some(data), true) if *redacted => {
+                    json!({"type": "redacted_thinking", "data": data})
+                }
+                (Some(signature), true) => {
+                    json!({"type": "thinking", "thinking": text, "signature": signature})
+                }
+                (signature, _) => {
+                    tally.note(
+                        if *redacted {
+                            Change::RedactedThinkingDropped
+                        } else {
+                            Change::ThinkingDropped
+                        },
+                        place,
+                    );
+                    if signature.is_some() && !*redacted {
+                        tally.note(Change::SignatureDropped, place);
+                    }
+                    return None;
+                }
+            }
+        }
+        Item::Call {
+            id,
+            name,
+            arguments,
+            ..
+        } => json!({
+            "type": "tool_use",
+            "id": id,
+            "name": name,
+            "input": arguments_object(arguments, place, tally),
+        }),
+        Item::Result {
+            call_id,
+            output,
+            is_error,
+            images,
+            ..
+        } => {
+            let mut block = Map::new();
+            block.insert("type".into(), "tool_result".into());
+            block.insert("tool_use_id".into(), call_id.clone().into());
+            let images: Vec<Value> = images
+                .iter()
+                .filter_map(|i| image(i, place, tally))
+                .collect();
+            if images.is_empty() {
+                if !output.is_empty() {
+                    block.insert("content".into(), output.clone().into());
+                }
+            } else {
+                let mut content = Vec::new();
+                if !output.is_empty() {
+                    content.push(json!({"type": "text", "text": output}));
+                }
+                content.extend(images);
+                block.insert("content".into(), Value::Array(content));
+            }
+            if *is_error {
+                block.insert("is_error".into(), true.into());
+            }
+            Value::Object(block)
+        }
+        Item::Image(i) if role != Role::Assistant => image(i, place, tally)?,
+        Item::Image(_) => {
+            tally.note(Change::ImageDropped, place);
+            return None;
+        }
+    })
+}
+
+fn image(image: &Image, place: &str, tally: &mut Tally) -> Option<Value> {
+    let source = match &image.source {
+        Some(ImageSource::Base64(data)) => {
+            json!({"type": "base64", "media_type": image.media_type, "data": data})
+        }
+        Some(ImageSource::Url(url)) => json!({"type": "url", "url": url}),
+        None => {
+            tally.note(Change::ImageWithoutPayload, place);
+            return None;
+        }
+    };
+    Some(json!({"type": "image", "source": source}))
+}

@@ -1,0 +1,171 @@
+//! Turns as Google Gemini `contents`: `systemInstruction` apart, `user` and
+//! `model` turns of `parts`, `functionCall` parts answered by
+//! `functionResponse` parts in the next user turn.
+
+use serde_json::{json, Map, Value};
+
+use super::prepare::{Image, Item, Turn};
+use super::report::{Change, Tally};
+use super::{arguments_object, split_data_url, system_text};
+use crate::api::Api;
+use crate::message::{ImageSource, PartExtra, Role};
+
+pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
+    let mut system: Vec<String> = Vec::new();
+    let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for turn in turns {
+        let place = turn.place.as_str();
+        if turn.role == Role::System {
+            if !contents.is_empty() {
+                tally.note(Change::SystemMoved, place);
+            }
+            system.push(system_text(turn));
+            continue;
+        }
+        let role = if turn.role == Role::Assistant {
+            "model"
+        } else {
+            "user"
+        };
+        if matches!(turn.role, Role::Assistant | Role::Tool) {
+            tally.note(Change::RoleRenamed, place);
+        }
+        let mut parts = Vec::with_capacity(turn.items.len());
+        for item in &turn.items {
+            part(item, turn.role, place, tally, &mut parts);
+        }
+        if parts.is_empty() {
+            tally.note(Change::EmptyDropped, place);
+            continue;
+        }
+        match contents.last_mut() {
+            Some((last, existing)) if *last == role => {
+                tally.note(Change::TurnsMerged, place);
+                existing.extend(parts);
+            }
+            _ => contents.push((role, parts)),
+        }
+    }
+    let turns = contents.len();
+    let contents: Vec<Value> = contents
+        .into_iter()
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .collect();
+    let mut body = Map::new();
+    if !system.is_empty() {
+        body.insert(
+            "systemInstruction".into(),
+            json!({"parts": [{"text": system.join("\n\n")}]}),
+        );
+    }
+    body.insert("contents".into(), Value::Array(contents));
+    (Value::Object(body), turns)
+}
+
+/// The Gemini thought signature a part carries, when Google wrote it.
+fn signature(extra: &PartExtra) -> Option<&String> {
+    extra
+        .signature
+        .as_ref()
+        .filter(|_| extra.api == Some(Api::Google))
+}
+
+fn with_signature(mut part: Map<String, Value>, extra: &PartExtra, role: Role) -> Value {
+    if role == Role::Assistant {
+        if let Some(s) = signature(extra) {
+            part.insert("thoughtSignature".into(), s.clone().into());
+        }
+    }
+    Value::Object(part)
+}
+
+fn part(item: &Item, role: Role, place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
+    match item {
+        Item::Text { text, extra } => {
+            let mut p = Map::new();
+            p.insert("text".into(), text.clone().into());
+            out.push(with_signature(p, extra, role));
+        }
+        Item::Thinking {
+            redacted, extra, ..
+        } => {
+            tally.note(
+                if *redacted {
+                    Change::RedactedThinkingDropped
+                } else {
+                    Change::ThinkingDropped
+                },
+                place,
+            );
+            if extra.signature.is_some() && !*redacted {
+                tally.note(Change::SignatureDropped, place);
+            }
+        }
+        Item::Call {
+            id,
+            emit_id,
+            name,
+            arguments,
+            extra,
+        } => {
+            let mut call = Map::new();
+            if *emit_id {
+                call.insert("id".into(), id.clone().into());
+            }
+            call.insert("name".into(), name.clone().into());
+            call.insert("args".into(), arguments_object(arguments, place, tally));
+            let mut p = Map::new();
+            p.insert("functionCall".into(), Value::Object(call));
+            out.push(with_signature(p, extra, role));
+        }
+        Item::Result {
+            call_id,
+            emit_id,
+            name,
+            output,
+            is_error,
+            images,
+            structured,
+        } => {
+            let response = match structured {
+                Some(v @ Value::Object(_)) => v.clone(),
+                _ if *is_error => json!({"error": output}),
+                _ => json!({"output": output}),
+            };
+            let mut r = Map::new();
+            if *emit_id {
+                r.insert("id".into(), call_id.clone().into());
+            }
+            r.insert("name".into(), name.clone().into());
+            r.insert("response".into(), response);
+            out.push(json!({"functionResponse": r}));
+            // Images a tool returned follow its response.
+            for i in images {
+                if let Some(p) = image(i, place, tally) {
+                    out.push(p);
+                }
+            }
+        }
+        Item::Image(i) => {
+            if let Some(p) = image(i, place, tally) {
+                out.push(p);
+            }
+        }
+    }
+}
+
+fn image(image: &Image, place: &str, tally: &mut Tally) -> Option<Value> {
+    match &image.source {
+        Some(ImageSource::Base64(data)) => Some(json!({
+            "inlineData": {"mimeType": image.media_type, "data": data}
+        })),
+        Some(ImageSource::Url(url)) => Some(match split_data_url(url) {
+            Some((mime, data)) => json!({"inlineData": {"mimeType": mime, "data": data}}),
+            None => json!({"fileData": {"mimeType": image.media_type, "fileUri": url}}),
+        }),
+        None => {
+            tally.note(Change::ImageWithoutPayload, place);
+            None
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Turns as OpenAI Responses `input` items: `message` items for text,
+//! `reasoning` items (only OpenAI's own, by id), `function_call` and
+//! `function_call_output` items paired by `call_id`.
+
+use serde_json::{json, Map, Value};
+
+use super::prepare::{Item, Turn};
+use super::report::{Change, Tally};
+use super::{arguments_string, image_url, system_role, system_text};
+use crate::api::Api;
+use crate::message::Role;
+
+pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
+    let mut items: Vec<Value> = Vec::new();
+    for turn in turns {
+        let place = turn.place.as_str();
+        let before = items.len();
+        match turn.role {
+            Role::System => items.push(json!({
+                "type": "message",
+                "role": system_role(turn),
+                "content": system_text(turn),
+            })),
+            Role::User => user(&turn.items, place, tally, &mut items),
+            Role::Assistant => assistant(turn, place, tally, &mut items),
+            Role::Tool => {
+                let mut rest = Vec::new();
+                for item in &turn.items {
+                    match item {
+                        Item::Result {
+                            call_id,
+                            output,
+                            is_error,
+                            images,
+                            ..
+                        } => {
+                            if *is_error {
+                                tally.note(Change::ErrorFlagDropped, place);
+                            }
+                            tally.note_n(Change::ImageDropped, images.len(), place);
+                            items.push(json!({
+                                "type": "function_call_output",
+                                "call_id": call_id,
+                                "output": output,
+                            }));
+                        }
+                        other => rest.push(other.clone()),
+                    }
+                }
+                user(&rest, place, tally, &mut items);
+            }
+        }
+        if items.len() == before {
+            tally.note(Change::EmptyDropped, place);
+        }
+    }
+    let turns = items.len();
+    let mut body = Map::new();
+    body.insert("input".into(), Value::Array(items));
+    (Value::Object(body), turns)
+}
+
+/// A user message item: a string for one text, else `input_*` parts.
+fn user(items: &[Item], place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
+    let mut parts = Vec::new();
+    for item in items {
+        match item {
+            Item::Text { text, .. } => parts.push(json!({"type": "input_text", "text": text})),
+            Item::Image(image) => {
+                if let Some(url) = image_url(image, place, tally) {
+                    parts.push(json!({"type": "input_image", "image_url": url}));
+                }
+            }
+            Item::Thinking { .. } => tally.note(Change::ThinkingDropped, place),
+            Item::Call { .. } | Item::Result { .. } => {}
+        }
+    }
+    let content = match parts.as_slice() {
+        [] => return,
+        [only] if only["type"] == "input_text" => only["text"].clone(),
+        _ => Value::Array(parts),
+    };
+    out.push(json!({"type": "message", "role": "user", "content": content}));
+}
+
+/// An assistant turn in order: consecutive texts as one `message` item,
+/// consecutive thinking parts of one reasoning item as that item, calls.
+fn assistant(turn: &Turn, place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
+    let own = |api: Option<Api>| api == Some(Api::OpenAiResponses);
+    let mut message_id = turn
+        .extra
+        .as_ref()
+        .filter(|x| own(x.api))
+        .map(|x| (x.item_id.clone(), x.status.clone()));
+    let mut texts: Vec<Value> = Vec::new();
+    let flush = |texts: &mut Vec<Value>,
+                 out: &mut Vec<Value>,
+                 message_id: &mut Option<(Option<String>, Option<String>)>| {
+        if texts.is_empty() {
+            return;
+        }
+        let mut m = Map::new();
+        m.insert("type".into(), "message".into());
+        m.insert("role".into(), "assistant".into());
+        // The item id and status belong to the first message item only.
+        if let Some((id, status)) = message_id.take() {
+            if let Some(id) = id {
+                m.insert("id".into(), id.into());
+            }
+            if let Some(status) = status {
+                m.insert("status".into(), status.into());
+            }
+        }
+        m.insert("content".into(), Value::Array(std::mem::take(texts)));
+        out.push(Value::Object(m));
+    };
+    for item in &turn.items {
+        match item {
+            Item::Text { text, .. } => {
+                texts.push(json!({"type": "output_text", "text": text, "annotations": []}));
+            }
+            Item::Thinking {
+                text,
+                redacted,
+                extra,
+            } => {
+                let id = extra.item_id.as_ref().filter(|_| own(extra.api));
+                let Some(id) = id else {
+                    tally.note(
+                        if *redacted {
+                            Change::RedactedThinkingDropped
+                        } else {
+                            Change::ThinkingDropped
+                        },
+                        place,
+                    );
+                    if extra.signature.is_some() && !*redacted {
+                        tally.note(Change::SignatureDropped, place);
+                    }
+                    continue;
+                };
+                flush(&mut texts, out, &mut message_id);
+                let summary = json!({"type": "summary_text", "text": text});
+                // The next summary of the same reasoning item joins it.
+                if let Some(last) = out.last_mut().filter(|l| {
+                    l["type"] == "reasoning" && l["id"] == id.as_str() && !text.is_empty()
+                }) {
+                    if let Some(list) = last["summary"].as_array_mut() {
+                        list.push(summary);
+                    }
+                    continue;
+                }
+                let mut r = Map::new();
+                r.insert("type".into(), "reasoning".into());
+                r.insert("id".into(), id.clone().into());
+                let summaries = if text.is_empty() {
+                    Vec::new()
+                } else {
+                    vec![summary]
+                };
+                r.insert("summary".into(), Value::Array(summaries));
+                if let Some(content) = &extra.signature {
+                    r.insert("encrypted_content".into(), content.clone().into());
+                }
+                out.push(Value::Object(r));
+            }
+            Item::Call {
+                id,
+                name,
+                arguments,
+                extra,
+                ..
+            } => {
+                flush(&mut texts, out, &mut message_id);
+                let mut c = Map::new();
+                c.insert("type".into(), "function_call".into());
+                if let Some(item_id) = extra.item_id.as_ref().filter(|_| own(extra.api)) {
+                    c.insert("id".into(), item_id.clone().into());
+                }
+                c.insert("call_id".into(), id.clone().into());
+                c.insert("name".into(), name.clone().into());
+                c.insert("arguments".into(), arguments_string(arguments).into());
+                out.push(Value::Object(c));
+            }
+            Item::Image(_) => tally.note(Change::ImageDropped, place),
+            Item::Result { .. } => {}
+        }
+    }
+    flush(&mut texts, out, &mut message_id);
+}
