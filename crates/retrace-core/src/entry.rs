@@ -75,9 +75,10 @@ pub struct Entry {
     /// `parentId` or `parentUuid`.
     pub parent: Sym,
     /// Claude Code `logicalParentUuid`; pi `firstKeptEntryId`, `targetId`,
-    /// `fromId`; Claude Code `leafUuid`: the one other id an entry refers to.
+    /// `fromId`; Claude Code `leafUuid`; Gemini CLI `$rewindTo`: the one
+    /// other id an entry refers to.
     pub reference: Sym,
-    /// `message.role`.
+    /// `message.role`, or a top-level `role` (provider message lists).
     pub role: Sym,
     /// `message.id`: the API response a Claude Code line belongs to.
     pub group: Sym,

@@ -13,6 +13,7 @@ use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, FileId, Flags};
 use crate::fields::{Action, KeyTable, Slot};
 use crate::format::Format;
+use crate::framing::{DocState, Framing, Head};
 use crate::gzip::{self, GzDecoder};
 use crate::intern::{Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
@@ -62,8 +63,12 @@ pub struct Reader {
     carry: Vec<u8>,
     /// Skipping the rest of a line that exceeded `max_line`.
     skipping: bool,
-    scan: LineScan,
+    pub(crate) scan: LineScan,
     keys: Keys,
+    /// JSON lines or one document (see `framing.rs`).
+    pub(crate) framing: Framing,
+    pub(crate) head: Head,
+    pub(crate) doc: DocState,
 }
 
 #[derive(Debug)]
@@ -135,8 +140,11 @@ impl Reader {
             line_ends_with_newline: true,
             meta: None,
             gzip: None,
+            document: None,
             part_start: 0,
+            sniff: Default::default(),
         });
+        self.framing = Framing::Head;
         self.current = Some(FileState {
             id,
             sniff: Some(Vec::new()),
@@ -155,8 +163,9 @@ impl Reader {
     /// [`Reader::append_part`] puts the part after the one before it.
     pub fn begin_part(&mut self, name: &str, offset: u64) -> FileId {
         let id = self.begin_file(name);
-        // Parts are split at line starts of plain text.
+        // Parts are split at line starts of plain text: JSON lines.
         self.current_mut().sniff = None;
+        self.framing = Framing::Lines;
         self.current_mut().offset = offset;
         self.files[id.0 as usize].part_start = offset;
         id
@@ -169,6 +178,10 @@ impl Reader {
     /// If this reader has no open file, stopped in the middle of a line, or
     /// `part` read a different stretch of bytes than the one that follows.
     pub fn append_part(&mut self, mut part: Reader) {
+        if self.framing == Framing::Head {
+            // A part follows, so the file is JSON lines.
+            self.apply_head(Framing::Lines);
+        }
         let state = self
             .current
             .as_ref()
@@ -296,8 +309,17 @@ impl Reader {
         });
     }
 
-    /// Frames decompressed (or plain) bytes into lines.
+    /// Frames decompressed (or plain) bytes: into lines, or, for a file
+    /// that is one JSON document, into its elements (`framing.rs`).
     fn push_text(&mut self, chunk: &[u8]) {
+        if self.framing != Framing::Lines {
+            return self.push_framed(chunk);
+        }
+        self.push_lines(chunk);
+    }
+
+    /// Frames bytes into lines.
+    pub(crate) fn push_lines(&mut self, chunk: &[u8]) {
         let mut rest = chunk;
         if self.skipping || !self.carry.is_empty() {
             match memchr(b'\n', rest) {
@@ -365,6 +387,34 @@ impl Reader {
         self.current.as_mut().expect("file begun")
     }
 
+    /// The index of the file being read.
+    pub(crate) fn current_file(&self) -> usize {
+        self.current.as_ref().expect("file begun").id.0 as usize
+    }
+
+    pub(crate) fn max_line(&self) -> usize {
+        self.options.max_line
+    }
+
+    /// The next byte's offset and the lines completed before it.
+    pub(crate) fn position(&self) -> (u64, u32) {
+        let state = self.current.as_ref().expect("file begun");
+        (state.offset, state.lines)
+    }
+
+    /// Whether no line is waiting for its end.
+    pub(crate) fn line_is_finished(&self) -> bool {
+        self.carry.is_empty() && !self.skipping
+    }
+
+    /// Sets where the current file is: the next byte's offset and the
+    /// number of lines completed before it.
+    pub(crate) fn set_position(&mut self, offset: u64, lines: u32) {
+        let state = self.current_mut();
+        state.offset = offset;
+        state.lines = lines;
+    }
+
     /// Ends the current file. A last line without a newline is indexed here.
     pub fn end_file(&mut self) {
         let Some(state) = &mut self.current else {
@@ -406,6 +456,7 @@ impl Reader {
                     compressed_size: input,
                 })
             });
+        self.end_framed();
         if self.skipping || !self.carry.is_empty() {
             self.finish_carried_line(false);
             if let Some(info) = self.files.last_mut() {
@@ -516,7 +567,7 @@ impl Reader {
     /// kilobyte, and a doubled vector plus the copy made while growing was
     /// most of the memory of opening them.
     #[inline]
-    fn push_entry(&mut self, entry: Entry) {
+    pub(crate) fn push_entry(&mut self, entry: Entry) {
         if self.entries.len() == self.entries.capacity() {
             self.entries.reserve_exact(self.entries.len() / 4 + 1024);
         }
@@ -524,7 +575,14 @@ impl Reader {
     }
 
     /// Builds the entry for object `object` of the scanned line.
-    fn entry(&mut self, file: FileId, line: u32, base: u64, bytes: &[u8], object: u16) -> Entry {
+    pub(crate) fn entry(
+        &mut self,
+        file: FileId,
+        line: u32,
+        base: u64,
+        bytes: &[u8],
+        object: u16,
+    ) -> Entry {
         let span = self.scan.objects[object as usize];
         let shared = if self.scan.objects.len() > 1 {
             Flags::SHARED_LINE

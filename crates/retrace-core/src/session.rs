@@ -26,6 +26,11 @@ pub struct FileInfo {
     /// A side-car document attached with [`Reader::attach_meta`].
     #[serde(skip_serializing_if = "Option::is_none")]
     pub meta: Option<serde_json::Value>,
+    /// When the file is one JSON document (an array, or an object with a
+    /// `messages` array) rather than JSON lines: its other top-level fields
+    /// and where its framed array's key is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<crate::document::Document>,
     /// Set when the file was gzip: where to restart inflating it, for
     /// [`Inflated`](crate::Inflated). `size` and every offset are of the
     /// decompressed bytes.
@@ -34,6 +39,9 @@ pub struct FileInfo {
     /// Where a part read by [`Reader::begin_part`] started.
     #[serde(skip)]
     pub(crate) part_start: u64,
+    /// What the first entries look like, for format detection.
+    #[serde(skip)]
+    pub(crate) sniff: crate::format::sniff::Sniff,
 }
 
 /// A subagent run linked to the entry that spawned it.

@@ -78,6 +78,20 @@ pub fn open_files(
     Ok(reader.finish())
 }
 
+/// Whether the file is one JSON document, which is framed in one pass (it
+/// cannot be split at line starts).
+fn is_document(file: &File) -> std::io::Result<bool> {
+    let mut head = vec![0u8; 64 << 10];
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read_at(&mut head[filled..], filled as u64)? {
+            0 => break,
+            n => filled += n,
+        }
+    }
+    Ok(retrace_core::starts_like_document(&head[..filled]))
+}
+
 /// [`open_files`] for plain paths.
 pub fn open_part_files(paths: &[PathBuf], options: &OpenOptions) -> StoreResult<Session> {
     let inputs: Vec<Input> = paths.iter().map(Input::new).collect();
@@ -97,8 +111,13 @@ pub fn read_parallel(
         .metadata()
         .map_err(|e| StoreError::from_io(e, path))?
         .len();
-    // A gzip stream can only be inflated from its start: one pass.
-    if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) || is_gzip(&file)
+    // A gzip stream can only be inflated from its start, a JSON document
+    // only framed from its start: one pass.
+    if options.threads <= 1
+        || size < options.parallel_from
+        || !is_regular(&file)
+        || is_gzip(&file)
+        || is_document(&file).map_err(|e| StoreError::from_io(e, path))?
     {
         return read_range(reader, &file, path, 0, None, options.chunk, progress);
     }
@@ -245,6 +264,8 @@ mod tests {
         for rel in [
             "pi/badlogic__pi-mono/session.jsonl",
             "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
+            // One JSON document: never split, however it is asked.
+            "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json",
         ] {
             let path = corpus(rel);
             let one = OpenOptions {
@@ -271,6 +292,7 @@ mod tests {
             assert_eq!(a.tree().tips(), b.tree().tips(), "{rel}");
             assert_eq!(a.tree().branch_points(), b.tree().branch_points(), "{rel}");
             assert_eq!(a.files()[0].lines, b.files()[0].lines);
+            assert_eq!(a.files()[0].document, b.files()[0].document);
         }
     }
 }

@@ -24,6 +24,7 @@ pub(crate) mod codex;
 pub(crate) mod events;
 pub(crate) mod generic;
 pub(crate) mod pi;
+pub(crate) mod sniff;
 
 /// A session file format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -110,3 +110,118 @@ pub fn open_fixtures(relatives: &[&str]) -> (Session, Vec<Vec<u8>>) {
 pub fn source(files: &[Vec<u8>]) -> Vec<&[u8]> {
     files.iter().map(Vec::as_slice).collect()
 }
+
+/// Every byte outside the entries is structure: blanks and line breaks (and
+/// a BOM), and for a file read as one JSON document its brackets, commas and
+/// colons, the framed array's key and its other top-level fields (kept by
+/// range in `FileInfo::document`). Entries do not overlap and their line
+/// numbers are right. So entries plus gaps give back the file byte for
+/// byte, and no content is dropped.
+pub fn assert_lossless(name: &str, s: &Session, bytes: &[u8]) {
+    assert_lossless_file(name, s, retrace_core::FileId(0), bytes);
+}
+
+/// [`assert_lossless`] for one file of a session.
+pub fn assert_lossless_file(name: &str, s: &Session, file: retrace_core::FileId, bytes: &[u8]) {
+    let info = &s.files()[file.0 as usize];
+    let mut covered: Vec<std::ops::Range<usize>> = Vec::new();
+    if let Some(doc) = &info.document {
+        for f in &doc.fields {
+            covered.push(f.range.start as usize..f.range.end as usize);
+        }
+        if let Some(r) = &doc.array_key_range {
+            covered.push(r.start as usize..r.end as usize);
+        }
+    }
+    let entries = &s.entries()[info.first_entry as usize..info.end_entry as usize];
+    let structure: &[u8] = if info.document.is_some() {
+        b" \t\r\n[]{},:"
+    } else {
+        b" \t\r\n"
+    };
+    let mut gap_ok = |from: usize, to: usize| {
+        let mut i = from;
+        if i == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
+            i = 3;
+        }
+        while i < to {
+            if let Some(r) = covered.iter().find(|r| r.start <= i && i < r.end) {
+                assert!(
+                    r.end <= to,
+                    "{name}: a document field overlaps an entry at byte {i}"
+                );
+                i = r.end;
+                continue;
+            }
+            assert!(
+                structure.contains(&bytes[i]),
+                "{name}: byte {i} ({:?}) belongs to no entry: {:?}",
+                bytes[i] as char,
+                String::from_utf8_lossy(&bytes[i..to.min(i + 80)])
+            );
+            i += 1;
+        }
+    };
+    let mut at = 0usize;
+    for e in entries {
+        let start = e.offset as usize;
+        assert!(start >= at, "{name}: entries overlap at byte {start}");
+        gap_ok(at, start);
+        let line = 1 + bytes[..start].iter().filter(|&&b| b == b'\n').count();
+        assert_eq!(e.line as usize, line, "{name}: line number of byte {start}");
+        at = start + e.len as usize;
+    }
+    gap_ok(at, bytes.len());
+    let rebuilt: Vec<u8> = {
+        let mut out = Vec::with_capacity(bytes.len());
+        let mut at = 0usize;
+        for e in entries {
+            out.extend_from_slice(&bytes[at..e.offset as usize]);
+            out.extend_from_slice(&bytes[e.range().start as usize..e.range().end as usize]);
+            at = e.range().end as usize;
+        }
+        out.extend_from_slice(&bytes[at..]);
+        out
+    };
+    assert!(rebuilt == bytes, "{name}: round trip differs");
+    assert_eq!(info.size, bytes.len() as u64, "{name}: size");
+    let lines = bytes.iter().filter(|&&b| b == b'\n').count()
+        + usize::from(!bytes.is_empty() && !bytes.ends_with(b"\n"));
+    assert_eq!(info.lines as usize, lines, "{name}: lines");
+}
+
+/// Everything observable about an index, for comparing two reads.
+pub fn fingerprint(s: &Session) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    for (i, e) in s.entries().iter().enumerate() {
+        let id = retrace_core::EntryId(i as u32);
+        writeln!(
+            out,
+            "{} {} {} {} {:?} {} {:?} {:?} {:?}",
+            e.line,
+            e.offset,
+            e.len,
+            s.kind(id),
+            e.flags,
+            s.role(id),
+            s.id(id),
+            e.timestamp(),
+            s.tree().parent(id)
+        )
+        .unwrap();
+    }
+    for d in s.diagnostics() {
+        writeln!(out, "{:?} {} {} {}", d.kind, d.line, d.offset, d.message).unwrap();
+    }
+    writeln!(
+        out,
+        "{:?} {:?} {:?} {:?}",
+        s.tree().tips(),
+        s.tree().branch_points(),
+        s.tree().default_leaf(),
+        s.format()
+    )
+    .unwrap();
+    out
+}

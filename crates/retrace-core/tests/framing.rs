@@ -1,0 +1,255 @@
+//! Whole-document framing: a file that is one JSON array, or one object
+//! with a `messages` array, is read as one entry per element, in any
+//! chunking, losslessly; broken documents are reported with line and byte.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::{starts_like_document, Diagnostic, DiagnosticKind, Session, Severity};
+
+/// Opens `bytes` whole and in many chunkings; all must index the same, and
+/// losslessly.
+fn open_all_ways(bytes: &[u8]) -> Session {
+    let whole = Session::from_bytes("doc.json", bytes);
+    assert_lossless("doc.json", &whole, bytes);
+    let expected = fingerprint(&whole);
+    for chunk in [1, 2, 3, 5, 7, 13, 64, 4096] {
+        let s = open_chunked("doc.json", bytes, chunk);
+        assert_eq!(fingerprint(&s), expected, "in chunks of {chunk}");
+        assert_lossless("doc.json", &s, bytes);
+    }
+    whole
+}
+
+/// The diagnostics about the bytes (not the one saying a test document is
+/// of no known format).
+fn problems(s: &Session) -> Vec<&Diagnostic> {
+    s.diagnostics()
+        .iter()
+        .filter(|d| d.kind != DiagnosticKind::UnknownFormat)
+        .collect()
+}
+
+fn only(diagnostics: &[Diagnostic], kind: DiagnosticKind) -> &Diagnostic {
+    let found: Vec<_> = diagnostics.iter().filter(|d| d.kind == kind).collect();
+    assert_eq!(found.len(), 1, "{diagnostics:#?}");
+    found[0]
+}
+
+const PRETTY_ARRAY: &str = r#"[
+  {
+    "role": "user",
+    "content": "list the files"
+  },
+  {
+    "role": "assistant",
+    "content": "Here: \"a]b\", {x}"
+  },
+  {"role": "user", "content": ["nested", ["array"]]}
+]
+"#;
+
+#[test]
+fn a_pretty_array_is_one_entry_per_element() {
+    let s = open_all_ways(PRETTY_ARRAY.as_bytes());
+    let lines: Vec<u32> = s.entries().iter().map(|e| e.line).collect();
+    assert_eq!(lines, [2, 6, 10]);
+    let e = &s.entries()[1];
+    let text = &PRETTY_ARRAY[e.range().start as usize..e.range().end as usize];
+    assert!(text.starts_with('{') && text.ends_with('}') && text.contains("a]b"));
+    let doc = s.files()[0].document.as_ref().unwrap();
+    assert!(doc.is_array && doc.complete && doc.fields.is_empty());
+    assert_eq!(s.files()[0].lines, 11);
+    assert!(problems(&s).is_empty(), "{:?}", s.diagnostics());
+}
+
+const OBJECT: &str = "{\n  \"model\": \"claude-x\",\n  \"system\": \"Be brief.\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"hi\"},\n    {\"role\": \"assistant\", \"content\": \"hello\"}\n  ],\n  \"max_tokens\": 1024,\n  \"metadata\": {\"tags\": [1, 2, {\"deep\": \"}\"}]}\n}";
+
+#[test]
+fn an_object_keeps_its_other_fields_by_range() {
+    let s = open_all_ways(OBJECT.as_bytes());
+    assert_eq!(s.entries().len(), 2);
+    assert_eq!(s.entries()[0].line, 5);
+    let doc = s.files()[0].document.as_ref().unwrap();
+    assert_eq!(doc.array_key.as_deref(), Some("messages"));
+    assert!(!doc.is_array && doc.complete);
+    let keys: Vec<&str> = doc.fields.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(keys, ["model", "system", "max_tokens", "metadata"]);
+    let system = doc.field("system").unwrap();
+    assert_eq!(system.line, 3);
+    assert_eq!(
+        &OBJECT[system.value.start as usize..system.value.end as usize],
+        "\"Be brief.\""
+    );
+    assert_eq!(system.parsed, Some(serde_json::json!("Be brief.")));
+    let metadata = doc.field("metadata").unwrap();
+    assert_eq!(
+        metadata.parsed,
+        Some(serde_json::json!({"tags": [1, 2, {"deep": "}"}]}))
+    );
+    // No newline at the end: the last line still counts.
+    assert_eq!(s.files()[0].lines, 10);
+    assert!(!s.files()[0].line_ends_with_newline);
+}
+
+#[test]
+fn a_document_on_one_line_is_framed_but_jsonl_of_documents_is_not() {
+    let one = b"{\"messages\":[{\"role\":\"user\",\"content\":\"a\"},{\"role\":\"assistant\",\"content\":\"b\"}],\"model\":\"m\"}\n\n";
+    let s = open_all_ways(one);
+    assert_eq!(s.entries().len(), 2);
+    assert!(s.files()[0].document.is_some());
+    // A fine-tuning file: one conversation per line.
+    let many = b"{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}]}\n{\"messages\":[{\"role\":\"user\",\"content\":\"b\"}]}\n";
+    let s = open_all_ways(many);
+    assert_eq!(s.entries().len(), 2);
+    assert!(s.files()[0].document.is_none());
+    assert_eq!(s.entries()[1].line, 2);
+}
+
+#[test]
+fn a_broken_element_is_reported_and_kept() {
+    let bytes = b"[\n  {\"role\": \"user\", \"content\": \"a\"},\n  {\"role\": \"assistant\" \"content\": \"b\"},\n  42,\n  {\"role\": \"user\", \"content\": \"c\"}\n]\n";
+    let s = open_all_ways(bytes);
+    assert_eq!(s.entries().len(), 4);
+    let broken: Vec<u32> = s
+        .entries()
+        .iter()
+        .filter(|e| e.is_broken())
+        .map(|e| e.line)
+        .collect();
+    assert_eq!(broken, [3, 4]);
+    let errors: Vec<&Diagnostic> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::MalformedJson)
+        .collect();
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    // The missing comma after `"assistant"`: line 3, at the second key.
+    let text = std::str::from_utf8(bytes).unwrap();
+    assert_eq!(errors[0].line, 3);
+    assert_eq!(
+        errors[0].offset as usize,
+        text.find("\"content\": \"b\"").unwrap()
+    );
+    assert_eq!(errors[1].line, 4);
+    assert_eq!(errors[1].offset as usize, text.find("42").unwrap());
+    assert!(errors[1].message.contains("not a JSON object"));
+    assert!(errors.iter().all(|d| d.severity == Severity::Error));
+}
+
+#[test]
+fn a_truncated_document_is_reported_and_kept() {
+    let bytes = b"{\"sessionId\": \"s\",\n \"messages\": [\n  {\"id\": \"1\", \"type\": \"user\"},\n  {\"id\": \"2\", \"type\": \"gem";
+    let s = open_all_ways(bytes);
+    assert_eq!(s.entries().len(), 2);
+    let cut = &s.entries()[1];
+    assert!(cut.is_broken());
+    assert_eq!((cut.line, cut.range().end), (4, bytes.len() as u64));
+    let d = s
+        .diagnostics()
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::TruncatedLine && d.message.contains("element"))
+        .unwrap();
+    assert_eq!((d.line, d.offset), (4, bytes.len() as u64));
+    let d = s
+        .diagnostics()
+        .iter()
+        .find(|d| d.kind == DiagnosticKind::TruncatedLine && d.message.contains("document"))
+        .unwrap();
+    assert_eq!(d.offset, bytes.len() as u64);
+    let doc = s.files()[0].document.as_ref().unwrap();
+    assert!(!doc.complete);
+    assert_eq!(doc.fields[0].key, "sessionId");
+
+    // Cut inside a top-level field: the field is kept by range.
+    let bytes = b"{\"messages\": [{\"role\": \"user\", \"content\": \"a\"}],\n \"summary\": \"half";
+    let s = open_all_ways(bytes);
+    let doc = s.files()[0].document.as_ref().unwrap();
+    assert_eq!(doc.fields[0].key, "summary");
+    assert_eq!(doc.fields[0].range.end, bytes.len() as u64);
+    only(s.diagnostics(), DiagnosticKind::TruncatedLine);
+}
+
+#[test]
+fn missing_and_extra_commas_are_reported_and_both_elements_read() {
+    let s = open_all_ways(b"[{\"a\": 1} {\"b\": 2},]");
+    assert_eq!(s.entries().len(), 2);
+    let messages: Vec<&str> = problems(&s).iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(
+        messages,
+        [
+            "missing comma between array elements",
+            "comma before the closing bracket"
+        ]
+    );
+    assert_eq!(problems(&s)[0].offset, 10);
+}
+
+#[test]
+fn lines_after_the_document_are_read_as_json_lines() {
+    let bytes = b"[{\"role\": \"user\", \"content\": \"a\"}] {\"x\": 1}\n{\"y\": 2}\n";
+    let s = open_all_ways(bytes);
+    assert_eq!(s.entries().len(), 3);
+    assert_eq!(s.entries()[1].line, 1);
+    assert_eq!(s.entries()[2].line, 2);
+    let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
+    assert!(d.message.contains("follow the end of the JSON document"));
+    assert_eq!(d.severity, Severity::Warning);
+}
+
+#[test]
+fn bom_and_crlf() {
+    let bytes = b"\xEF\xBB\xBF[\r\n  {\"role\": \"user\",\r\n   \"content\": \"a\"}\r\n]\r\n";
+    let s = open_all_ways(bytes);
+    assert_eq!(s.entries().len(), 1);
+    assert_eq!((s.entries()[0].line, s.entries()[0].offset), (2, 8));
+    only(s.diagnostics(), DiagnosticKind::ByteOrderMark);
+}
+
+#[test]
+fn jsonl_starting_like_an_object_is_not_a_document() {
+    let bytes = b"{\"type\":\"session\",\"version\":3,\"id\":\"x\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null}\n";
+    let s = open_all_ways(bytes);
+    assert!(s.files()[0].document.is_none());
+    assert_eq!(s.entries().len(), 2);
+    // A torn first line is a broken JSON line, not a document.
+    let s = open_all_ways(b"{\"type\":\"session\",\"ver");
+    assert!(s.files()[0].document.is_none());
+    only(s.diagnostics(), DiagnosticKind::TruncatedLine);
+}
+
+#[test]
+fn the_store_can_tell_documents_from_lines() {
+    assert!(starts_like_document(b"\n  [\n"));
+    assert!(starts_like_document(b"{\n  \"sessionId\": \"x\","));
+    assert!(starts_like_document(b"\xEF\xBB\xBF{\r\n"));
+    assert!(!starts_like_document(b"{\"type\":\"session\"}\n{"));
+    assert!(!starts_like_document(b"{\"type\":\"sess"));
+    assert!(!starts_like_document(b""));
+}
+
+#[test]
+fn gemini_legacy_files_frame_into_their_messages() {
+    let rel =
+        "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2025-11-19T20-45-42f4bde7.json";
+    let bytes = read(rel);
+    let s = open_all_ways(&bytes);
+    // Checked with `python3 -c 'json.load(…)'`: 20 messages; the first on
+    // line 7, the document's other keys in order.
+    assert_eq!(s.entries().len(), 20);
+    assert_eq!(s.entries()[0].line, 7);
+    let doc = s.files()[0].document.as_ref().unwrap();
+    let keys: Vec<&str> = doc.fields.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(
+        keys,
+        [
+            "sessionId",
+            "projectHash",
+            "startTime",
+            "lastUpdated",
+            "source"
+        ]
+    );
+    assert!(problems(&s).is_empty(), "{:?}", s.diagnostics());
+}
