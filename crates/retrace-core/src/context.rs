@@ -29,26 +29,32 @@ impl Session {
     /// The message an entry holds on its own (a Claude Code response split
     /// over lines gives one message per line here; [`Session::context`]
     /// merges them). `None` for entries that are not messages and for bodies
-    /// that do not parse.
+    /// that do not parse. A Gemini CLI record can stand for two messages
+    /// (a model turn and its tool results): this is the first, see
+    /// [`Session::messages`].
     pub fn message<S: Source + ?Sized>(
         &self,
         e: EntryId,
         source: &mut S,
     ) -> Result<Option<Message>, SourceError> {
-        let Ok(value) = self.body(e, source)? else {
-            return Ok(None);
-        };
-        Ok(self.message_from_value(e, &value))
+        Ok(self.messages(e, source)?.into_iter().next())
     }
 
-    /// The message one entry holds on its own, from its parsed body.
-    fn message_from_value(&self, e: EntryId, value: &serde_json::Value) -> Option<Message> {
+    /// Every message an entry holds on its own, in order.
+    pub fn messages<S: Source + ?Sized>(
+        &self,
+        e: EntryId,
+        source: &mut S,
+    ) -> Result<Vec<Message>, SourceError> {
+        let Ok(value) = self.body(e, source)? else {
+            return Ok(Vec::new());
+        };
         let mut normalizer = self.rules_of(e).normalizer(Mode::Context);
         let mut out = Vec::new();
         let origin = self.origin(e, ContextOptions::default());
-        normalizer.feed(&origin, value, &mut out);
+        normalizer.feed(&origin, &value, &mut out);
         normalizer.finish(&mut out);
-        out.into_iter().next()
+        Ok(out)
     }
 
     pub(crate) fn rules_of(&self, e: EntryId) -> &'static dyn Rules {
@@ -107,6 +113,9 @@ impl Session {
         let branch = self.branch(leaf);
         let entries = rules.context_entries(self, &branch);
         let mut out: Vec<Message> = Vec::new();
+        if rules.document_system() {
+            out.extend(self.document_system(self.entry(leaf).file, source)?);
+        }
         let mut normalizer = rules.normalizer(Mode::Context);
         for e in entries {
             let Ok(value) = self.body(e, source)? else {

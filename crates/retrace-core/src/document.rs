@@ -16,6 +16,11 @@ use std::ops::Range;
 use memchr::{memchr2, memchr_iter};
 use serde::Serialize;
 
+use crate::entry::FileId;
+use crate::message::Message;
+use crate::session::Session;
+use crate::source::{Source, SourceError};
+
 /// Keys of an object document whose array value is framed into entries:
 /// `messages` (Anthropic and OpenAI request bodies, Gemini CLI sessions),
 /// `contents` (Google), `input` (OpenAI Responses). The first one wins.
@@ -46,6 +51,33 @@ impl Document {
     /// The top-level field `key`.
     pub fn field(&self, key: &str) -> Option<&DocumentField> {
         self.fields.iter().find(|f| f.key == key)
+    }
+}
+
+impl Session {
+    /// The system prompt a request body keeps beside its list (`system`,
+    /// `systemInstruction`, `instructions`), read from its range.
+    pub(crate) fn document_system<S: Source + ?Sized>(
+        &self,
+        file: FileId,
+        source: &mut S,
+    ) -> Result<Option<Message>, SourceError> {
+        let Some(doc) = &self.files()[file.0 as usize].document else {
+            return Ok(None);
+        };
+        let field = [
+            "system",
+            "systemInstruction",
+            "system_instruction",
+            "instructions",
+        ]
+        .iter()
+        .find_map(|k| doc.field(k));
+        let Some(field) = field else { return Ok(None) };
+        let bytes = source.read(file, field.value.clone())?;
+        Ok(serde_json::from_slice(&bytes)
+            .ok()
+            .and_then(|v| crate::normalize::provider::system_message(&v)))
     }
 }
 

@@ -47,6 +47,14 @@ impl Flags {
     pub const HAS_PARENT_FIELD: u16 = 1 << 8;
     /// The entry has a `data` object (event streams).
     pub const HAS_DATA: u16 = 1 << 9;
+    /// A later entry rewrites this one (same id; Gemini CLI JSONL): this is
+    /// an earlier version, kept reachable.
+    pub const REWRITTEN: u16 = 1 << 10;
+    /// The first message written after a Gemini CLI `$rewindTo`: a branch
+    /// someone chose.
+    pub const AFTER_REWIND: u16 = 1 << 11;
+    /// A Gemini CLI `$set` record that carries a whole `messages` list.
+    pub const SNAPSHOT: u16 = 1 << 12;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0

@@ -129,7 +129,14 @@ impl Session {
 
     /// The entry's `message.role` (empty when absent).
     pub fn role(&self, e: EntryId) -> &str {
-        std::str::from_utf8(self.interner.get(self.entry(e).role)).unwrap_or("")
+        let role = std::str::from_utf8(self.interner.get(self.entry(e).role)).unwrap_or("");
+        if role.is_empty() {
+            // A format can say what an entry stands for (Gemini CLI types).
+            if let Some(r) = self.rules_of(e).role(self, e) {
+                return r;
+            }
+        }
+        role
     }
 
     /// The entry's own id, if it has one.
@@ -143,6 +150,11 @@ impl Session {
     pub fn label(&self, e: EntryId) -> String {
         let entry = self.entry(e);
         match self.id(e) {
+            // An earlier version shares its id with the current one.
+            Some(_) if entry.flags.has(Flags::REWRITTEN) => match entry.file.0 {
+                0 => format!("L{}", entry.line),
+                f => format!("F{f}L{}", entry.line),
+            },
             Some(id) => id.to_owned(),
             None if entry.file.0 == 0 => format!("L{}", entry.line),
             None => format!("F{}L{}", entry.file.0, entry.line),
@@ -153,7 +165,15 @@ impl Session {
     pub fn find(&self, id: &str) -> Option<EntryId> {
         let sym = self.interner.lookup(id.as_bytes());
         if !sym.is_none() {
-            if let Some(i) = self.entries.iter().position(|e| e.id == sym) {
+            // The current version of a rewritten message, else the first
+            // entry with the id.
+            let with_id = |e: &Entry| e.id == sym;
+            let found = self
+                .entries
+                .iter()
+                .position(|e| with_id(e) && !e.flags.has(Flags::REWRITTEN))
+                .or_else(|| self.entries.iter().position(with_id));
+            if let Some(i) = found {
                 return Some(EntryId(i as u32));
             }
         }
@@ -176,7 +196,7 @@ impl Session {
         let Reader {
             options,
             files,
-            entries,
+            mut entries,
             interner,
             mut diagnostics,
             ..
@@ -187,7 +207,7 @@ impl Session {
                 let own = &entries[f.first_entry as usize..f.end_entry as usize];
                 match options.format {
                     Some(named) => named.rules().forced(own, &interner),
-                    None => Format::detect(own, &interner),
+                    None => Format::detect(f, own, &interner),
                 }
             })
             .collect();
@@ -204,6 +224,7 @@ impl Session {
             node: vec![false; n],
             parent: vec![NONE; n],
             parent_id: vec![Sym::NONE; n],
+            flags: vec![0; n],
             diagnostics: Vec::new(),
         };
         let cxs: Vec<FileCx> = files
@@ -244,9 +265,13 @@ impl Session {
         let Links {
             node,
             mut parent,
+            flags,
             diagnostics: link_diagnostics,
             ..
         } = links;
+        for (entry, f) in entries.iter_mut().zip(flags) {
+            entry.flags.0 |= f;
+        }
         diagnostics.extend(link_diagnostics);
         for (p, &is_node) in parent.iter_mut().zip(&node) {
             if !is_node {

@@ -22,7 +22,9 @@ use crate::session::{FileInfo, Session, Subagent};
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod events;
+pub(crate) mod gemini;
 pub(crate) mod generic;
+pub(crate) mod list;
 pub(crate) mod pi;
 pub(crate) mod sniff;
 
@@ -39,6 +41,14 @@ pub enum Format {
     Codex,
     /// Agent event streams (`events.jsonl`, split as `events_N.jsonl`).
     Events,
+    /// Gemini CLI sessions: the legacy JSON document or the JSONL record
+    /// log (`$set`, `$rewindTo`, rewritten messages).
+    GeminiCli,
+    /// A provider API's message list: one message per line, a JSON array,
+    /// or an object holding a `messages` (`contents`, `input`) array.
+    MessageList { api: crate::api::Api },
+    /// AgentScope `Msg` lists (`memory_messages.jsonl`).
+    AgentScope,
     /// JSON lines of no known format: entries, no tree.
     Generic,
 }
@@ -50,6 +60,12 @@ pub(crate) const ALL: &[&dyn Rules] = &[
     &claude::Claude,
     &codex::Codex,
     &events::Events,
+    &gemini::Gemini,
+    &list::ANTHROPIC,
+    &list::OPENAI_CHAT,
+    &list::OPENAI_RESPONSES,
+    &list::GOOGLE,
+    &list::AGENTSCOPE,
     &generic::Generic,
 ];
 
@@ -61,6 +77,14 @@ impl Format {
             Format::ClaudeCode => "claude-code",
             Format::Codex => "codex",
             Format::Events => "events",
+            Format::GeminiCli => "gemini-cli",
+            Format::MessageList { api } => match api {
+                crate::api::Api::Anthropic => "anthropic-messages",
+                crate::api::Api::OpenAiChat => "openai-chat-messages",
+                crate::api::Api::OpenAiResponses => "openai-responses-items",
+                crate::api::Api::Google => "google-contents",
+            },
+            Format::AgentScope => "agentscope",
             Format::Generic => "generic",
         }
     }
@@ -89,6 +113,32 @@ impl Format {
         ("claude-code", Format::ClaudeCode),
         ("codex", Format::Codex),
         ("events", Format::Events),
+        ("gemini-cli", Format::GeminiCli),
+        (
+            "anthropic-messages",
+            Format::MessageList {
+                api: crate::api::Api::Anthropic,
+            },
+        ),
+        (
+            "openai-chat-messages",
+            Format::MessageList {
+                api: crate::api::Api::OpenAiChat,
+            },
+        ),
+        (
+            "openai-responses-items",
+            Format::MessageList {
+                api: crate::api::Api::OpenAiResponses,
+            },
+        ),
+        (
+            "google-contents",
+            Format::MessageList {
+                api: crate::api::Api::Google,
+            },
+        ),
+        ("agentscope", Format::AgentScope),
         ("generic", Format::Generic),
     ];
 
@@ -99,16 +149,24 @@ impl Format {
             Format::ClaudeCode => &claude::Claude,
             Format::Codex => &codex::Codex,
             Format::Events => &events::Events,
+            Format::GeminiCli => &gemini::Gemini,
+            Format::MessageList { api } => match api {
+                crate::api::Api::Anthropic => &list::ANTHROPIC,
+                crate::api::Api::OpenAiChat => &list::OPENAI_CHAT,
+                crate::api::Api::OpenAiResponses => &list::OPENAI_RESPONSES,
+                crate::api::Api::Google => &list::GOOGLE,
+            },
+            Format::AgentScope => &list::AGENTSCOPE,
             Format::Generic => &generic::Generic,
         }
     }
 
     /// Guesses the format of one file from its entries: the most confident
     /// of the formats that recognise it, else [`Format::Generic`].
-    pub(crate) fn detect(entries: &[Entry], interner: &Interner) -> Format {
+    pub(crate) fn detect(info: &FileInfo, entries: &[Entry], interner: &Interner) -> Format {
         let mut best: Option<(Confidence, Format)> = None;
         for rules in ALL {
-            if let Some((confidence, format)) = rules.detect(entries, interner) {
+            if let Some((confidence, format)) = rules.detect_file(info, entries, interner) {
                 if best.is_none_or(|(c, _)| confidence > c) {
                     best = Some((confidence, format));
                 }
@@ -166,6 +224,9 @@ pub(crate) struct Links {
     pub parent: Vec<u32>,
     /// Parent named by id (resolved across files), or `Sym::NONE`.
     pub parent_id: Vec<Sym>,
+    /// Flags a format learns while linking (a Gemini CLI message rewritten
+    /// later), added to the entries before the tree is built.
+    pub flags: Vec<u16>,
     pub diagnostics: Vec<Diagnostic>,
 }
 
@@ -268,6 +329,18 @@ pub(crate) trait Rules: Sync {
     /// Whether the first entries of a file look like this format.
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)>;
 
+    /// [`Rules::detect`] with what the reader saw of the file besides its
+    /// entries: its sampled first entries and, for one JSON document, its
+    /// top-level fields.
+    fn detect_file(
+        &self,
+        _info: &FileInfo,
+        entries: &[Entry],
+        interner: &Interner,
+    ) -> Option<(Confidence, Format)> {
+        self.detect(entries, interner)
+    }
+
     /// The format when the user names it (`--format`) without detection
     /// agreeing: e.g. pi's version still comes from the header if any.
     fn forced(&self, entries: &[Entry], interner: &Interner) -> Format;
@@ -361,5 +434,17 @@ pub(crate) trait Rules: Sync {
     /// its index fields, for views that show other lines as events.
     fn is_message(&self, _s: &Session, _e: EntryId) -> bool {
         true
+    }
+
+    /// The role an entry stands for when its index has none (Gemini CLI
+    /// says `type: gemini` for the model).
+    fn role(&self, _s: &Session, _e: EntryId) -> Option<&'static str> {
+        None
+    }
+
+    /// Whether a JSON document's `system`, `systemInstruction` or
+    /// `instructions` field opens the context (a request body).
+    fn document_system(&self) -> bool {
+        false
     }
 }

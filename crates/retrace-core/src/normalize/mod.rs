@@ -9,6 +9,7 @@
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod events;
+pub(crate) mod gemini;
 pub(crate) mod pi;
 pub(crate) mod provider;
 

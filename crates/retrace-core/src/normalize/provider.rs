@@ -45,6 +45,37 @@ pub(crate) fn element_message(value: &Value, options: ContextOptions) -> Option<
     }
 }
 
+/// The system prompt a request body keeps beside its list: a string
+/// (Anthropic, OpenAI Responses `instructions`), text blocks (Anthropic) or
+/// a Google `Content` (`systemInstruction`).
+pub(crate) fn system_message(value: &Value) -> Option<Message> {
+    let mut m = Message::new(Role::System);
+    match value {
+        Value::String(s) => m.content.push(Part::Text { text: s.clone() }),
+        Value::Array(blocks) => {
+            for b in blocks {
+                m.content.push(Part::Text {
+                    text: str_field(b, "text").map_or_else(|| text_of(b), str::to_owned),
+                });
+            }
+        }
+        Value::Object(_) => {
+            for p in value
+                .get("parts")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                m.content.push(Part::Text {
+                    text: str_field(p, "text").map_or_else(|| text_of(p), str::to_owned),
+                });
+            }
+        }
+        _ => return None,
+    }
+    (!m.content.is_empty()).then_some(m)
+}
+
 /// The role a list element names, lower-cased (AgentScope Java writes
 /// `USER`), mapped onto the model.
 fn role_of(value: &Value) -> Option<(Role, &str)> {

@@ -139,7 +139,7 @@ pub fn assert_lossless_file(name: &str, s: &Session, file: retrace_core::FileId,
     } else {
         b" \t\r\n"
     };
-    let mut gap_ok = |from: usize, to: usize| {
+    let gap_ok = |from: usize, to: usize| {
         let mut i = from;
         if i == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
             i = 3;

@@ -1,0 +1,285 @@
+//! Gemini CLI sessions (`~/.gemini/tmp/<project hash>/chats/`).
+//!
+//! Two shapes, one conversation model:
+//! - legacy `session-*.json`: one pretty-printed document
+//!   `{sessionId, projectHash, startTime, lastUpdated, messages: […]}`,
+//!   framed into one entry per message (see `document.rs`);
+//! - current `session-*.jsonl`: a metadata record, then message records
+//!   appended as they change. A record that repeats an `id` rewrites that
+//!   message (last write wins, in place); `{"$rewindTo": id}` drops that
+//!   message and everything after it; `{"$set": {…}}` updates metadata.
+//!
+//! Messages form one chain. A rewrite hangs the new version beside the old
+//! one (a structural fan-out: the old version stays reachable, flagged
+//! `REWRITTEN`, and the branch continues with the new); a rewind makes the
+//! next message a sibling of the dropped one (a real branch). A session
+//! split over several files (same `sessionId`) is one chain through the
+//! files in time order.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, NONE};
+use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::entry::{Entry, EntryId, FileId, Flags};
+use crate::fields::{sym, Action, FieldSpec, Slot};
+use crate::intern::{Interner, Sym};
+use crate::message::Message;
+use crate::normalize;
+use crate::session::{FileInfo, Session};
+
+const FIELDS: &[FieldSpec] = &[
+    FieldSpec::top(b"$rewindTo", sym(Slot::Reference)),
+    FieldSpec::nested(b"$set", b"messages", Action::FlagIfPresent(Flags::SNAPSHOT)),
+];
+
+/// Message record types Gemini CLI writes.
+const MESSAGE_TYPES: &[&[u8]] = &[b"user", b"gemini", b"info", b"error", b"warning"];
+
+pub(crate) struct Gemini;
+
+impl Rules for Gemini {
+    fn fields(&self) -> &'static [FieldSpec] {
+        FIELDS
+    }
+
+    fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
+        entries
+            .iter()
+            .filter(|e| !e.is_broken())
+            .take(64)
+            .any(|e| interner.get(e.kind) == b"gemini" && !e.id.is_none())
+            .then_some((Confidence::Likely, Format::GeminiCli))
+    }
+
+    /// A metadata record, `$set` or `$rewindTo` among the first records, or
+    /// a document with a `sessionId` beside its `messages`.
+    fn detect_file(
+        &self,
+        info: &FileInfo,
+        entries: &[Entry],
+        interner: &Interner,
+    ) -> Option<(Confidence, Format)> {
+        let document = info.document.as_ref().is_some_and(|d| {
+            d.array_key.as_deref() == Some("messages") && d.field("sessionId").is_some()
+        });
+        if info.sniff.gemini || document {
+            return Some((Confidence::Sure, Format::GeminiCli));
+        }
+        self.detect(entries, interner)
+    }
+
+    fn forced(&self, _entries: &[Entry], _interner: &Interner) -> Format {
+        Format::GeminiCli
+    }
+
+    /// Records without a type are metadata, `$set` and `$rewindTo`.
+    fn is_known_type(&self, e: &Entry, interner: &Interner) -> bool {
+        e.kind.is_none() || MESSAGE_TYPES.contains(&interner.get(e.kind))
+    }
+
+    /// Everything is linked across the files given together.
+    fn link(&self, _cx: &FileCx, _links: &mut Links) {}
+
+    fn link_files(&self, files: &[&FileCx], links: &mut Links) {
+        // Files of one session, in the order they were written.
+        let mut sessions: Vec<(Option<&str>, Vec<&FileCx>)> = Vec::new();
+        for &cx in files {
+            let id = cx.info.sniff.session_id.as_deref();
+            match sessions.iter_mut().find(|(s, _)| s.is_some() && *s == id) {
+                Some((_, group)) => group.push(cx),
+                None => sessions.push((id, vec![cx])),
+            }
+        }
+        for (_, group) in &mut sessions {
+            let start = |cx: &&FileCx| {
+                cx.own()
+                    .iter()
+                    .find(|e| !e.id.is_none() && e.timestamp().is_some())
+                    .map_or(i64::MAX, |e| e.timestamp)
+            };
+            group.sort_by_key(|cx| (start(cx), cx.info.first_entry));
+            chain(group, links);
+        }
+    }
+
+    /// A split session ends in its last file.
+    fn follows_into_later_files(&self) -> bool {
+        true
+    }
+
+    /// A rewind is a choice; a rewrite is a recording artifact.
+    fn is_real_fork(&self, children: &mut dyn Iterator<Item = &Entry>, _: &Interner) -> bool {
+        let mut found = false;
+        for c in children {
+            found |= c.flags.has(Flags::AFTER_REWIND);
+        }
+        found
+    }
+
+    fn is_branch_start(&self, e: &Entry, interner: &Interner) -> bool {
+        e.flags.has(Flags::AFTER_REWIND) || interner.get(e.kind) == b"user"
+    }
+
+    fn normalizer(&self, mode: Mode) -> Box<dyn Normalize> {
+        Box::new(Records { mode })
+    }
+
+    /// The path, each message in its latest version written by the time of
+    /// the leaf (a rewrite replaces a message in place).
+    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+        let Some(&leaf) = branch.last() else {
+            return Vec::new();
+        };
+        branch
+            .iter()
+            .map(|&p| {
+                let e = s.entry(p);
+                if !e.flags.has(Flags::REWRITTEN) {
+                    return p;
+                }
+                let info = &s.files()[e.file.0 as usize];
+                let last = if s.entry(leaf).file == e.file {
+                    leaf.0
+                } else {
+                    info.end_entry - 1
+                };
+                (p.0..=last)
+                    .rev()
+                    .map(EntryId)
+                    .find(|&c| s.entry(c).id == e.id && s.tree().contains(c))
+                    .unwrap_or(p)
+            })
+            .collect()
+    }
+
+    /// The metadata record, which makes a branch of a JSONL log a session.
+    fn header(&self, s: &Session, file: FileId) -> Option<EntryId> {
+        let info = &s.files()[file.0 as usize];
+        let first = EntryId(info.first_entry);
+        let e = s.entries().get(first.index())?;
+        let metadata = info.end_entry > info.first_entry
+            && info.document.is_none()
+            && !e.is_broken()
+            && e.id.is_none()
+            && e.reference.is_none();
+        metadata.then_some(first)
+    }
+
+    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+        s.kind(e) == "user"
+    }
+
+    /// Notices (`info`, `error`, `warning`) are not messages.
+    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+        matches!(s.kind(e), "user" | "gemini")
+    }
+
+    fn role(&self, s: &Session, e: EntryId) -> Option<&'static str> {
+        match s.kind(e) {
+            "user" => Some("user"),
+            "gemini" => Some("assistant"),
+            _ => None,
+        }
+    }
+}
+
+/// Links the files of one session as one chain.
+fn chain(group: &[&FileCx], links: &mut Links) {
+    // The messages standing now, in order, and where each id is among them.
+    let mut live: Vec<u32> = Vec::new();
+    let mut at: HashMap<Sym, usize> = HashMap::new();
+    // The latest version of each id, to mark the ones rewritten.
+    let mut latest: HashMap<Sym, u32> = HashMap::new();
+    let mut rewound = false;
+    for cx in group {
+        for e in cx.range() {
+            let entry = &cx.entries[e];
+            if entry.is_broken() {
+                continue;
+            }
+            if entry.id.is_none() {
+                if entry.flags.has(Flags::SNAPSHOT) {
+                    // Gemini CLI loads such a list instead of the records;
+                    // it sits inside one line, so it stays as written.
+                    links.diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Info,
+                        DiagnosticKind::BadField,
+                        "$set carries a whole message list (a snapshot Gemini CLI would \
+                         load instead); the recorded messages are read, the snapshot is \
+                         kept as written",
+                    ));
+                }
+                if entry.reference.is_none() {
+                    // Metadata and `$set` records: not messages.
+                    continue;
+                }
+                // `$rewindTo`: that message and everything after it go.
+                match at.get(&entry.reference) {
+                    Some(&k) => {
+                        for gone in live.drain(k..) {
+                            at.remove(&cx.entries[gone as usize].id);
+                        }
+                    }
+                    None => {
+                        links.diagnostics.push(Diagnostic::at(
+                            entry,
+                            Severity::Warning,
+                            DiagnosticKind::MissingParent,
+                            format!(
+                                "$rewindTo names \"{}\", which is not in the conversation; \
+                                 like Gemini CLI, the whole conversation is dropped",
+                                cx.interner.str(entry.reference)
+                            ),
+                        ));
+                        live.clear();
+                        at.clear();
+                    }
+                }
+                rewound = true;
+                continue;
+            }
+            let id = entry.id;
+            links.node[e] = true;
+            if let Some(previous) = latest.insert(id, e as u32) {
+                links.flags[previous as usize] |= Flags::REWRITTEN;
+            }
+            match at.get(&id) {
+                Some(&k) => {
+                    // A rewrite: the new version takes the old one's place.
+                    links.parent[e] = if k == 0 { NONE } else { live[k - 1] };
+                    live[k] = e as u32;
+                }
+                None => {
+                    links.parent[e] = live.last().copied().unwrap_or(NONE);
+                    at.insert(id, live.len());
+                    live.push(e as u32);
+                    if rewound {
+                        links.flags[e] |= Flags::AFTER_REWIND;
+                        rewound = false;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Gemini CLI records to messages; a deep check counts each message's
+/// latest version only.
+struct Records {
+    mode: Mode,
+}
+
+impl Normalize for Records {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
+        if self.mode == Mode::Check && origin.entry.flags.has(Flags::REWRITTEN) {
+            return;
+        }
+        for mut m in normalize::gemini::record_messages(value, origin.options) {
+            origin.stamp(&mut m);
+            out.push(m);
+        }
+    }
+}
