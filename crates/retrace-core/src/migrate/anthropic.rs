@@ -37,8 +37,8 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 blocks.push(block);
             }
         }
+        // Emptied by what the target cannot take (already reported).
         if blocks.is_empty() {
-            tally.note(Change::EmptyDropped, place);
             continue;
         }
         match messages.last_mut() {

@@ -34,8 +34,8 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         for item in &turn.items {
             part(item, turn.role, place, tally, &mut parts);
         }
+        // Emptied by what the target cannot take (already reported).
         if parts.is_empty() {
-            tally.note(Change::EmptyDropped, place);
             continue;
         }
         match contents.last_mut() {

@@ -13,7 +13,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut messages: Vec<Value> = Vec::new();
     for turn in turns {
         let place = turn.place.as_str();
-        let before = messages.len();
         match turn.role {
             Role::System => messages.push(json!({
                 "role": system_role(turn),
@@ -59,9 +58,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                     messages.push(json!({"role": "user", "content": content}));
                 }
             }
-        }
-        if messages.len() == before {
-            tally.note(Change::EmptyDropped, place);
         }
     }
     let turns = messages.len();

@@ -14,7 +14,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut items: Vec<Value> = Vec::new();
     for turn in turns {
         let place = turn.place.as_str();
-        let before = items.len();
         match turn.role {
             Role::System => items.push(json!({
                 "type": "message",
@@ -49,9 +48,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 }
                 user(&rest, place, tally, &mut items);
             }
-        }
-        if items.len() == before {
-            tally.note(Change::EmptyDropped, place);
         }
     }
     let turns = items.len();

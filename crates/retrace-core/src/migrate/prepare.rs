@@ -91,6 +91,12 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
         let mut items: Vec<Item> = Vec::with_capacity(m.content.len());
         for (i, part) in m.content.iter().enumerate() {
             let extra = m.part_extra(i).cloned().unwrap_or_default();
+            // A Gemini thought signature on a text or a call means nothing
+            // to another API (thinking parts are judged by each renderer).
+            let foreign = extra.signature.is_some() && extra.api != Some(to);
+            if foreign && matches!(part, Part::Text { .. } | Part::ToolCall { .. }) {
+                tally.note(Change::SignatureDropped, &place);
+            }
             match part {
                 Part::Text { text } => {
                     if text.trim().is_empty() {

@@ -136,9 +136,15 @@ fn google_without_ids_gets_stable_ids_paired_by_name() {
         ])
     );
     assert_eq!(m.report.count(Change::IdGenerated), 2);
-    // The Gemini signature means nothing to Anthropic; it is not a thinking
-    // block, so it simply is not written.
-    assert!(m.report.is_lossless(), "{}", m.report);
+    // The Gemini signature means nothing to Anthropic: dropped, and said.
+    assert_eq!(
+        codes(&m.report),
+        [
+            ("signature-dropped", 1),
+            ("role-renamed", 1),
+            ("id-generated", 2)
+        ]
+    );
     // Same input, same ids, every time.
     assert_eq!(migrate(&messages, Api::Anthropic).body, m.body);
 }

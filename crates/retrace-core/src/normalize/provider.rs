@@ -130,8 +130,13 @@ fn role_message(value: &Value, options: ContextOptions) -> Option<Message> {
             PartExtra::default(),
         ));
     }
+    let results = parts
+        .iter()
+        .any(|(p, _)| matches!(p, Part::ToolResult { .. }));
     let mut m;
-    if role == Role::Tool || value.get("tool_call_id").is_some() {
+    // An OpenAI `tool` message; AgentScope's tool messages hold
+    // `tool_result` blocks instead.
+    if value.get("tool_call_id").is_some() || (role == Role::Tool && !results) {
         // The whole content is the result's output.
         m = Message::new(Role::Tool);
         let (output, rest) = tool_output(parts);
@@ -150,9 +155,6 @@ fn role_message(value: &Value, options: ContextOptions) -> Option<Message> {
         );
         push_all(&mut m, rest);
     } else {
-        let results = parts
-            .iter()
-            .any(|(p, _)| matches!(p, Part::ToolResult { .. }));
         m = Message::new(if results && role != Role::Assistant {
             Role::Tool
         } else {

@@ -225,3 +225,22 @@ pub fn fingerprint(s: &Session) -> String {
     .unwrap();
     out
 }
+
+/// A file of `tests/fixtures` at the top of the repository.
+pub fn fixture(relative: &str) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(relative);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The context of the default leaf with everything a migration needs.
+pub fn history(s: &Session, bytes: &[u8]) -> Vec<retrace_core::Message> {
+    let leaf = s.tree().default_leaf().expect("a default leaf");
+    s.context_with(
+        leaf,
+        &mut &bytes[..],
+        retrace_core::ContextOptions { payloads: true },
+    )
+    .unwrap()
+}
