@@ -1,0 +1,338 @@
+//! Gemini CLI sessions: the real legacy files of the corpus with counts
+//! checked by hand (a Python pass over each file with `json.load`: message
+//! types, tool calls and their results, statuses, `tokens.total` per
+//! model), the JSONL form with rewrites, `$set` and `$rewindTo`, and
+//! sessions split over files.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::{BranchKind, EntryId, Format, Reader, Role, Session};
+
+const ARCHIVES: &str = "gemini-cli/mischa-thisness__M-Gemini/Archives";
+
+struct Expect {
+    file: &'static str,
+    entries: usize,
+    messages: u64,
+    tool_calls: u64,
+    tool_results: u64,
+    tool_errors: u64,
+    /// `tokens.total` summed per model.
+    tokens: &'static [(&'static str, u64)],
+}
+
+#[test]
+fn every_corpus_file_is_gemini_with_hand_checked_counts() {
+    let expected = [
+        // 6 user + 14 gemini records, 9 of them with tool results.
+        Expect {
+            file: "session-2025-11-19T20-45-42f4bde7.json",
+            entries: 20,
+            messages: 29,
+            tool_calls: 11,
+            tool_results: 11,
+            tool_errors: 0,
+            tokens: &[
+                ("gemini-2.5-flash", 126_350),
+                ("gemini-3-pro-preview", 55_787),
+            ],
+        },
+        // One `info` notice: not a message.
+        Expect {
+            file: "session-2025-12-03T04-04-ff205d73.json",
+            entries: 1,
+            messages: 0,
+            tool_calls: 0,
+            tool_results: 0,
+            tool_errors: 0,
+            tokens: &[],
+        },
+        // 4 user + 9 gemini (8 with results) + 4 info + 3 error; one call
+        // cancelled.
+        Expect {
+            file: "session-2025-12-06T07-22-e0f194ce.json",
+            entries: 20,
+            messages: 21,
+            tool_calls: 8,
+            tool_results: 8,
+            tool_errors: 1,
+            tokens: &[("gemini-3-pro-preview", 100_386)],
+        },
+        // 5 user + 7 gemini (3 with results) + 4 error + 3 info; one call
+        // failed, one cancelled.
+        Expect {
+            file: "session-2025-12-13T19-01-049d9bb6.json",
+            entries: 19,
+            messages: 15,
+            tool_calls: 3,
+            tool_results: 3,
+            tool_errors: 2,
+            tokens: &[
+                ("gemini-2.5-flash", 70_894),
+                ("gemini-3-pro-preview", 52_452),
+            ],
+        },
+        // 1 user + 11 gemini, 10 with results; one call failed.
+        Expect {
+            file: "session-2026-01-10T01-38-1deca764.json",
+            entries: 12,
+            messages: 22,
+            tool_calls: 10,
+            tool_results: 10,
+            tool_errors: 1,
+            tokens: &[("gemini-3-pro-preview", 174_809)],
+        },
+        // 2 user + 4 gemini, 3 with results.
+        Expect {
+            file: "session-2026-01-10T01-46-1deca764.json",
+            entries: 6,
+            messages: 9,
+            tool_calls: 3,
+            tool_results: 3,
+            tool_errors: 0,
+            tokens: &[("gemini-3-flash-preview", 43_562)],
+        },
+    ];
+    let dir = corpus().join(ARCHIVES);
+    let mut seen: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    seen.sort();
+    let mut listed: Vec<String> = expected.iter().map(|e| e.file.to_owned()).collect();
+    listed.sort();
+    assert_eq!(seen, listed, "every corpus file has expected counts");
+    for x in &expected {
+        let rel = format!("{ARCHIVES}/{}", x.file);
+        let (s, bytes) = open(&rel);
+        assert_eq!(s.format(), Format::GeminiCli, "{rel}");
+        assert_eq!(s.entries().len(), x.entries, "{rel}");
+        // One chain: every message a node, one tip, no branches.
+        assert_eq!(s.tree().len(), x.entries, "{rel}");
+        assert_eq!(s.tree().tips().len(), 1, "{rel}");
+        assert!(s.tree().branch_points().is_empty(), "{rel}");
+        assert!(s.diagnostics().is_empty(), "{rel}: {:?}", s.diagnostics());
+        let check = s.check(&mut &bytes[..]).unwrap();
+        assert_eq!(
+            (
+                check.messages,
+                check.tool_calls,
+                check.tool_results,
+                check.tool_errors
+            ),
+            (x.messages, x.tool_calls, x.tool_results, x.tool_errors),
+            "{rel}"
+        );
+        assert_eq!(check.pairing.calls_without_result, 0, "{rel}");
+        assert_eq!(check.pairing.results_without_call, 0, "{rel}");
+        let tokens: Vec<(&str, u64)> = check
+            .models
+            .iter()
+            .map(|(m, stats)| (m.as_str(), stats.usage.total()))
+            .collect();
+        assert_eq!(tokens, x.tokens, "{rel}");
+        // The whole file is the context of its one branch.
+        let leaf = s.tree().default_leaf().unwrap();
+        assert_eq!(leaf, EntryId(x.entries as u32 - 1), "{rel}");
+        let context = s.context(leaf, &mut &bytes[..]).unwrap();
+        assert_eq!(context.len() as u64, x.messages, "{rel}");
+    }
+}
+
+const JSONL: &str = "gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl";
+
+#[test]
+fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
+    let bytes = fixture(JSONL);
+    let s = Session::from_bytes(JSONL, &bytes);
+    assert_lossless(JSONL, &s, &bytes);
+    for chunk in [1, 7, 100] {
+        assert_eq!(
+            fingerprint(&open_chunked(JSONL, &bytes, chunk)),
+            fingerprint(&s),
+            "chunks of {chunk}"
+        );
+    }
+    assert_eq!(s.format(), Format::GeminiCli);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    // 15 records: metadata, 3 `$set`, 1 `$rewindTo`, 10 message versions.
+    assert_eq!((s.entries().len(), s.tree().len()), (15, 10));
+    let at = |line: u32| s.entries().iter().position(|e| e.line == line).unwrap() as u32;
+    // The model turn (lines 4, 5, 6) was rewritten twice: its versions hang
+    // side by side, the last one carries the conversation on.
+    let points: Vec<(u32, BranchKind, u32)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (s.entry(b.entry).line, b.kind, b.children))
+        .collect();
+    assert_eq!(
+        points,
+        [(2, BranchKind::Structural, 3), (7, BranchKind::Real, 2)]
+    );
+    assert_eq!(s.tree().parent(EntryId(at(7))), Some(EntryId(at(6))));
+    // The rewind to line 9 put line 13 beside it.
+    assert_eq!(s.tree().parent(EntryId(at(13))), Some(EntryId(at(7))));
+    let tips: Vec<u32> = s.tree().tips().iter().map(|&t| s.entry(t).line).collect();
+    assert_eq!(tips, [11, 14]);
+    assert_eq!(s.tree().default_leaf(), Some(EntryId(at(14))));
+    // Earlier versions are addressable by line; the id finds the latest.
+    assert_eq!(s.label(EntryId(at(4))), "L4");
+    assert_eq!(
+        s.label(EntryId(at(6))),
+        "8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10"
+    );
+    assert_eq!(
+        s.find("8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10"),
+        Some(EntryId(at(6)))
+    );
+    assert_eq!(s.find("L5"), Some(EntryId(at(5))));
+
+    // The current branch: the prompt, the finished tool turn and its
+    // result, the answer, the new prompt, its answer.
+    let roles = |leaf: u32| -> Vec<Role> {
+        s.context(EntryId(at(leaf)), &mut &bytes[..])
+            .unwrap()
+            .iter()
+            .map(|m| m.role)
+            .collect()
+    };
+    use Role::{Assistant as A, Tool as T, User as U};
+    assert_eq!(roles(14), [U, A, T, A, U, A]);
+    // The abandoned branch: the deleted prompt and the cancelled call.
+    assert_eq!(roles(11), [U, A, T, A, U, A, T]);
+    // An earlier version as a leaf: the call before it finished.
+    assert_eq!(roles(4), [U, A]);
+    let context = s.context(EntryId(at(14)), &mut &bytes[..]).unwrap();
+    assert_eq!(context[1].entries, ["8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10"]);
+    assert_eq!(context[2].tool_results().collect::<Vec<_>>().len(), 1);
+
+    // Counts take each message's latest version only.
+    let check = s.check(&mut &bytes[..]).unwrap();
+    assert_eq!(
+        (
+            check.messages,
+            check.tool_calls,
+            check.tool_results,
+            check.tool_errors
+        ),
+        (9, 2, 2, 1)
+    );
+    // 5292 + 5352 + 5420 + 5395 (the versions without tokens add none).
+    assert_eq!(check.models["gemini-2.5-pro"].usage.total(), 21_459);
+    assert_eq!(check.models["gemini-2.5-pro"].messages, 4);
+}
+
+#[test]
+fn a_rewind_to_an_unknown_message_drops_everything_like_gemini_cli() {
+    let text = concat!(
+        r#"{"sessionId":"s","projectHash":"p"}"#,
+        "\n",
+        r#"{"id":"a","timestamp":"2026-01-01T00:00:00.000Z","type":"user","content":"one"}"#,
+        "\n",
+        r#"{"$rewindTo":"nope"}"#,
+        "\n",
+        r#"{"id":"b","timestamp":"2026-01-01T00:00:01.000Z","type":"user","content":"two"}"#,
+        "\n"
+    );
+    let s = Session::from_bytes("x.jsonl", text.as_bytes());
+    assert_eq!(s.format(), Format::GeminiCli);
+    assert_eq!(s.tree().roots().len(), 2);
+    let d = &s.diagnostics()[0];
+    assert_eq!((d.line, d.kind.code()), (3, "missing-parent"));
+    assert!(d.message.contains("\"nope\""));
+}
+
+#[test]
+fn a_split_session_is_one_chain_in_time_order() {
+    let names = [
+        "gemini/split/session-2026-02-04T11-30-7e3d9c21.json",
+        "gemini/split/session-2026-02-04T10-00-7e3d9c21.json",
+    ];
+    // Given later file first: the chain still runs in time order.
+    let mut reader = Reader::new();
+    let mut all = Vec::new();
+    for name in names {
+        let bytes = fixture(name);
+        reader.begin_file(name);
+        reader.push(&bytes);
+        all.push(bytes);
+    }
+    let s = reader.finish();
+    for (f, bytes) in all.iter().enumerate() {
+        assert_lossless_file(names[f], &s, retrace_core::FileId(f as u32), bytes);
+    }
+    assert_eq!(s.tree().roots().len(), 1);
+    let root = s.tree().roots()[0];
+    assert_eq!(s.entry(root).file.0, 1);
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!((s.entry(leaf).file.0, s.entry(leaf).line), (0, 13));
+    let path: Vec<(u32, u32)> = s
+        .tree()
+        .path(leaf)
+        .iter()
+        .map(|&e| (s.entry(e).file.0, s.entry(e).line))
+        .collect();
+    assert_eq!(path, [(1, 7), (1, 13), (1, 51), (0, 7), (0, 13)]);
+    let sources: &mut [&[u8]] = &mut [&all[0], &all[1]];
+    let context = s.context(leaf, sources).unwrap();
+    let roles: Vec<Role> = context.iter().map(|m| m.role).collect();
+    use Role::{Assistant as A, Tool as T, User as U};
+    assert_eq!(roles, [U, A, T, A, U, A]);
+}
+
+#[test]
+fn the_corpus_split_pair_and_the_whole_archive() {
+    // Two files of session 1deca764: 12 then 6 messages.
+    let (s, _) = open_many(&[
+        &format!("{ARCHIVES}/session-2026-01-10T01-38-1deca764.json"),
+        &format!("{ARCHIVES}/session-2026-01-10T01-46-1deca764.json"),
+    ]);
+    assert_eq!(s.tree().roots().len(), 1);
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.tree().path(leaf).len(), 18);
+    assert_eq!(s.entry(leaf).file.0, 1);
+    // All six files: five sessions, five chains.
+    let mut files: Vec<String> = std::fs::read_dir(corpus().join(ARCHIVES))
+        .unwrap()
+        .map(|e| format!("{ARCHIVES}/{}", e.unwrap().file_name().to_string_lossy()))
+        .collect();
+    files.sort();
+    let refs: Vec<&str> = files.iter().map(String::as_str).collect();
+    let (s, _) = open_many(&refs);
+    assert_eq!(s.tree().roots().len(), 5);
+    assert_eq!(s.tree().tips().len(), 5);
+    // The default leaf ends the first file's session.
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf, EntryId(s.files()[0].end_entry - 1));
+}
+
+#[test]
+fn a_truncated_legacy_file_keeps_what_it_has() {
+    let rel = "broken/truncated-session.json";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert_eq!(s.format(), Format::GeminiCli);
+    assert_eq!(s.entries().len(), 3);
+    assert!(s.entries()[2].is_broken());
+    let codes: Vec<(&str, u32)> = s
+        .diagnostics()
+        .iter()
+        .map(|d| (d.kind.code(), d.line))
+        .collect();
+    let last = s.files()[0].lines;
+    assert_eq!(codes, [("truncated-line", last), ("truncated-line", last)]);
+    // The first two messages still read.
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.entry(leaf).line, 13);
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    assert_eq!(context.len(), 3);
+}
+
+fn open(rel: &str) -> (Session, Vec<u8>) {
+    let bytes = read(rel);
+    (Session::from_bytes(rel, &bytes), bytes)
+}
