@@ -28,9 +28,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         } else {
             "user"
         };
-        if turn.role == Role::Tool {
-            tally.note(Change::RoleRenamed, place);
-        }
         let mut blocks = Vec::with_capacity(turn.items.len());
         for item in &turn.items {
             if let Some(block) = block(item, turn.role, place, tally) {
@@ -40,6 +37,9 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         // Emptied by what the target cannot take (already reported).
         if blocks.is_empty() {
             continue;
+        }
+        if turn.role == Role::Tool {
+            tally.note(Change::RoleRenamed, place);
         }
         match messages.last_mut() {
             Some((last, content)) if *last == role => {

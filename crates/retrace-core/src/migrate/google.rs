@@ -27,9 +27,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         } else {
             "user"
         };
-        if matches!(turn.role, Role::Assistant | Role::Tool) {
-            tally.note(Change::RoleRenamed, place);
-        }
         let mut parts = Vec::with_capacity(turn.items.len());
         for item in &turn.items {
             part(item, turn.role, place, tally, &mut parts);
@@ -37,6 +34,9 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         // Emptied by what the target cannot take (already reported).
         if parts.is_empty() {
             continue;
+        }
+        if matches!(turn.role, Role::Assistant | Role::Tool) {
+            tally.note(Change::RoleRenamed, place);
         }
         match contents.last_mut() {
             Some((last, existing)) if *last == role => {

@@ -1,0 +1,220 @@
+//! Real sessions migrated to every API, with the report's counts checked by
+//! hand: a separate Python pass over each file rebuilds the branch's context
+//! (pi v1 compaction: summary, kept entries, what follows) and counts what
+//! each API cannot take (thinking and its signatures, images in tool
+//! results, error flags), the tool results each API puts in user turns,
+//! the turns that end up next to one of the same role, and the calls left
+//! without a result.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+use common::*;
+use retrace_core::migrate::{migrate, Report};
+use retrace_core::{Api, ContextOptions, Session};
+
+fn codes(report: &Report) -> Vec<(&'static str, usize)> {
+    report.changes.iter().map(|c| (c.code, c.count)).collect()
+}
+
+fn context(rel: &str, leaf: Option<&str>) -> Vec<retrace_core::Message> {
+    let bytes = read(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = match leaf {
+        Some(id) => s.find(id).unwrap(),
+        None => s.tree().default_leaf().unwrap(),
+    };
+    s.context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap()
+}
+
+#[test]
+fn pi_session_with_signed_thinking_to_every_api() {
+    // 109 messages: the compaction summary, then kept and later entries;
+    // 50 thinking blocks, all signed by Anthropic; 39 tool results, 2 of
+    // them errors.
+    let messages = context("pi/badlogic__pi-mono/session.jsonl", None);
+    assert_eq!(messages.len(), 109);
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        codes(&anthropic.report),
+        [
+            ("metadata-dropped", 109),
+            ("role-renamed", 39),
+            ("turns-merged", 3),
+            ("kind-flattened", 1),
+        ],
+        "{}",
+        anthropic.report
+    );
+    assert!(anthropic.report.is_lossless());
+    assert_eq!(anthropic.report.turns, 106);
+    // The signatures travel with the thinking.
+    let thinking: Vec<&serde_json::Value> = anthropic.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "thinking")
+        .collect();
+    assert_eq!(thinking.len(), 50);
+    assert!(thinking
+        .iter()
+        .all(|b| b["signature"].as_str().unwrap().len() > 100));
+
+    let lost = [
+        ("thinking-dropped", 50),
+        ("signature-dropped", 50),
+        ("error-flag-dropped", 2),
+        ("metadata-dropped", 109),
+        ("kind-flattened", 1),
+    ];
+    for api in [Api::OpenAiChat, Api::OpenAiResponses] {
+        let m = migrate(&messages, api);
+        assert_eq!(codes(&m.report), lost, "{api}: {}", m.report);
+    }
+    let google = migrate(&messages, Api::Google);
+    assert_eq!(
+        codes(&google.report),
+        [
+            ("thinking-dropped", 50),
+            ("signature-dropped", 50),
+            ("metadata-dropped", 109),
+            ("role-renamed", 92),
+            ("turns-merged", 3),
+            ("kind-flattened", 1),
+        ],
+        "{}",
+        google.report
+    );
+    assert_eq!(google.report.turns, 106);
+}
+
+#[test]
+fn pi_session_with_images_in_tool_results_to_every_api() {
+    // The branch ending before the file's second compaction (the first
+    // object of line 1013): 440 messages, 176 tool results (6 errors), 3
+    // screenshots inside tool results, and 2 calls aborted before a result.
+    let messages = context("pi/badlogic__pi-mono/compact.jsonl", Some("L1013"));
+    assert_eq!(messages.len(), 440);
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        codes(&anthropic.report),
+        [
+            ("metadata-dropped", 440),
+            ("call-without-result", 2),
+            ("role-renamed", 178),
+            ("turns-merged", 4),
+            ("kind-flattened", 1),
+        ],
+        "{}",
+        anthropic.report
+    );
+    assert_eq!(anthropic.report.turns, 438);
+    // The screenshots go along inside their results, bytes and all.
+    let images: Vec<&serde_json::Value> = anthropic.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|m| m["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "tool_result")
+        .flat_map(|b| b["content"].as_array().into_iter().flatten())
+        .filter(|b| b["type"] == "image")
+        .collect();
+    assert_eq!(images.len(), 3);
+    assert!(images.iter().all(|i| i["source"]["data"]
+        .as_str()
+        .unwrap()
+        .starts_with("iVBORw0KGgo")));
+
+    // OpenAI tool messages hold text only; the 2 added results count as
+    // errors too (6 + 2).
+    for api in [Api::OpenAiChat, Api::OpenAiResponses] {
+        let m = migrate(&messages, api);
+        assert_eq!(
+            codes(&m.report),
+            [
+                ("image-dropped", 3),
+                ("error-flag-dropped", 8),
+                ("metadata-dropped", 440),
+                ("call-without-result", 2),
+                ("kind-flattened", 1),
+            ],
+            "{api}: {}",
+            m.report
+        );
+    }
+    let google = migrate(&messages, Api::Google);
+    assert_eq!(
+        codes(&google.report),
+        [
+            ("metadata-dropped", 440),
+            ("call-without-result", 2),
+            ("role-renamed", 397),
+            ("turns-merged", 4),
+            ("kind-flattened", 1),
+        ],
+        "{}",
+        google.report
+    );
+    let inline = google.body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|c| c["parts"].as_array().unwrap())
+        .filter(|p| p.get("inlineData").is_some())
+        .count();
+    assert_eq!(inline, 3);
+}
+
+#[test]
+fn a_gemini_cli_session_to_every_api() {
+    // session-2026-01-10T01-38: 1 prompt, 11 model turns (10 with results,
+    // one failed), ids `<tool>-<ms>-<hex>` of which 5 are longer than
+    // OpenAI Chat's 40 characters (none over 64), 24 thought summaries (no
+    // signatures).
+    let messages = context(
+        "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json",
+        None,
+    );
+    assert_eq!(messages.len(), 22);
+    let chat = migrate(&messages, Api::OpenAiChat);
+    assert_eq!(
+        codes(&chat.report),
+        [
+            ("thinking-dropped", 24),
+            ("error-flag-dropped", 1),
+            ("metadata-dropped", 22),
+            ("id-regenerated", 5),
+        ],
+        "{}",
+        chat.report
+    );
+    // Responses takes ids up to 64 characters: these fit.
+    let responses = migrate(&messages, Api::OpenAiResponses);
+    assert_eq!(
+        responses
+            .report
+            .count(retrace_core::migrate::Change::IdRegenerated),
+        0
+    );
+    let google = migrate(&messages, Api::Google);
+    assert_eq!(
+        google.body["contents"][2]["parts"][0]["functionResponse"]["id"],
+        messages[2].content[0].clone().call_id()
+    );
+}
+
+/// The call id of a tool result part.
+trait CallId {
+    fn call_id(self) -> String;
+}
+
+impl CallId for retrace_core::Part {
+    fn call_id(self) -> String {
+        match self {
+            retrace_core::Part::ToolResult { call_id, .. } => call_id,
+            other => panic!("not a result: {other:?}"),
+        }
+    }
+}
