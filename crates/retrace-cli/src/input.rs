@@ -1,5 +1,7 @@
-//! From a command-line PATH to a read session: a file, a Claude Code project
-//! folder (with its subagent files), or `-` for standard input.
+//! From a command-line PATH to a read session: a file, a folder of sessions
+//! (a Claude Code project with its subagent files, Codex rollouts, a split
+//! event stream, Gemini CLI chats whose split sessions the core links), or
+//! `-` for standard input.
 
 use std::borrow::Cow;
 use std::io::{IsTerminal, Read};
@@ -80,7 +82,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
         if inputs.is_empty() {
             return Err(Failure::Input(format!(
-                "{path}: no session files (*.jsonl, *.jsonl.gz) in this directory"
+                "{path}: no session files (*.jsonl, *.jsonl.gz, *.json) in this directory"
             )));
         }
         inputs
@@ -159,11 +161,12 @@ fn with_meta(path: PathBuf) -> Input {
     }
 }
 
-/// The files of a Claude Code project folder, main sessions first: every
-/// `*.jsonl` in it (sessions, then 2.0-style `agent-*.jsonl`), then each
-/// session's `<session>/subagents/agent-*.jsonl`.
+/// The files of a folder of sessions, main sessions first: every `*.jsonl`
+/// and `*.json` in it (sessions, then 2.0-style `agent-*.jsonl`), then each
+/// session's `<session>/subagents/agent-*.jsonl` (Claude Code). Side-car
+/// `*.meta.json` files are attached, not read as sessions.
 fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
-    let listed = jsonl_files(dir)?;
+    let listed = jsonl_files(dir, true)?;
     let (agents, sessions): (Vec<PathBuf>, Vec<PathBuf>) =
         listed.into_iter().partition(|p| is_agent_file(p));
     let mut out: Vec<Input> = Vec::new();
@@ -174,7 +177,7 @@ fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
     for session in &sessions {
         let sub = session.with_extension("").join("subagents");
         if sub.is_dir() {
-            out.extend(jsonl_files(&sub)?.into_iter().map(with_meta));
+            out.extend(jsonl_files(&sub, false)?.into_iter().map(with_meta));
         }
     }
     Ok(out)
@@ -189,7 +192,9 @@ fn is_agent_file(p: &Path) -> bool {
 /// The `*.jsonl` (and `*.jsonl.gz`) files directly in `dir`, sorted by name, except that the
 /// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
 /// `events_10.jsonl`) go in numeric order.
-fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
+/// With `json`, `*.json` files too (Gemini CLI's legacy sessions), except
+/// `*.meta.json` side-cars.
+fn jsonl_files(dir: &Path, json: bool) -> Result<Vec<PathBuf>, StoreError> {
     let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
     let mut files = Vec::new();
     for entry in entries {
@@ -198,7 +203,8 @@ fn jsonl_files(dir: &Path) -> Result<Vec<PathBuf>, StoreError> {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz")) {
+        let document = json && name.ends_with(".json") && !name.ends_with(".meta.json");
+        if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") || document) {
             files.push(path);
         }
     }

@@ -3,6 +3,7 @@
 mod cat;
 mod info;
 mod input;
+mod migrate;
 mod output;
 mod progress;
 mod show;
@@ -38,8 +39,9 @@ fn parse_format(name: &str) -> Result<Format, String> {
 enum Command {
     /// Format, entries, time span, branches, models, tokens, tool calls.
     Info {
-        /// Session files (`.jsonl`, `.jsonl.gz`), directories (a Claude Code
-        /// project folder, Codex rollouts, a split `events_N.jsonl` set) or `-`.
+        /// Session files (`.jsonl`, `.json`, `.jsonl.gz`), directories (a
+        /// Claude Code project folder, Codex rollouts, a split
+        /// `events_N.jsonl` set, Gemini CLI chats) or `-`.
         #[arg(required = true)]
         paths: Vec<String>,
         /// One JSON object per input.
@@ -68,6 +70,26 @@ enum Command {
         path: String,
         #[arg(long)]
         leaf: Option<String>,
+    },
+    /// One branch as the history of a request to a provider API.
+    Migrate {
+        path: String,
+        /// The API to write for.
+        #[arg(long, value_parser = ["anthropic", "openai", "openai-responses", "google"])]
+        to: String,
+        /// The leaf of the branch; default: the last entry in file order.
+        #[arg(long)]
+        leaf: Option<String>,
+        /// Write the request body here (atomically) instead of to stdout.
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        output: Option<String>,
+        /// Print what the migration loses or changes, per field with
+        /// counts; the body is written only with `-o`.
+        #[arg(long)]
+        report: bool,
+        /// The report as JSON.
+        #[arg(long, requires = "report")]
+        json: bool,
     },
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate {
@@ -146,6 +168,24 @@ fn main() -> ExitCode {
         Command::Tree { path, json } => tree::run(&path, json, &mut out),
         Command::Show { path, leaf, json } => show::run(&path, leaf.as_deref(), json, &mut out),
         Command::Cat { path, leaf } => cat::run(&path, leaf.as_deref(), &mut out),
+        Command::Migrate {
+            path,
+            to,
+            leaf,
+            output,
+            report,
+            json,
+        } => migrate::run(
+            &path,
+            &migrate::Options {
+                to: retrace_core::Api::from_name(&to).expect("clap checked the name"),
+                leaf: leaf.as_deref(),
+                output: output.as_deref(),
+                report,
+                json,
+            },
+            &mut out,
+        ),
         Command::Validate { paths, json } => validate::run(&paths, json, &mut out),
     };
     let result = result.and_then(|outcome| {

@@ -597,3 +597,166 @@ fn format_can_be_named() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format `gemini-pro`"));
 }
+
+const GEMINI_ARCHIVE: &str = "gemini-cli/mischa-thisness__M-Gemini/Archives";
+
+#[test]
+fn migrate_writes_the_history_for_each_api() {
+    let path = fixture("provider/openai-chat.jsonl");
+    for (api, key) in [
+        ("anthropic", "messages"),
+        ("openai", "messages"),
+        ("openai-responses", "input"),
+        ("google", "contents"),
+    ] {
+        let o = retrace(&["migrate", &path, "--to", api]);
+        assert!(o.status.success(), "{api}: {o:?}");
+        let body: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        assert!(body[key].as_array().is_some_and(|l| !l.is_empty()), "{api}");
+        // Nothing is lost from this list: no warning.
+        assert!(
+            o.stderr.is_empty(),
+            "{api}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
+    // The system prompt goes where Google keeps it.
+    let o = retrace(&["migrate", &path, "--to", "google"]);
+    let body: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        body["systemInstruction"]["parts"][0]["text"],
+        "You are a weather bot.\n\nAnswer in one line."
+    );
+    let o = retrace(&["migrate", &path, "--to", "cohere"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn migrate_reports_what_is_lost() {
+    let path = fixture("provider/anthropic-messages.json");
+    // Without --report: the body, and one line on stderr about the losses.
+    let o = retrace(&["migrate", &path, "--to", "openai"]);
+    assert!(o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("for openai: 1 thinking-dropped, 1 redacted-thinking-dropped, 1 signature-dropped, 1 image-dropped, 1 error-flag-dropped"),
+        "{err}"
+    );
+    // --report: the report only, per field with counts.
+    let o = retrace(&["migrate", &path, "--to", "openai", "--report"]);
+    let text = stdout(&o);
+    // 8 messages (with the system prompt); the two results of one turn
+    // are two tool messages.
+    assert!(
+        text.starts_with("8 messages → 9 turns for OpenAI Chat Completions\n"),
+        "{text}"
+    );
+    assert!(text.contains("     1  lost    image"), "{text}");
+    assert!(!text.contains("\"messages\""), "no body without -o: {text}");
+    let o = retrace(&["migrate", &path, "--to", "openai", "--report", "--json"]);
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(report["to"], "openai");
+    assert_eq!(report["changes"][0]["code"], "thinking-dropped");
+    assert_eq!(report["changes"][0]["at"], serde_json::json!(["L28"]));
+}
+
+#[test]
+fn migrate_writes_its_output_file_whole() {
+    let dir = scratch("migrate_output");
+    let out = dir.join("history.json");
+    let o = retrace(&[
+        "migrate",
+        &corpus(&format!(
+            "{GEMINI_ARCHIVE}/session-2025-11-19T20-45-42f4bde7.json"
+        )),
+        "--to",
+        "anthropic",
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+    ]);
+    assert!(o.status.success(), "{o:?}");
+    // The report on stdout, the body in the file, no temporary file left.
+    assert!(stdout(&o).starts_with("29 messages → "), "{}", stdout(&o));
+    let body: serde_json::Value = serde_json::from_slice(&std::fs::read(&out).unwrap()).unwrap();
+    // 29 messages: 6 prompts, 14 model turns, 9 result turns; results
+    // follow their calls in user turns, so turns alternate.
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert!(roles.windows(2).all(|w| w[0] != w[1]), "{roles:?}");
+    let names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["history.json"]);
+    // A directory that does not exist: a clear error, nothing written.
+    let o = retrace(&[
+        "migrate",
+        &fixture("provider/openai-chat.json"),
+        "--to",
+        "google",
+        "-o",
+        dir.join("no/such/dir/out.json").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("cannot write"));
+}
+
+#[test]
+fn migrate_takes_a_leaf() {
+    // The abandoned branch of the Gemini JSONL fixture ends at line 11.
+    let path = fixture("gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl");
+    let o = retrace(&["migrate", &path, "--to", "openai", "--leaf", "L11"]);
+    assert!(o.status.success(), "{o:?}");
+    let body: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let list = body["messages"].as_array().unwrap();
+    assert_eq!(list.last().unwrap()["role"], "tool");
+    assert!(list.last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .starts_with("[Operation Cancelled]"));
+}
+
+#[test]
+fn gemini_folders_and_documents() {
+    // The corpus archive: six files, five sessions (one split in two).
+    let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);
+    assert!(o.status.success(), "{o:?}");
+    let info = &json_lines(&o)[0];
+    assert_eq!(info["format"], "gemini-cli");
+    assert_eq!(info["files"], 6);
+    assert_eq!(info["entries"], 78);
+    assert_eq!(info["leaves"], 5);
+    // A split session: one conversation.
+    let o = retrace(&["info", "--json", &fixture("gemini/split")]);
+    let info = &json_lines(&o)[0];
+    assert_eq!(
+        (info["files"].as_u64(), info["leaves"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert_eq!(info["messages"], 6);
+    // `cat` of a one-branch document is the document.
+    let path = corpus(&format!(
+        "{GEMINI_ARCHIVE}/session-2025-12-13T19-01-049d9bb6.json"
+    ));
+    let o = retrace(&["cat", &path]);
+    assert!(o.stdout == std::fs::read(&path).unwrap(), "byte-identical");
+    // … and of a branch, the document with that branch's messages.
+    let o = retrace(&["cat", &fixture("gemini/split")]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(doc["messages"].as_array().unwrap().len(), 5);
+    assert_eq!(doc["summary"], "Git status and last commit");
+    // Provider lists are read by every command.
+    let o = retrace(&["show", &fixture("provider/google-contents.json")]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("convert_currency"), "{}", stdout(&o));
+    let o = retrace(&["validate", &fixture("broken/array-broken-element.json")]);
+    assert_eq!(o.status.code(), Some(1));
+    let text = stdout(&o);
+    assert!(text.contains("array-broken-element.json:3:"), "{text}");
+    assert!(text.contains("array-broken-element.json:4:"), "{text}");
+}

@@ -230,7 +230,7 @@ impl fmt::Display for Report {
             let mark = if c.loss { "lost" } else { "changed" };
             write!(
                 f,
-                "{:>6}  {:<7} {:<22} {}",
+                "{:>6}  {:<7} {:<24} {}",
                 c.count, mark, c.field, c.description
             )?;
             if !c.at.is_empty() {
