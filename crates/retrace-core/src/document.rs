@@ -13,7 +13,7 @@
 
 use std::ops::Range;
 
-use memchr::{memchr2, memchr_iter};
+use memchr::{memchr, memchr_iter};
 use serde::Serialize;
 
 use crate::entry::FileId;
@@ -202,6 +202,11 @@ pub(crate) struct DocumentFramer {
     max: usize,
 }
 
+/// How many backslashes end `bytes`.
+fn backslashes_before(bytes: &[u8]) -> usize {
+    bytes.iter().rev().take_while(|&&b| b == b'\\').count()
+}
+
 fn is_ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\r' | b'\n')
 }
@@ -264,39 +269,41 @@ impl DocumentFramer {
             }
             i = 1;
         }
+        // Backslashes before this never escape anything in this chunk.
+        let floor = i;
         while i < bytes.len() {
             if self.state == State::Done {
                 break;
             }
             if self.in_string {
-                match memchr2(b'"', b'\\', &bytes[i..]) {
-                    None => {
-                        if self.state == State::Key {
-                            self.key.extend_from_slice(&bytes[i..]);
-                        }
-                        i = bytes.len();
+                // The closing quote: the next `"` after an even run of
+                // backslashes (escapes are rare next to quotes, so this
+                // stops far less often than at every backslash).
+                let from = i;
+                let mut closing = None;
+                while let Some(k) = memchr(b'"', &bytes[i..]) {
+                    let q = i + k;
+                    let run = backslashes_before(&bytes[floor..q]);
+                    if run.is_multiple_of(2) {
+                        closing = Some(q);
                         break;
                     }
-                    Some(k) => {
-                        if self.state == State::Key {
-                            self.key.extend_from_slice(&bytes[i..i + k]);
-                        }
-                        i += k;
-                    }
+                    i = q + 1;
                 }
-                if bytes[i] == b'\\' {
+                let Some(q) = closing else {
                     if self.state == State::Key {
-                        self.key
-                            .extend_from_slice(&bytes[i..(i + 2).min(bytes.len())]);
+                        self.key.extend_from_slice(&bytes[from..]);
                     }
-                    if i + 1 < bytes.len() {
-                        i += 2;
-                    } else {
-                        self.escape = true;
-                        i += 1;
-                    }
-                    continue;
+                    // An odd run of backslashes at the end escapes the
+                    // first byte of the next chunk.
+                    self.escape = !backslashes_before(&bytes[floor.max(from)..]).is_multiple_of(2);
+                    i = bytes.len();
+                    break;
+                };
+                if self.state == State::Key {
+                    self.key.extend_from_slice(&bytes[from..q]);
                 }
+                i = q;
                 self.in_string = false;
                 let at = self.offset + i as u64;
                 match self.state {

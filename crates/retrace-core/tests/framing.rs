@@ -253,3 +253,25 @@ fn gemini_legacy_files_frame_into_their_messages() {
     );
     assert!(problems(&s).is_empty(), "{:?}", s.diagnostics());
 }
+
+#[test]
+fn escaped_quotes_and_backslash_runs_in_any_chunking() {
+    // Strings ending in even and odd runs of backslashes, a key with an
+    // escaped quote, brackets inside strings.
+    let bytes = br#"{"k\"ey": "v\\", "messages": [
+  {"role": "user", "content": "a\\\"]}b\\\\"},
+  {"role": "assistant", "content": "\\\\\\\"[{\"", "x": ["\\"]},
+  "s\\\"t\\"
+], "tail": "\\\\"}"#;
+    let s = open_all_ways(bytes);
+    assert_eq!(s.entries().len(), 3);
+    assert!(s.entries()[2].is_broken(), "a string element");
+    let doc = s.files()[0].document.as_ref().unwrap();
+    let keys: Vec<&str> = doc.fields.iter().map(|f| f.key.as_str()).collect();
+    assert_eq!(keys, [r#"k\"ey"#, "tail"]);
+    assert_eq!(doc.fields[1].parsed, Some(serde_json::json!("\\\\")));
+    for e in &s.entries()[..2] {
+        let text = &bytes[e.range().start as usize..e.range().end as usize];
+        serde_json::from_slice::<serde_json::Value>(text).unwrap();
+    }
+}

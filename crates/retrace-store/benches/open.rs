@@ -6,10 +6,14 @@
 //! Environment:
 //! - `RETRACE_BENCH_MB` (default 1000): size of the generated sessions.
 //! - `RETRACE_BENCH_DIR` (default `target/bench`): where they are kept.
-//! - `RETRACE_BENCH_FORMATS` (default `pi,claude,codex,events,pi.gz`):
+//! - `RETRACE_BENCH_FORMATS` (default `pi,claude,codex,events,gemini,pi.gz`):
 //!   which to run. pi and Claude Code come from the shared Python tools,
-//!   Codex and events from `open/generate.rs` (seeded, in Rust); `NAME.gz`
-//!   is that file compressed with `gzip -6`, timed against `gzip -dc`.
+//!   Codex and events from `open/generate.rs` (seeded, in Rust); `gemini`
+//!   is one pretty-printed JSON document (a legacy Gemini CLI session: the
+//!   real corpus file's messages repeated with fresh ids, so their
+//!   timestamps repeat too), the whole-document framing, read in one pass;
+//!   `NAME.gz` is that file compressed with `gzip -6`, timed against
+//!   `gzip -dc`.
 //!
 //! Targets (issue 2): ≥ 2 GB/s, ≤ 1.5 × cat, peak RSS ≤ 0.1 × file + 64 MiB.
 //! A gzip file cannot be split over threads and inflating is the cost, so
@@ -29,15 +33,16 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = env("RETRACE_BENCH_DIR").map_or_else(|| root.join("target/bench"), PathBuf::from);
     std::fs::create_dir_all(&dir).expect("bench dir");
-    let formats =
-        env("RETRACE_BENCH_FORMATS").unwrap_or_else(|| "pi,claude,codex,events,pi.gz".into());
+    let formats = env("RETRACE_BENCH_FORMATS")
+        .unwrap_or_else(|| "pi,claude,codex,events,gemini,pi.gz".into());
     let rss_before = peak_rss();
     for format in formats.split(',') {
         let (base, gz) = match format.strip_suffix(".gz") {
             Some(base) => (base, true),
             None => (format, false),
         };
-        let path = dir.join(format!("{base}-{mb}mb.jsonl"));
+        let ext = if base == "gemini" { "json" } else { "jsonl" };
+        let path = dir.join(format!("{base}-{mb}mb.{ext}"));
         if !path.exists() {
             let tmp = path.with_extension("tmp");
             eprintln!("generating {} ({mb} MB)", path.display());
@@ -46,6 +51,7 @@ fn main() {
                 "claude" => python(&root.join("../shared/tools/gen_claude.py"), mb, &tmp),
                 "codex" => generate::codex(&tmp, mb, 1).expect("write codex"),
                 "events" => generate::events(&tmp, mb, 1).expect("write events"),
+                "gemini" => generate::gemini(&root, &tmp, mb).expect("write gemini"),
                 other => panic!("unknown format {other}"),
             }
             std::fs::rename(&tmp, &path).expect("rename");

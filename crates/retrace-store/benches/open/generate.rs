@@ -428,3 +428,35 @@ pub fn events(path: &Path, mb: u64, seed: u64) -> io::Result<()> {
     }
     out.flush()
 }
+
+/// A legacy Gemini CLI session of about `mb` MB: the messages of a real one
+/// repeated, each with a fresh id, pretty-printed like Gemini CLI writes.
+pub fn gemini(root: &Path, out: &Path, mb: u64) -> io::Result<()> {
+    let sample = root.join(
+        "../shared/corpus/gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json",
+    );
+    eprintln!("  from {}", sample.display());
+    let doc: serde_json::Value = serde_json::from_slice(&std::fs::read(&sample)?)?;
+    let messages = doc["messages"].as_array().cloned().unwrap_or_default();
+    let mut w = BufWriter::new(std::fs::File::create(out)?);
+    let head = format!(
+        "{{\n  \"sessionId\": {},\n  \"projectHash\": {},\n  \"startTime\": {},\n  \"messages\": [\n",
+        doc["sessionId"], doc["projectHash"], doc["startTime"]
+    );
+    w.write_all(head.as_bytes())?;
+    let (mut written, mut n) = (head.len() as u64, 0u64);
+    while written < mb * 1_000_000 && !messages.is_empty() {
+        for m in &messages {
+            let mut m = m.clone();
+            m["id"] = format!("{}-{n}", m["id"].as_str().unwrap_or("m")).into();
+            let text = serde_json::to_string_pretty(&m)?.replace('\n', "\n    ");
+            let sep = if n == 0 { "    " } else { ",\n    " };
+            w.write_all(sep.as_bytes())?;
+            w.write_all(text.as_bytes())?;
+            written += (sep.len() + text.len()) as u64;
+            n += 1;
+        }
+    }
+    w.write_all(b"\n  ]\n}\n")?;
+    w.flush()
+}
