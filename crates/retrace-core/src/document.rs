@@ -310,7 +310,7 @@ impl DocumentFramer {
                     State::Key => self.state = State::Colon,
                     State::Element if self.depth == self.array_depth => {
                         // A string element ends with its quote.
-                        self.end_element(bytes, copy_from, i + 1, at + 1, &mut lines, out);
+                        self.end_element(bytes, copy_from, i + 1, at + 1, out);
                     }
                     State::Value => self.value_end = at + 1,
                     _ => {}
@@ -513,7 +513,7 @@ impl DocumentFramer {
                 State::Element => match self.element_kind {
                     ElementKind::Scalar => {
                         if is_ws(b) || b == b',' || b == b']' || b == b'}' {
-                            self.end_element(bytes, copy_from, i, at, &mut lines, out);
+                            self.end_element(bytes, copy_from, i, at, out);
                             // The separator is the array's business.
                             continue;
                         }
@@ -524,7 +524,7 @@ impl DocumentFramer {
                         b'}' | b']' => {
                             self.depth -= 1;
                             if self.depth == self.array_depth {
-                                self.end_element(bytes, copy_from, i + 1, at + 1, &mut lines, out);
+                                self.end_element(bytes, copy_from, i + 1, at + 1, out);
                             }
                         }
                         _ => {}
@@ -536,9 +536,7 @@ impl DocumentFramer {
         }
         // Keep what was read of an unfinished element or value.
         match self.state {
-            State::Element => {
-                self.keep_element(&bytes[copy_from.min(i)..i], out, &mut lines, bytes)
-            }
+            State::Element => self.keep_element(&bytes[copy_from.min(i)..i], out),
             State::Value => self.keep_value(&bytes[copy_from.min(i)..i]),
             _ => {}
         }
@@ -639,20 +637,15 @@ impl DocumentFramer {
         self.value.clear();
     }
 
-    fn keep_element(
-        &mut self,
-        piece: &[u8],
-        out: &mut impl FnMut(DocEvent),
-        lines: &mut LineCounter,
-        bytes: &[u8],
-    ) {
+    /// Keeps a piece of the element being read (it continues in the next
+    /// chunk, or began in an earlier one).
+    fn keep_element(&mut self, piece: &[u8], out: &mut impl FnMut(DocEvent)) {
         if self.skipping {
             return;
         }
         if self.element.len() + piece.len() > self.max {
             self.skipping = true;
             self.element = Vec::new();
-            let _ = (lines, bytes);
             out(DocEvent::ElementTooLong {
                 offset: self.element_offset,
                 line: self.element_line,
@@ -670,7 +663,6 @@ impl DocumentFramer {
         copy_from: usize,
         end_in_chunk: usize,
         end: u64,
-        lines: &mut LineCounter,
         out: &mut impl FnMut(DocEvent),
     ) {
         self.state = State::AfterElement;
@@ -695,7 +687,7 @@ impl DocumentFramer {
             });
             return;
         }
-        self.keep_element(piece, out, lines, bytes);
+        self.keep_element(piece, out);
         if self.skipping {
             return;
         }
