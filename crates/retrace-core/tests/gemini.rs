@@ -336,3 +336,35 @@ fn open(rel: &str) -> (Session, Vec<u8>) {
     let bytes = read(rel);
     (Session::from_bytes(rel, &bytes), bytes)
 }
+
+#[test]
+fn rows_show_a_model_turn_with_its_results() {
+    let bytes = fixture(JSONL);
+    let s = Session::from_bytes(JSONL, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let rows = s.rows(leaf);
+    // The path: prompt, the finished model turn, the answer, the new
+    // prompt, its answer; records typed `user` are prompts.
+    let shown: Vec<(&str, bool)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.role.as_str(),
+                r.marks.0 & retrace_core::Marks::PROMPT != 0,
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            ("user", true),
+            ("assistant", false),
+            ("assistant", false),
+            ("user", true),
+            ("assistant", false)
+        ]
+    );
+    let turn = s.row_message(&rows[1], &mut &bytes[..]).unwrap().unwrap();
+    assert_eq!(turn.tool_calls().count(), 1);
+    assert_eq!(turn.tool_results().count(), 1);
+}
