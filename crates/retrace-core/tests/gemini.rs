@@ -368,3 +368,25 @@ fn rows_show_a_model_turn_with_its_results() {
     assert_eq!(turn.tool_calls().count(), 1);
     assert_eq!(turn.tool_results().count(), 1);
 }
+
+#[test]
+fn a_set_with_a_message_snapshot_is_noted() {
+    let text = concat!(
+        r#"{"sessionId":"s","projectHash":"p"}"#,
+        "\n",
+        r#"{"id":"a","timestamp":"2026-01-01T00:00:00.000Z","type":"user","content":"one"}"#,
+        "\n",
+        r#"{"$set":{"messages":[{"id":"a","type":"user","content":"one (masked)"}],"lastUpdated":"2026-01-01T00:00:02.000Z"}}"#,
+        "\n",
+        r#"{"$set":{"summary":"x"}}"#,
+        "\n"
+    );
+    let s = Session::from_bytes("x.jsonl", text.as_bytes());
+    let notes: Vec<(u32, &str)> = s
+        .diagnostics()
+        .iter()
+        .map(|d| (d.line, d.kind.code()))
+        .collect();
+    assert_eq!(notes, [(3, "bad-field")]);
+    assert_eq!(s.tree().len(), 1);
+}
