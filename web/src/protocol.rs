@@ -24,14 +24,14 @@ pub enum Request {
     Branch { leaf: u32 },
     /// The bodies of rows `start..end` of that branch.
     Bodies { leaf: u32, start: u32, end: u32 },
-    /// Which rows of that branch hold errors.
-    Errors { leaf: u32 },
     /// Search the whole session.
     Search { query: String, filter: SearchFilter },
     /// Tokens per model and tool counts (parses every body).
     Stats,
     /// The `image`th image (in document order) of a row, to show it.
     Image { leaf: u32, row: u32, image: u32 },
+    /// Previews of these tree segments (indices into the outline).
+    Previews { segments: Vec<u32> },
 }
 
 /// Which rows a search looks at.
@@ -80,10 +80,6 @@ pub enum Response {
         start: u32,
         items: Vec<RowBody>,
     },
-    Errors {
-        leaf: u32,
-        rows: Vec<u32>,
-    },
     SearchResults {
         query: String,
         hits: Vec<Hit>,
@@ -99,6 +95,11 @@ pub enum Response {
         row: u32,
         image: u32,
         url: String,
+    },
+    /// Segment previews, (segment, text); segments without a prompt have
+    /// none.
+    Previews {
+        previews: Vec<(u32, String)>,
     },
     /// A request could not be served (unreadable file, …).
     Failed {
@@ -237,11 +238,6 @@ impl Response {
             items: Vec<RowBody>,
         }
         #[derive(Deserialize)]
-        struct Errors {
-            leaf: u32,
-            rows: Vec<u32>,
-        }
-        #[derive(Deserialize)]
         struct SearchResults {
             query: String,
             hits: Vec<Hit>,
@@ -261,6 +257,10 @@ impl Response {
         #[derive(Deserialize)]
         struct Failed {
             message: String,
+        }
+        #[derive(Deserialize)]
+        struct Previews {
+            previews: Vec<(u32, String)>,
         }
         fn read<'a, T: Deserialize<'a>>(
             data: Option<&'a RawValue>,
@@ -297,13 +297,6 @@ impl Response {
                     items: b.items,
                 }
             }
-            "errors" => {
-                let e: Errors = read(data)?;
-                Response::Errors {
-                    leaf: e.leaf,
-                    rows: e.rows,
-                }
-            }
             "search_results" => {
                 let r: SearchResults = read(data)?;
                 Response::SearchResults {
@@ -326,6 +319,9 @@ impl Response {
             }
             "failed" => Response::Failed {
                 message: read::<Failed>(data)?.message,
+            },
+            "previews" => Response::Previews {
+                previews: read::<Previews>(data)?.previews,
             },
             other => {
                 return Err(serde_json::Error::custom(format!(
@@ -525,10 +521,6 @@ mod tests {
                     broken: false,
                 }],
             },
-            Response::Errors {
-                leaf: 1,
-                rows: vec![4],
-            },
             Response::SearchResults {
                 query: "q".into(),
                 hits: Vec::new(),
@@ -545,6 +537,9 @@ mod tests {
             },
             Response::Failed {
                 message: "m".into(),
+            },
+            Response::Previews {
+                previews: vec![(3, "p".into())],
             },
         ];
         for r in all {

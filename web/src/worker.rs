@@ -28,8 +28,9 @@ const PIECE: f64 = (16 << 20) as f64;
 const READ_AHEAD: usize = 3;
 /// Diagnostics sent with the summary; the rest are counted.
 const DIAGNOSTICS_SENT: usize = 500;
-/// Tree segments that get a preview of their first prompt.
-const PREVIEWS: usize = 300;
+/// Tree segments that get a preview of their first prompt with the
+/// summary (each costs a body read); the page asks for the rest it shows.
+const PREVIEWS: usize = 40;
 /// Search hits returned at most.
 const HITS: usize = 500;
 
@@ -110,10 +111,10 @@ fn handle(data: &JsValue) -> Vec<Response> {
         other => with_open(|open| match other {
             Request::Branch { leaf } => Ok(open.branch_rows(leaf)),
             Request::Bodies { leaf, start, end } => open.bodies(leaf, start, end),
-            Request::Errors { leaf } => open.errors(leaf),
             Request::Search { query, filter } => open.search(&query, filter),
             Request::Stats => open.stats(),
             Request::Image { leaf, row, image } => open.image(leaf, row, image),
+            Request::Previews { segments } => Ok(open.previews(&segments)),
             Request::Open { .. } => unreachable!("handled above"),
         }),
     }
@@ -475,18 +476,29 @@ fn first_prompt(
     first: EntryId,
     len: usize,
 ) -> Option<String> {
+    // The first typed prompt among the first entries; a branch that starts
+    // with the model's answer (a retried response) shows that instead.
     let mut e = first;
+    let mut fallback = None;
     for _ in 0..len.min(8) {
-        if s.is_prompt(e) && s.role(e) == "user" {
-            let message = s.message(e, source).ok()??;
-            let text = message_preview(&message, 80);
-            if !text.is_empty() {
-                return Some(text);
+        let prompt = s.is_prompt(e) && s.role(e) == "user";
+        if prompt || fallback.is_none() {
+            if let Some(message) = s.message(e, source).ok().flatten() {
+                let text = message_preview(&message, 80);
+                if !text.is_empty() {
+                    if prompt {
+                        return Some(text);
+                    }
+                    fallback = Some(format!("{}: {text}", message.role.as_str()));
+                }
             }
         }
-        e = s.tree().continuation(e)?;
+        match s.tree().continuation(e) {
+            Some(next) => e = next,
+            None => break,
+        }
     }
-    None
+    fallback
 }
 
 impl Open {
@@ -582,6 +594,19 @@ impl Open {
         })
     }
 
+    fn previews(&mut self, segments: &[u32]) -> Response {
+        let outline = self.session.outline();
+        let previews = segments
+            .iter()
+            .filter_map(|&i| {
+                let seg = outline.get(i as usize)?;
+                let text = first_prompt(&self.session, &mut self.source, seg.first, seg.len)?;
+                Some((i, text))
+            })
+            .collect();
+        Response::Previews { previews }
+    }
+
     fn image(&mut self, leaf: u32, row: u32, image: u32) -> Result<Response, String> {
         let entries = self
             .rows(leaf)?
@@ -605,18 +630,6 @@ impl Open {
             Some(None) => Err("this image is a link to elsewhere; it is not fetched".to_owned()),
             None => Err(format!("row {row} has no image {image}")),
         }
-    }
-
-    fn errors(&mut self, leaf: u32) -> Result<Response, String> {
-        let rows = self.rows(leaf)?.to_vec();
-        let found = self
-            .session
-            .error_rows(&rows, &mut self.source)
-            .map_err(|e| e.to_string())?;
-        Ok(Response::Errors {
-            leaf,
-            rows: found.into_iter().map(|i| i as u32).collect(),
-        })
     }
 
     /// Case-insensitive search over every entry's raw bytes (cheap), then

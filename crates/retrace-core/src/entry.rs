@@ -55,6 +55,10 @@ impl Flags {
     pub const AFTER_REWIND: u16 = 1 << 11;
     /// A Gemini CLI `$set` record that carries a whole `messages` list.
     pub const SNAPSHOT: u16 = 1 << 12;
+    /// The line reports a failure, as far as its first two levels (and a
+    /// Claude Code tool result's blocks) show: a failed tool result, an
+    /// error stop, an API error, a failed tool call event.
+    pub const ERROR: u16 = 1 << 13;
 
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0

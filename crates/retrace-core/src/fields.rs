@@ -38,6 +38,10 @@ pub(crate) enum Action {
     FlagIfPresent(u16),
     /// Sets a flag when the value is an object.
     FlagIfObject(u16),
+    /// Sets a flag when the value is the string `value`.
+    FlagIfString { value: &'static [u8], flag: u16 },
+    /// Sets a flag when the value is present and not `null`.
+    FlagIfNotNull(u16),
     /// An RFC 3339 string or an integer of epoch milliseconds.
     Timestamp,
     /// A small non-negative integer into `Entry::number`.

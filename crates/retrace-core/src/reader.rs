@@ -103,12 +103,14 @@ struct GzState {
 #[derive(Debug)]
 struct Keys {
     tool_result: memmem::Finder<'static>,
+    is_error: memmem::Finder<'static>,
 }
 
 impl Default for Keys {
     fn default() -> Self {
         Keys {
             tool_result: memmem::Finder::new(b"\"tool_result\""),
+            is_error: memmem::Finder::new(b"\"is_error\":true"),
         }
     }
 }
@@ -653,6 +655,10 @@ impl Reader {
                 Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
                 Action::FlagIfPresent(flag) => e.flags.0 |= flag,
                 Action::FlagIfObject(flag) if f.kind == ValueKind::Object => e.flags.0 |= flag,
+                Action::FlagIfString { value: want, flag } if string && value == want => {
+                    e.flags.0 |= flag
+                }
+                Action::FlagIfNotNull(flag) if value != b"null" => e.flags.0 |= flag,
                 Action::Timestamp => {
                     e.timestamp = if string {
                         parse_rfc3339_ms(value).unwrap_or(i64::MIN)
@@ -672,12 +678,22 @@ impl Reader {
         // A Claude Code user line is a tool result when its content blocks
         // say so (older lines have no `toolUseResult` field).
         if let Some(c) = content {
-            if c.kind == ValueKind::Array
-                && !e.flags.has(Flags::TOOL_RESULT)
-                && self.interner.get(e.role) == b"user"
-                && self.keys.tool_result.find(c.value.get(bytes)).is_some()
-            {
-                e.flags.0 |= Flags::TOOL_RESULT;
+            let blocks = c.value.get(bytes);
+            if c.kind == ValueKind::Array && self.interner.get(e.role) == b"user" {
+                if !e.flags.has(Flags::TOOL_RESULT) && self.keys.tool_result.find(blocks).is_some() {
+                    e.flags.0 |= Flags::TOOL_RESULT;
+                }
+                // A failed result says so in its block; the same words inside
+                // a string would have their quotes escaped.
+                if e.flags.has(Flags::TOOL_RESULT)
+                    && self
+                        .keys
+                        .is_error
+                        .find_iter(blocks)
+                        .any(|at| at == 0 || blocks[at - 1] != b'\\')
+                {
+                    e.flags.0 |= Flags::ERROR;
+                }
             }
         }
         e

@@ -39,8 +39,8 @@ pub struct Marks(pub u8);
 impl Marks {
     /// A prompt someone typed.
     pub const PROMPT: u8 = 1 << 0;
-    /// A failed tool call or model error (found from bodies, see
-    /// [`Session::error_rows`]).
+    /// A failed tool call or model error (from the index: see
+    /// [`Flags::ERROR`](crate::Flags::ERROR)).
     pub const ERROR: u8 = 1 << 1;
     /// A compaction: the context restarts from a summary here.
     pub const COMPACTION: u8 = 1 << 2;
@@ -124,6 +124,9 @@ impl Session {
         if self.tree.is_real_branch_point(e) {
             marks |= Marks::BRANCH_POINT;
         }
+        if entry.flags.has(Flags::ERROR) {
+            marks |= Marks::ERROR;
+        }
         if self.subagents.iter().any(|s| s.spawned_by == Some(e)) {
             marks |= Marks::SUBAGENT;
         }
@@ -165,49 +168,5 @@ impl Session {
             }
         }
         Ok(Some(merged))
-    }
-
-    /// Which of `rows` hold a failed tool result or a model error, found by
-    /// looking for the error flag as a key in their raw bytes (a key is
-    /// never preceded by a backslash; the same words inside a string are).
-    /// Cheaper than parsing every body, so a timeline can mark errors on a
-    /// long branch.
-    pub fn error_rows<S: Source + ?Sized>(
-        &self,
-        rows: &[Row],
-        source: &mut S,
-    ) -> Result<Vec<usize>, SourceError> {
-        // Agents write compact JSON; Python tools put a space after colons.
-        const KEYS: [&[u8]; 8] = [
-            b"\"is_error\":true",
-            b"\"isError\":true",
-            b"\"stopReason\":\"error\"",
-            b"\"isApiErrorMessage\":true",
-            b"\"is_error\": true",
-            b"\"isError\": true",
-            b"\"stopReason\": \"error\"",
-            b"\"isApiErrorMessage\": true",
-        ];
-        let finders: Vec<memchr::memmem::Finder<'_>> =
-            KEYS.iter().map(memchr::memmem::Finder::new).collect();
-        let mut out = Vec::new();
-        'rows: for (i, row) in rows.iter().enumerate() {
-            if row.kind != RowKind::Message {
-                continue;
-            }
-            for &e in &row.entries {
-                let entry = self.entry(e);
-                let bytes = source.read(entry.file, entry.range())?;
-                for f in &finders {
-                    if f.find_iter(&bytes)
-                        .any(|at| at == 0 || bytes[at - 1] != b'\\')
-                    {
-                        out.push(i);
-                        continue 'rows;
-                    }
-                }
-            }
-        }
-        Ok(out)
     }
 }

@@ -55,7 +55,7 @@ fn claude_rows_merge_split_responses_and_mark_prompts_and_the_fork() {
     assert_eq!(m.tool_calls().map(|c| c.1).collect::<Vec<_>>(), ["Bash"]);
     assert_eq!(m.entries.len(), 4);
     assert!(s.row_message(&first[0], &mut &bytes[..]).unwrap().is_none());
-    assert!(s.error_rows(&first, &mut &bytes[..]).unwrap().is_empty());
+    assert!(!first.iter().any(|r| r.marks.has(Marks::ERROR)));
 }
 
 #[test]
@@ -65,16 +65,50 @@ fn pi_error_rows_are_failed_tools_and_error_stops() {
     let rows = s.rows(s.tree().default_leaf().unwrap());
     // v1: every entry after the header is on the one branch.
     assert_eq!(rows.len(), 1018);
-    let errors = s.error_rows(&rows, &mut &bytes[..]).unwrap();
+    let errors: Vec<&retrace_core::Row> = rows.iter().filter(|r| r.marks.has(Marks::ERROR)).collect();
     // 19 tool results with `isError: true` and one `stopReason: "error"`,
     // counted by parsing the file.
     assert_eq!(errors.len(), 20);
-    for &i in &errors {
-        let m = s.row_message(&rows[i], &mut &bytes[..]).unwrap().unwrap();
+    for row in errors {
+        let m = s.row_message(row, &mut &bytes[..]).unwrap().unwrap();
         let failed = m.tool_results().any(|(_, is_error)| is_error)
             || m.stop_reason.as_deref() == Some("error");
-        assert!(failed, "row {i} is not an error");
+        assert!(failed, "line {} is not an error", s.entry(row.entries[0]).line);
     }
+}
+
+#[test]
+fn claude_and_event_errors_are_marked_from_the_index() {
+    // Six user lines with a `tool_result` block marked `is_error: true` in
+    // each file (counted with Python), and none elsewhere.
+    for rel in [
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-JSSoundRecorder/7acd37a8-2745-4b58-a8a9-46164b22ad9e.jsonl",
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/fe869ecb-c176-478f-9734-7e4b8ef12cff.jsonl",
+    ] {
+        let (s, bytes) = open(rel);
+        let flagged: Vec<_> = s
+            .entries()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.flags.has(retrace_core::Flags::ERROR))
+            .map(|(i, _)| retrace_core::EntryId(i as u32))
+            .collect();
+        assert_eq!(flagged.len(), 6, "{rel}");
+        for e in flagged {
+            let m = s.message(e, &mut &bytes[..]).unwrap().unwrap();
+            assert!(m.tool_results().any(|(_, is_error)| is_error), "{rel}");
+        }
+    }
+    // The events fixture: one `tool_call` whose `error` is set.
+    let bytes = read_fixture("events/events.jsonl");
+    let s = retrace_core::Session::from_bytes("events.jsonl", &bytes);
+    let rows = s.rows(s.tree().default_leaf().unwrap());
+    let errors: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.marks.has(Marks::ERROR))
+        .map(|r| r.entry_type.as_str())
+        .collect();
+    assert_eq!(errors, ["tool_call"]);
 }
 
 #[test]

@@ -53,7 +53,19 @@ pub fn Details() -> impl IntoView {
     };
     let stats = move || {
         let Some(st) = v.stats.get() else {
-            return view! { <p class="dim">"Counting tokens and tool calls…"</p> }.into_any();
+            if v.stats_asked.get() {
+                return view! { <p class="dim">"Counting tokens and tool calls…"</p> }.into_any();
+            }
+            return view! {
+                <p class="dim">
+                    "Token and tool totals read every message of this large session (seconds; the viewer keeps working). "
+                    <button id="count-tokens" class="more" on:click=move |_| {
+                        v.stats_asked.set(true);
+                        crate::client::send(&crate::protocol::Request::Stats, &[]);
+                    }>"Count them"</button>
+                </p>
+            }
+            .into_any();
         };
         let models = st
             .models

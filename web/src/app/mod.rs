@@ -34,8 +34,6 @@ pub struct Viewer {
     pub leaf_label: RwSignal<String>,
     /// Bodies of rows on screen, by row index.
     pub bodies: RwSignal<HashMap<usize, RowBody>>,
-    /// Rows that hold errors.
-    pub errors: RwSignal<HashSet<usize>>,
     /// How many rows the replay shows.
     pub position: RwSignal<usize>,
     pub playing: RwSignal<bool>,
@@ -45,9 +43,13 @@ pub struct Viewer {
     /// The row a link points at (highlighted, kept in the URL).
     pub focus: RwSignal<Option<usize>>,
     pub stats: RwSignal<Option<Stats>>,
+    /// Tree segment previews that came after the summary.
+    pub previews: RwSignal<HashMap<u32, String>>,
     /// Images asked for, by (row, image), as `data:` URLs.
     pub images: RwSignal<HashMap<(usize, usize), String>>,
     pub stats_pending: RwSignal<bool>,
+    /// Totals were asked for (automatically or by the button).
+    pub stats_asked: RwSignal<bool>,
     pub hits: RwSignal<Option<(String, Vec<Hit>, bool)>>,
     pub filter: RwSignal<SearchFilter>,
     /// Show hook, progress and other non-message lines.
@@ -70,6 +72,14 @@ thread_local! {
     /// Row bodies asked for and not yet received, with the leaf asked for.
     static REQUESTED: RefCell<(Option<u32>, HashSet<usize>)> = RefCell::new((None, HashSet::new()));
     static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
+}
+
+/// Sessions up to this size get their token totals without asking.
+pub const AUTO_STATS_BYTES: u64 = 64 << 20;
+
+fn summary_size(v: &Viewer) -> u64 {
+    v.summary
+        .with_untracked(|s| s.as_ref().map_or(0, |s| s.files.iter().map(|f| f.size).sum()))
 }
 
 /// Rows per body request.
@@ -96,15 +106,16 @@ impl Viewer {
             rows: RwSignal::new(Rows::default()),
             leaf_label: RwSignal::new(String::new()),
             bodies: RwSignal::new(HashMap::new()),
-            errors: RwSignal::new(HashSet::new()),
             position: RwSignal::new(0),
             playing: RwSignal::new(false),
             options: RwSignal::new(ReplayOptions::default()),
             window: RwSignal::new(Window::default()),
             focus: RwSignal::new(None),
             stats: RwSignal::new(None),
+            previews: RwSignal::new(HashMap::new()),
             images: RwSignal::new(HashMap::new()),
             stats_pending: RwSignal::new(false),
+            stats_asked: RwSignal::new(false),
             hits: RwSignal::new(None),
             filter: RwSignal::new(SearchFilter::default()),
             show_events: RwSignal::new(true),
@@ -120,8 +131,10 @@ impl Viewer {
         }
         let spot = Spot::parse(&location_hash());
         self.summary.set(None);
+        self.previews.set(HashMap::new());
         self.failure.set(None);
         self.stats.set(None);
+        self.stats_asked.set(false);
         self.hits.set(None);
         self.rows.set(Rows::default());
         self.leaf.set(None);
@@ -148,7 +161,6 @@ impl Viewer {
         self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
         self.images.set(HashMap::new());
-        self.errors.set(HashSet::new());
         self.focus.set(None);
         REQUESTED.with(|r| *r.borrow_mut() = (Some(leaf), HashSet::new()));
         REPLAY.with(|r| r.borrow_mut().pause());
@@ -350,9 +362,11 @@ fn on_response(v: Viewer, response: Response) {
                     v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
                 }
             }
-            // Token totals parse every body; for a big file that is seconds
-            // of worker time, so the page asks only after the first rows.
-            v.stats_pending.set(true);
+            // Token totals parse every body: after the first rows for a
+            // small session; on request for a big one, where it takes the
+            // worker seconds during which nothing else would be answered.
+            let size: u64 = summary_size(&v);
+            v.stats_pending.set(size <= AUTO_STATS_BYTES);
         }
         Response::Branch {
             leaf,
@@ -395,9 +409,9 @@ fn on_response(v: Viewer, response: Response) {
             }
             sync_replay(v);
             v.request_bodies();
-            client::send(&Request::Errors { leaf }, &[]);
             if v.stats_pending.get_untracked() {
                 v.stats_pending.set(false);
+                v.stats_asked.set(true);
                 client::send(&Request::Stats, &[]);
             }
             v.write_hash();
@@ -427,18 +441,6 @@ fn on_response(v: Viewer, response: Response) {
                 }
             });
         }
-        Response::Errors { leaf, rows } => {
-            if v.leaf.get_untracked() != Some(leaf) {
-                return;
-            }
-            REPLAY.with(|r| {
-                let mut r = r.borrow_mut();
-                for &i in &rows {
-                    r.add_marks(i as usize, Marks::ERROR);
-                }
-            });
-            v.errors.set(rows.into_iter().map(|i| i as usize).collect());
-        }
         Response::SearchResults {
             query,
             hits,
@@ -456,6 +458,7 @@ fn on_response(v: Viewer, response: Response) {
                     .update(|m| drop(m.insert((row as usize, image as usize), url)));
             }
         }
+        Response::Previews { previews } => v.previews.update(|p| p.extend(previews)),
         Response::Failed { message } => {
             v.progress.set(None);
             v.failure.set(Some(message));

@@ -15,7 +15,6 @@ pub fn Player() -> impl IntoView {
     // The 1x timeline of the branch (idle gaps cut), for the scrubber.
     let timeline = Memo::new(move |_| {
         v.rows.track();
-        v.errors.track();
         v.options.track();
         REPLAY.with(|r| {
             let r = r.borrow();

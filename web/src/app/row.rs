@@ -22,7 +22,7 @@ pub fn RowView(index: usize) -> impl IntoView {
     // A memo, so a batch of bodies arriving for other rows leaves this one
     // alone.
     let body = Memo::new(move |_| v.bodies.with(|b| b.get(&index).cloned()));
-    let is_error = move || v.errors.with(|e| e.contains(&index));
+    let is_error = move || v.rows.with(|r| r.marks.get(index).is_some_and(|&m| Marks(m).has(Marks::ERROR)));
     let focused = move || v.focus.get() == Some(index);
     move || {
         let info = info()?;
@@ -91,7 +91,7 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
         <header class="row-head">
             <span class="who">{who}</span>
             {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
-            {move || v.errors.with(|e| e.contains(&index)).then(|| view! { <span class="badge error">"error"</span> })}
+            {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             <span class="spacer"></span>
             <span class="time">{time}</span>
             <button class="where" title="Link to this row" on:click=move |_| v.focus_row(index)>{where_}</button>

@@ -7,6 +7,9 @@ use super::viewer;
 use crate::protocol::SegmentInfo;
 use crate::state::{live_segments, path_segments};
 
+/// Segment previews asked for per request.
+const PREVIEW_BATCH: usize = 40;
+
 /// Tree segments drawn before "show more".
 const SEGMENTS_SHOWN: usize = 200;
 
@@ -14,6 +17,26 @@ const SEGMENTS_SHOWN: usize = 200;
 pub fn TreePanel() -> impl IntoView {
     let v = viewer();
     let show_all = RwSignal::new(false);
+    // Segments drawn without a preview (the summary carries only the first
+    // ones): asked for once the conversation has its first bodies, so the
+    // worker reads those first.
+    let missing = StoredValue::new(Vec::<u32>::new());
+    let painted = Memo::new(move |_| v.bodies.with(|b| !b.is_empty()));
+    Effect::new(move |_| {
+        if !painted.get() {
+            return;
+        }
+        // In batches, so bodies asked for meanwhile are not held up.
+        for batch in missing.get_value().chunks(PREVIEW_BATCH) {
+            crate::client::send(
+                &crate::protocol::Request::Previews {
+                    segments: batch.to_vec(),
+                },
+                &[],
+            );
+        }
+        missing.set_value(Vec::new());
+    });
     let items = move || {
         let summary = v.summary.get()?;
         let leaf = v.leaf.get()?;
@@ -26,6 +49,7 @@ pub fn TreePanel() -> impl IntoView {
         let mut out = Vec::new();
         let all = show_all.get();
         let mut hidden = 0;
+        let mut shown_without_preview = Vec::new();
         for (i, seg) in summary.outline.iter().enumerate() {
             if hide && !live[i] {
                 continue;
@@ -56,7 +80,13 @@ pub fn TreePanel() -> impl IntoView {
                 };
                 out.push(view! { <li class="file-header" title=name>{title}</li> }.into_any());
             }
-            out.push(segment_item(seg, on_path.contains(&i), seg.last == leaf).into_any());
+            if seg.preview.is_none() {
+                shown_without_preview.push(i as u32);
+            }
+            out.push(segment_item(i as u32, seg, on_path.contains(&i), seg.last == leaf).into_any());
+        }
+        if !shown_without_preview.is_empty() {
+            missing.set_value(shown_without_preview);
         }
         if hidden > 0 {
             out.push(
@@ -90,13 +120,21 @@ pub fn TreePanel() -> impl IntoView {
     }
 }
 
-fn segment_item(seg: &SegmentInfo, on_path: bool, current: bool) -> impl IntoView {
+fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> impl IntoView {
     let v = viewer();
     let tip = seg.tip;
-    let preview = seg
-        .preview
-        .clone()
-        .unwrap_or_else(|| format!("{} entries", seg.len));
+    // A preview that arrives later fills in without redrawing the tree.
+    let fallback = format!("{} entries", seg.len);
+    let title = preview_title(seg);
+    let preview = {
+        let given = seg.preview.clone();
+        move || {
+            given
+                .clone()
+                .or_else(|| v.previews.with(|p| p.get(&index).cloned()))
+                .unwrap_or_else(|| fallback.clone())
+        }
+    };
     let mut meta = format!("{} entries", seg.len + seg.side);
     if seg.compactions > 0 {
         meta.push_str(&format!(" · {} compaction", seg.compactions));
@@ -116,11 +154,17 @@ fn segment_item(seg: &SegmentInfo, on_path: bool, current: bool) -> impl IntoVie
     );
     view! {
         <li class=class style=style data-leaf=tip.to_string()>
-            <button class="segment-button" on:click=move |_| v.select_leaf(tip) title=preview.clone()>
+            <button class="segment-button" on:click=move |_| v.select_leaf(tip) title=title>
                 <span class="glyph">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
-                <span class="preview">{preview.clone()}</span>
+                <span class="preview">{preview}</span>
                 <span class="meta">{meta}</span>
             </button>
         </li>
     }
+}
+
+fn preview_title(seg: &SegmentInfo) -> String {
+    seg.preview
+        .clone()
+        .unwrap_or_else(|| format!("{} entries", seg.len))
 }

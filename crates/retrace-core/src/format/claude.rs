@@ -64,6 +64,7 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::nested(b"message", b"id", sym(Slot::Group)),
     FieldSpec::nested(b"message", b"content", Action::ToolResultContent),
     FieldSpec::nested(b"toolUseResult", b"agentId", weak(Slot::Agent)),
+    FieldSpec::top(b"isApiErrorMessage", Action::FlagIfTrue(Flags::ERROR)),
 ];
 
 fn is_tree_type(kind: &[u8]) -> bool {

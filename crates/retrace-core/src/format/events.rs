@@ -17,6 +17,7 @@ use crate::session::Session;
 const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"event_type", sym(Slot::Kind)),
     FieldSpec::top(b"data", Action::FlagIfObject(Flags::HAS_DATA)),
+    FieldSpec::nested(b"data", b"error", Action::FlagIfNotNull(Flags::ERROR)),
 ];
 
 const KNOWN_TYPES: &[&[u8]] = &[

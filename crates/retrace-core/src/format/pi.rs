@@ -37,6 +37,15 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"firstKeptEntryIndex", Action::Number),
     FieldSpec::top(b"message", Action::FlagIfObject(Flags::HAS_MESSAGE)),
     FieldSpec::nested(b"message", b"role", sym(Slot::Role)),
+    FieldSpec::nested(b"message", b"isError", Action::FlagIfTrue(Flags::ERROR)),
+    FieldSpec::nested(
+        b"message",
+        b"stopReason",
+        Action::FlagIfString {
+            value: b"error",
+            flag: Flags::ERROR,
+        },
+    ),
 ];
 
 pub(crate) fn is_known_type(kind: &[u8]) -> bool {
