@@ -73,6 +73,32 @@ const cases = [
     format: 'events',
   },
   {
+    name: 'Gemini CLI legacy session (one JSON document)',
+    files: ['gemini-cli/mischa-thisness__M-Gemini/Archives/session-2025-11-19T20-45-42f4bde7.json'],
+    format: 'gemini-cli',
+  },
+  {
+    name: 'Gemini CLI JSONL with a rewind',
+    files: [`${root}/tests/fixtures/gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl`],
+    format: 'gemini-cli',
+    branches: 2,
+  },
+  {
+    name: 'Anthropic Messages list (a JSON array)',
+    files: [`${root}/tests/fixtures/provider/anthropic-messages.json`],
+    format: 'anthropic-messages',
+  },
+  {
+    name: 'OpenAI Responses items (JSON lines)',
+    files: [`${root}/tests/fixtures/provider/openai-responses.jsonl`],
+    format: 'openai-responses-items',
+  },
+  {
+    name: 'Google contents',
+    files: [`${root}/tests/fixtures/provider/google-contents.json`],
+    format: 'google-contents',
+  },
+  {
     name: 'Claude Code 1.0 with inline sidechains',
     files: ['claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'],
     format: 'claude-code',
