@@ -5,6 +5,7 @@ mod info;
 mod input;
 mod output;
 mod progress;
+mod redact;
 mod show;
 mod tree;
 mod validate;
@@ -55,6 +56,27 @@ enum Command {
         path: String,
         #[arg(long)]
         leaf: Option<String>,
+    },
+    /// Secrets and personal data replaced, streamed (`.gz` in and out);
+    /// exit 1 when matches remain (or, with --check, were found).
+    Redact {
+        /// A JSON-lines file, `.gz`, or `-` for standard input.
+        input: String,
+        /// Where to write (atomically; `.gz` compresses); default stdout.
+        #[arg(short, long)]
+        output: Option<String>,
+        /// mask (`***`), typed (`[REDACTED:kind]`) or pseudo (`<email-1>`).
+        #[arg(long, default_value = "mask", value_parser = parse_mode)]
+        mode: retrace_core::redact::Mode,
+        /// Custom rules, allowlist and disabled kinds (TOML or JSON).
+        #[arg(long)]
+        rules: Option<String>,
+        /// Write findings (kind, line, JSON path; never values) as JSON here.
+        #[arg(long)]
+        report: Option<String>,
+        /// Only report; exit 1 when anything is found.
+        #[arg(long)]
+        check: bool,
     },
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate {
@@ -123,6 +145,11 @@ pub fn for_each_input(
     Ok(worst)
 }
 
+fn parse_mode(s: &str) -> Result<retrace_core::redact::Mode, String> {
+    retrace_core::redact::Mode::parse(s)
+        .ok_or_else(|| format!("`{s}` is not mask, typed or pseudo"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let stdout = io::stdout();
@@ -133,6 +160,24 @@ fn main() -> ExitCode {
         Command::Show { path, leaf, json } => show::run(&path, leaf.as_deref(), json, &mut out),
         Command::Cat { path, leaf } => cat::run(&path, leaf.as_deref(), &mut out),
         Command::Validate { paths, json } => validate::run(&paths, json, &mut out),
+        Command::Redact {
+            input,
+            output,
+            mode,
+            rules,
+            report,
+            check,
+        } => redact::run(
+            &redact::Options {
+                input,
+                output,
+                mode,
+                rules,
+                report,
+                check,
+            },
+            &mut out,
+        ),
     };
     let result = result.and_then(|outcome| {
         out.flush()?;

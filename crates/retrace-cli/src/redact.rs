@@ -1,0 +1,364 @@
+//! `retrace redact`: a JSON-lines file (or `.gz`) with secrets and
+//! personal data replaced, streamed in constant memory; `--check` only
+//! reports.
+
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use flate2::read::MultiGzDecoder;
+use flate2::write::GzEncoder;
+use flate2::Compression;
+use retrace_core::redact::{Finding, Mode, Redactor, Rules, Summary};
+
+use crate::{report, Failure, Outcome};
+
+/// Bytes read per push: large enough to amortize calls, small enough to
+/// stay in cache.
+const CHUNK: usize = 256 * 1024;
+
+pub struct Options {
+    pub input: String,
+    pub output: Option<String>,
+    pub mode: Mode,
+    pub rules: Option<String>,
+    pub report: Option<String>,
+    pub check: bool,
+}
+
+/// The rules: built-in, or with a configuration file's.
+pub fn load_rules(path: Option<&str>) -> Result<Arc<Rules>, Failure> {
+    let Some(path) = path else {
+        return Ok(Arc::new(Rules::builtin()));
+    };
+    let bytes =
+        std::fs::read(path).map_err(|e| Failure::Input(format!("{path}: {}", io_message(&e))))?;
+    Rules::with_config(&bytes)
+        .map(Arc::new)
+        .map_err(|e| Failure::Input(format!("{path}: {e}")))
+}
+
+pub fn run(o: &Options, stdout: &mut dyn Write) -> Result<Outcome, Failure> {
+    let rules = load_rules(o.rules.as_deref())?;
+    let input = open_input(&o.input)?;
+    let mut redactor = Redactor::new(rules.clone(), o.mode);
+    let mut report = match &o.report {
+        Some(path) => Some(ReportWriter::create(path, &o.input, rules.clone())?),
+        None => None,
+    };
+    let mut sink: Box<dyn Write + '_> = if o.check {
+        Box::new(io::sink())
+    } else {
+        match &o.output {
+            Some(path) => Box::new(AtomicFile::create(path)?),
+            None => Box::new(&mut *stdout),
+        }
+    };
+    let result = pump(&o.input, input, &mut redactor, &mut sink, report.as_mut());
+    let summary = redactor.summary().clone();
+    result?;
+    // Commit: flush through the gzip trailer and rename into place.
+    sink.flush()?;
+    drop(sink);
+    if let Some(r) = report.take() {
+        r.finish(&summary, o.mode)?;
+    }
+    let name = &o.input;
+    print_summary(name, &summary, &rules, o);
+    let unredacted = summary.unredacted();
+    if o.check {
+        return Ok(if summary.findings() + unredacted > 0 {
+            Outcome::Problems
+        } else {
+            Outcome::Clean
+        });
+    }
+    Ok(if unredacted > 0 {
+        Outcome::Problems
+    } else {
+        Outcome::Clean
+    })
+}
+
+fn pump(
+    name: &str,
+    mut input: Box<dyn Read>,
+    redactor: &mut Redactor,
+    sink: &mut dyn Write,
+    mut report: Option<&mut ReportWriter>,
+) -> Result<(), Failure> {
+    let mut buf = vec![0u8; CHUNK];
+    let mut out = Vec::with_capacity(CHUNK + CHUNK / 4);
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(Failure::Input(format!(
+                    "{name}: cannot read: {}",
+                    io_message(&e)
+                )))
+            }
+        };
+        out.clear();
+        redactor.push(&buf[..n], &mut out);
+        sink.write_all(&out)?;
+        if let Some(r) = report.as_deref_mut() {
+            r.findings(redactor.drain_findings())?;
+        } else {
+            redactor.drain_findings();
+        }
+    }
+    out.clear();
+    redactor.finish(&mut out);
+    sink.write_all(&out)?;
+    if let Some(r) = report {
+        r.findings(redactor.drain_findings())?;
+    }
+    Ok(())
+}
+
+/// The input as a byte stream, gunzipped when it starts with the gzip magic.
+fn open_input(path: &str) -> Result<Box<dyn Read>, Failure> {
+    let raw: Box<dyn Read> = if path == "-" {
+        Box::new(io::stdin())
+    } else {
+        let p = Path::new(path);
+        if p.is_dir() {
+            return Err(Failure::Input(format!(
+                "{path}: is a directory (redact takes one file)"
+            )));
+        }
+        Box::new(File::open(p).map_err(|e| Failure::Input(format!("{path}: {}", io_message(&e))))?)
+    };
+    let mut reader = BufReader::with_capacity(CHUNK, raw);
+    let head = reader
+        .fill_buf()
+        .map_err(|e| Failure::Input(format!("{path}: cannot read: {}", io_message(&e))))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        Ok(Box::new(MultiGzDecoder::new(reader)))
+    } else {
+        Ok(Box::new(reader))
+    }
+}
+
+fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => e.to_string(),
+    }
+}
+
+/// A file written under a temporary name beside its destination and
+/// renamed over it on success; dropped unfinished, it is removed.
+struct AtomicFile {
+    tmp: PathBuf,
+    dest: PathBuf,
+    inner: Option<Inner>,
+}
+
+enum Inner {
+    Plain(io::BufWriter<File>),
+    Gz(GzEncoder<io::BufWriter<File>>),
+}
+
+impl AtomicFile {
+    fn create(path: &str) -> Result<AtomicFile, Failure> {
+        let dest = PathBuf::from(path);
+        let dir = dest
+            .parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let file_name = dest
+            .file_name()
+            .ok_or_else(|| Failure::Input(format!("{path}: not a file name")))?
+            .to_string_lossy()
+            .into_owned();
+        let tmp = dir.join(format!(".{file_name}.retrace-{}.tmp", std::process::id()));
+        let file = File::create(&tmp)
+            .map_err(|e| Failure::Input(format!("{}: {}", tmp.display(), io_message(&e))))?;
+        let w = io::BufWriter::with_capacity(CHUNK, file);
+        let gz = file_name.ends_with(".gz");
+        Ok(AtomicFile {
+            tmp,
+            dest,
+            inner: Some(if gz {
+                Inner::Gz(GzEncoder::new(w, Compression::default()))
+            } else {
+                Inner::Plain(w)
+            }),
+        })
+    }
+}
+
+impl Write for AtomicFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        match self.inner.as_mut() {
+            Some(Inner::Plain(w)) => w.write(buf),
+            Some(Inner::Gz(w)) => w.write(buf),
+            None => Err(io::Error::other("already committed")),
+        }
+    }
+
+    /// Finishes the file and renames it into place.
+    fn flush(&mut self) -> io::Result<()> {
+        let file = match self.inner.take() {
+            Some(Inner::Plain(w)) => w.into_inner().map_err(|e| e.into_error())?,
+            Some(Inner::Gz(w)) => w.finish()?.into_inner().map_err(|e| e.into_error())?,
+            None => return Ok(()),
+        };
+        file.sync_all()?;
+        drop(file);
+        std::fs::rename(&self.tmp, &self.dest)
+    }
+}
+
+impl Drop for AtomicFile {
+    fn drop(&mut self) {
+        if self.inner.is_some() {
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// The `--report` file: findings are written as they come (constant
+/// memory), the totals at the end; committed atomically.
+struct ReportWriter {
+    file: AtomicFile,
+    rules: Arc<Rules>,
+    first: bool,
+    input: String,
+}
+
+impl ReportWriter {
+    fn create(path: &str, input: &str, rules: Arc<Rules>) -> Result<ReportWriter, Failure> {
+        let mut file = AtomicFile::create(path)?;
+        file.write_all(b"{\"findings\":[")?;
+        Ok(ReportWriter {
+            file,
+            rules,
+            first: true,
+            input: input.to_owned(),
+        })
+    }
+
+    fn findings(&mut self, found: impl Iterator<Item = Finding>) -> io::Result<()> {
+        for f in found {
+            if !self.first {
+                self.file.write_all(b",")?;
+            }
+            self.first = false;
+            let kind = self.rules.kind(f.kind);
+            let v = serde_json::json!({
+                "kind": kind.name,
+                "tier": kind.tier.as_str(),
+                "line": f.line,
+                "offset": f.offset,
+                "path": f.path,
+                "span": [f.span.start, f.span.end],
+                "replacement": f.replacement,
+            });
+            self.file.write_all(b"\n")?;
+            serde_json::to_writer(&mut self.file, &v)?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, s: &Summary, mode: Mode) -> io::Result<()> {
+        let counts: serde_json::Map<String, serde_json::Value> = s
+            .counts
+            .iter()
+            .enumerate()
+            .filter(|(_, &n)| n > 0)
+            .map(|(id, &n)| (self.rules.kinds()[id].name.clone(), n.into()))
+            .collect();
+        let broken: Vec<_> = s
+            .broken
+            .iter()
+            .map(|b| serde_json::json!({"line": b.line, "offset": b.offset, "unredacted": b.unredacted}))
+            .collect();
+        let leftovers: Vec<_> = s
+            .leftover
+            .iter()
+            .map(|l| {
+                serde_json::json!({
+                    "line": l.line,
+                    "path": l.path,
+                    "kind": l.kind.map(|k| self.rules.kind(k).name.clone()),
+                })
+            })
+            .collect();
+        let rest = serde_json::json!({
+            "input": self.input,
+            "mode": mode.as_str(),
+            "lines": s.lines,
+            "lines_changed": s.lines_changed,
+            "bytes": s.bytes,
+            "total": s.findings(),
+            "counts": counts,
+            "broken_lines": s.broken_lines,
+            "broken": broken,
+            "leftovers": s.leftovers,
+            "leftover": leftovers,
+        });
+        // Splice the totals in after the streamed findings.
+        let rest = serde_json::to_string(&rest)?;
+        self.file.write_all(b"\n],")?;
+        self.file.write_all(&rest.as_bytes()[1..])?;
+        self.file.write_all(b"\n")?;
+        self.file.flush()
+    }
+}
+
+fn print_summary(name: &str, s: &Summary, rules: &Rules, o: &Options) {
+    for b in &s.broken {
+        let left = if b.unredacted > 0 {
+            format!("; {} match(es) in it NOT redacted", b.unredacted)
+        } else {
+            String::new()
+        };
+        report(&format!(
+            "{name}: line {} (byte {}): not JSON, passed through unchanged{left}",
+            b.line, b.offset
+        ));
+    }
+    if s.broken_lines > s.broken.len() as u64 {
+        report(&format!(
+            "{name}: … {} more lines that are not JSON",
+            s.broken_lines - s.broken.len() as u64
+        ));
+    }
+    for l in &s.leftover {
+        let kind = l
+            .kind
+            .map_or("output is not JSON", |k| rules.kind(k).name.as_str());
+        report(&format!(
+            "{name}: line {}: verify found {kind} at {} after redaction",
+            l.line, l.path
+        ));
+    }
+    let mut kinds: Vec<(u64, &str)> = s
+        .counts
+        .iter()
+        .enumerate()
+        .filter(|(_, &n)| n > 0)
+        .map(|(id, &n)| (n, rules.kinds()[id].name.as_str()))
+        .collect();
+    kinds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+    let list: Vec<String> = kinds.iter().map(|(n, k)| format!("{k} {n}")).collect();
+    let verb = if o.check { "found" } else { "redacted" };
+    let detail = if list.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", list.join(", "))
+    };
+    report(&format!(
+        "{name}: {verb} {} match(es) in {} of {} lines{detail}",
+        s.findings(),
+        s.lines_changed,
+        s.lines
+    ));
+}
