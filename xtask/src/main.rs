@@ -3,7 +3,9 @@
 //! - `test`: every check CI runs (format, lints, tests, the wasm32 build of
 //!   the core and its import check), installing what it needs first.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
+//! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
 
+mod bench_redact;
 mod bench_wasm;
 mod cmd;
 mod test;
@@ -17,6 +19,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
+        Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -42,6 +45,9 @@ commands:
   test        fmt check, clippy, all tests, wasm32 build of retrace-core
               and its no-host-imports check (what CI runs)
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
+  bench-redact [--mb N] [--seeds 1,2,3]
+              redaction quality (redact_score.py) and MB/s, native and
+              as wasm in Node, on generated corpora (target/redact-bench)
 ";
 
 /// The workspace root (the parent of this crate).

@@ -117,11 +117,21 @@ fn may_name_secret(name: &[u8], query: bool) -> bool {
         }
     }
     let last = &name[start..];
-    // Last words of secret names end in one of these letters; `classify`
-    // decides.
-    match last.last().map(u8::to_ascii_lowercase) {
-        Some(b'd' | b's' | b'e' | b't' | b'y' | b'l' | b'n' | b'h') => true,
-        Some(b'g') => query,
+    if last.len() > 13 {
+        return false;
+    }
+    let mut buf = [0u8; 13];
+    for (d, s) in buf.iter_mut().zip(last) {
+        *d = s.to_ascii_lowercase();
+    }
+    match &buf[..last.len()] {
+        b"password" | b"passwd" | b"pwd" | b"pass" | b"passphrase" | b"passcode" | b"pword"
+        | b"secret" | b"secretkey" | b"clientsecret" | b"apisecret" | b"credential"
+        | b"credentials" | b"creds" | b"apikey" | b"accesskey" | b"privatekey" | b"signingkey"
+        | b"masterkey" | b"authtoken" | b"accesstoken" | b"apitoken" | b"refreshtoken"
+        | b"bearertoken" | b"idtoken" | b"sessiontoken" | b"token" | b"key" | b"auth"
+        | b"authorization" => true,
+        b"sig" | b"signature" | b"code" => query,
         _ => false,
     }
 }
@@ -315,6 +325,10 @@ pub(crate) fn operator(sc: &mut Scanner, i: usize) -> usize {
     let name = &s[name_start..j];
     if op == b':' && name.iter().all(u8::is_ascii_digit) {
         return grep_hit(sc, i, name_start);
+    }
+    // `PWD` is the shell's working directory, not a password.
+    if name == b"PWD" {
+        return i + 1;
     }
     if op == b'=' && matches!(name, b"USER" | b"LOGNAME" | b"USERNAME") {
         let end = run(s, i + 1, |b| is_alnum(b) || matches!(b, b'.' | b'_' | b'-'));

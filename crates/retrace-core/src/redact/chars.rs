@@ -99,9 +99,19 @@ pub(crate) fn run_back(s: &[u8], to: usize, max: usize, f: impl Fn(u8) -> bool) 
     i
 }
 
-/// `s[at..]` starts with `prefix`.
+/// `s[at..]` starts with `prefix` (a literal: its length is known, so the
+/// compare is inlined).
+#[inline(always)]
+pub(crate) fn at<const N: usize>(s: &[u8], at: usize, prefix: &[u8; N]) -> bool {
+    match s.get(at..at + N) {
+        Some(w) => w == prefix,
+        None => false,
+    }
+}
+
+/// `s[at..]` starts with `prefix`, a slice.
 #[inline]
-pub(crate) fn at(s: &[u8], at: usize, prefix: &[u8]) -> bool {
+pub(crate) fn at_slice(s: &[u8], at: usize, prefix: &[u8]) -> bool {
     s.len() >= at + prefix.len() && &s[at..at + prefix.len()] == prefix
 }
 

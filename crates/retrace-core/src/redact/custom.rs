@@ -154,6 +154,9 @@ impl Rules {
                 .map_err(|e| RulesError(format!("allow pattern {}: {e}", n + 1)))?;
             rules.allow_patterns.push(regex);
         }
+        rules.filters = !rules.allow_values.is_empty()
+            || !rules.allow_patterns.is_empty()
+            || rules.disabled.iter().any(|&d| d);
         Ok(rules)
     }
 }

@@ -94,11 +94,34 @@ impl Groups {
         self.spans[n - 1].1
     }
 
-    fn digits(&self, s: &[u8], n: usize) -> Vec<u8> {
-        self.spans[..n]
-            .iter()
-            .flat_map(|&(a, b)| s[a..b].iter().copied())
-            .collect()
+    /// The digits of the first `n` groups, without separators (at most 32).
+    fn digits(&self, s: &[u8], n: usize) -> Digits {
+        let mut d = Digits {
+            buf: [0; 32],
+            len: 0,
+        };
+        for &(a, b) in &self.spans[..n] {
+            for &c in &s[a..b] {
+                if d.len < 32 {
+                    d.buf[d.len] = c;
+                    d.len += 1;
+                }
+            }
+        }
+        d
+    }
+}
+
+/// A few digits on the stack.
+struct Digits {
+    buf: [u8; 32],
+    len: usize,
+}
+
+impl std::ops::Deref for Digits {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.buf[..self.len]
     }
 }
 
@@ -114,7 +137,8 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
         return None;
     }
     let g = Groups::read(s, i);
-    if g.n == 0 {
+    // A lone number is only ever a card, which has 13 digits or more.
+    if g.n == 0 || (g.n == 1 && g.len(0) < 13) {
         return None;
     }
     if g.n >= 4 && g.seps[..3].iter().all(|&c| c == b'.') && (g.n == 4 || g.seps[3] != b'.') {
@@ -205,25 +229,20 @@ fn public_v4([a, b, c, d]: [u32; 4]) -> bool {
 
 fn card(sc: &mut Scanner, i: usize, g: &Groups) -> Option<usize> {
     let s = sc.s;
-    let mut candidates: Vec<usize> = Vec::new();
-    if g.n == 1 || g.seps[0] == b'.' {
-        candidates.push(1);
-    }
-    for sep in [b' ', b'-'] {
-        for lens in [
-            &[4, 4, 4, 4][..],
-            &[4, 4, 4, 4, 3],
-            &[4, 6, 5],
-            &[4, 6, 4],
-            &[4, 4, 4, 3],
-            &[4, 4, 4, 2],
-        ] {
-            if g.shape(lens, sep) {
-                candidates.push(lens.len());
-            }
-        }
-    }
-    for n in candidates {
+    const SHAPES: [&[usize]; 6] = [
+        &[4, 4, 4, 4],
+        &[4, 4, 4, 4, 3],
+        &[4, 6, 5],
+        &[4, 6, 4],
+        &[4, 4, 4, 3],
+        &[4, 4, 4, 2],
+    ];
+    let lone = (g.n == 1 || g.seps[0] == b'.').then_some(1);
+    let grouped = [b' ', b'-']
+        .into_iter()
+        .flat_map(|sep| SHAPES.iter().filter(move |lens| g.shape(lens, sep)))
+        .map(|lens| lens.len());
+    for n in lone.into_iter().chain(grouped) {
         let d = g.digits(s, n);
         if (13..=19).contains(&d.len()) && card_brand(&d) && luhn_ok(d.iter().copied()) {
             sc.hit(i, g.end(n), k::CREDIT_CARD, rank::PII);
@@ -482,9 +501,10 @@ pub(crate) fn phone_punct(sc: &mut Scanner, i: usize) -> usize {
         if line_end - ex_end - 1 != 4 || is_word(byte(s, line_end)) {
             return i + 1;
         }
-        let mut d = s[i + 1..i + 4].to_vec();
-        d.extend_from_slice(&s[j..ex_end]);
-        d.extend_from_slice(&s[ex_end + 1..line_end]);
+        let mut d = [0u8; 10];
+        d[..3].copy_from_slice(&s[i + 1..i + 4]);
+        d[3..6].copy_from_slice(&s[j..ex_end]);
+        d[6..].copy_from_slice(&s[ex_end + 1..line_end]);
         if nanp(&d) {
             sc.hit(i, line_end, k::PHONE, rank::PII);
             return line_end;

@@ -73,14 +73,20 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     {
         return true;
     }
+    // Placeholders are short; long values are material.
+    if v.len() > 128 {
+        return false;
+    }
     if v.len() >= 3 && variety(v) <= 2 {
         return true;
     }
-    let lower: Vec<u8> = v.iter().map(u8::to_ascii_lowercase).collect();
-    if WHOLE.contains(&lower.as_slice()) {
-        return true;
+    let mut buf = [0u8; 128];
+    let lower = &mut buf[..v.len()];
+    for (d, s) in lower.iter_mut().zip(v) {
+        *d = s.to_ascii_lowercase();
     }
-    if MARKERS.iter().any(|m| contains(&lower, m)) {
+    let lower = &*lower;
+    if WHOLE.contains(&lower) || has_marker(lower) {
         return true;
     }
     // `sk-...a1b2`: a shortened, shown-in-part key.
@@ -89,14 +95,29 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     }
     // A base64 value that decodes to a placeholder (`Y2hhbmdlbWU=` is
     // `changeme` in a Kubernetes Secret).
-    if let Some(decoded) = decode_base64(v) {
-        if decoded.iter().all(|b| b.is_ascii_graphic()) && !decoded.is_empty() {
-            let lower: Vec<u8> = decoded.iter().map(u8::to_ascii_lowercase).collect();
-            return WHOLE.contains(&lower.as_slice())
-                || MARKERS.iter().any(|m| contains(&lower, m));
+    if v.len() <= 64 && v.len() % 4 == 0 {
+        if let Some(decoded) = decode_base64(v) {
+            if !decoded.is_empty() && decoded.iter().all(|b| b.is_ascii_graphic()) {
+                let lower: Vec<u8> = decoded.iter().map(u8::to_ascii_lowercase).collect();
+                return WHOLE.contains(&lower.as_slice()) || has_marker(&lower);
+            }
         }
     }
     false
+}
+
+/// Whether one of [`MARKERS`] occurs in `lower`: one pass, checking the
+/// markers that start with each byte.
+fn has_marker(lower: &[u8]) -> bool {
+    (0..lower.len()).any(|i| {
+        let c = lower[i];
+        matches!(
+            c,
+            b'e' | b'y' | b'c' | b'p' | b'd' | b'x' | b'*' | b'r' | b'i' | b'<' | b'$' | b'{'
+        ) && MARKERS
+            .iter()
+            .any(|m| m[0] == c && lower[i..].starts_with(m))
+    })
 }
 
 /// Whether a prefixed token's body is an obvious stand-in (`ghp_xxxx…`,

@@ -31,6 +31,9 @@ pub struct Rules {
     pub(crate) allow_values: Vec<Vec<u8>>,
     pub(crate) allow_patterns: Vec<Regex>,
     pub(crate) disabled: Vec<bool>,
+    /// Whether any kind is disabled or allowlisted (the common case is
+    /// neither, and then hits need no filtering).
+    pub(crate) filters: bool,
 }
 
 impl Default for Rules {
@@ -65,6 +68,7 @@ impl Rules {
             allow_values: Vec::new(),
             allow_patterns: Vec::new(),
             disabled: vec![false; BUILTIN.len()],
+            filters: false,
         }
     }
 

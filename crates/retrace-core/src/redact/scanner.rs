@@ -69,7 +69,11 @@ impl<'a> Scanner<'a> {
                 while e < n && is_word(s[e]) {
                     e += 1;
                 }
-                i = self.word(i, e).max(e);
+                if worth_a_look(s, i, e) {
+                    i = self.word(i, e).max(e);
+                } else {
+                    i = e;
+                }
             } else if is_trigger(c) {
                 i = self.punct(i).max(i + 1);
             } else {
@@ -150,6 +154,22 @@ impl<'a> Scanner<'a> {
             _ => i + 1,
         }
     }
+}
+
+/// Whether the word `s[i..e]` could start a match at all: most words are
+/// short, lower case and followed by a space, and are passed over here.
+#[inline(always)]
+fn worth_a_look(s: &[u8], i: usize, e: usize) -> bool {
+    let len = e - i;
+    let next = byte(s, e);
+    // Long words (tokens, compact IBANs, card numbers), numbers, words
+    // that go on with `-` `.` `:` `~` `=` (prefixes, MACs, IPv6,
+    // assignments), and the keywords (`Bearer `, `Basic `, `password `…)
+    // and IBAN groups before a space.
+    len >= 13
+        || s[i].is_ascii_digit()
+        || matches!(next, b'-' | b'.' | b':' | b'~' | b'=')
+        || (next == b' ' && matches!(len, 4 | 5 | 6 | 8 | 10))
 }
 
 /// Past an ANSI escape sequence (`ESC [ params final`), so `\e[01;31m` glued

@@ -3,7 +3,7 @@
 //! anchor, so these are found anywhere, with or without `KEY=` context.
 
 use super::chars::{
-    at, byte, is_alnum, is_b64, is_hex, is_lower_hex, is_urlsafe, is_word, run, variety,
+    at, at_slice, byte, is_alnum, is_b64, is_hex, is_lower_hex, is_urlsafe, is_word, run, variety,
 };
 use super::checksum::token_crc_ok;
 use super::kind::{k, KindId};
@@ -48,7 +48,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
                 return Some((exact(b"sk-or-v1-", is_lower_hex, 64)?, k::OPENROUTER));
             }
             for p in [&b"sk-proj-"[..], b"sk-svcacct-", b"sk-admin-", b"sk-None-"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_urlsafe, 32, 400)?, k::OPENAI));
                 }
             }
@@ -57,12 +57,12 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
                 return Some((body(b"sk-", is_alnum, 32, 200)?, k::OPENAI));
             }
             for p in [&b"sk_live_"[..], b"sk_test_"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_alnum, 20, 250)?, k::STRIPE));
                 }
             }
             for p in [&b"shpat_"[..], b"shpca_", b"shppa_", b"shpss_"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((exact(p, is_hex, 32)?, k::SHOPIFY));
                 }
             }
@@ -77,7 +77,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
         }
         b'r' => {
             for p in [&b"rk_live_"[..], b"rk_test_"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_alnum, 20, 250)?, k::STRIPE));
                 }
             }
@@ -109,7 +109,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
                 b"gloas-",
                 b"glft-",
             ] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     let f = |b: u8| is_urlsafe(b) || b == b'.';
                     let end = trim_end(s, after(p), run(s, after(p), f), b".-");
                     return (end - after(p) >= 20).then_some((end, k::GITLAB));
@@ -130,7 +130,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
                 return (!is_word(byte(s, end))).then_some((end, k::HUGGINGFACE));
             }
             for p in [&b"hvs."[..], b"hvb.", b"hvr."] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_urlsafe, 24, 400)?, k::VAULT));
                 }
             }
@@ -169,7 +169,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
         }
         b'p' => {
             for p in [&b"pypi-AgEIcHlwaS5vcmc"[..], b"pypi-AgENdGVzdC5weXBpLm9yZw"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_urlsafe, 16, 400)?, k::PYPI));
                 }
             }
@@ -188,7 +188,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
                 return Some((end, k::DATABRICKS));
             }
             for p in [&b"dop_v1_"[..], b"doo_v1_", b"dor_v1_"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((exact(p, is_lower_hex, 64)?, k::DIGITALOCEAN));
                 }
             }
@@ -233,7 +233,7 @@ pub(crate) fn match_token(s: &[u8], i: usize, e: usize) -> Option<(usize, KindId
         )),
         b'F' => {
             for p in [&b"FwoGZXIvYXdzE"[..], b"FQoGZXIvYXdzE"] {
-                if at(s, i, p) {
+                if at_slice(s, i, p) {
                     return Some((body(p, is_b64, 100, 4000)?, k::AWS_SESSION_TOKEN));
                 }
             }
