@@ -105,6 +105,35 @@ const KEY_OWNERS: &[&[u8]] = &[
 /// A quick look at a name's last word (most names are `type`, `text`,
 /// `content`…): could `classify` say it is secret?
 fn may_name_secret(name: &[u8], query: bool) -> bool {
+    // First the last two letters: every secret-naming last word ends in
+    // one of these pairs (pass-word, pass-wd, pa-ss, phra-se, co-de,
+    // secr-et, k-ey, credenti-al(s), cre-ds, tok-en, au-th,
+    // authorizati-on, s-ig, signatu-re).
+    let n = name.len();
+    if n < 2 {
+        return false;
+    }
+    let pair = [name[n - 2] | 0x20, name[n - 1] | 0x20];
+    if !matches!(
+        &pair,
+        b"rd"
+            | b"wd"
+            | b"ss"
+            | b"se"
+            | b"de"
+            | b"et"
+            | b"ey"
+            | b"al"
+            | b"ls"
+            | b"ds"
+            | b"en"
+            | b"th"
+            | b"on"
+            | b"ig"
+            | b"re"
+    ) {
+        return false;
+    }
     let mut start = name.len();
     while start > 0 {
         let b = name[start - 1];

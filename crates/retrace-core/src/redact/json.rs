@@ -79,6 +79,70 @@ pub(crate) struct Engine {
     pub rules: Arc<Rules>,
     levels: Vec<Level>,
     hits: Vec<Hit>,
+    seen: Seen,
+}
+
+/// The long strings already scanned on this line, with their hits: a
+/// Claude Code line repeats a tool's output (`content` and
+/// `toolUseResult.stdout`, an edit's old and new text), and the copy is
+/// not scanned again. Texts are compared byte for byte, not trusted to a
+/// hash.
+#[derive(Debug, Default)]
+struct Seen {
+    /// (quick hash, key, text range in `text`, hits range in `hits`)
+    entries: Vec<(
+        u64,
+        Option<Vec<u8>>,
+        std::ops::Range<usize>,
+        std::ops::Range<usize>,
+    )>,
+    text: Vec<u8>,
+    hits: Vec<Hit>,
+}
+
+impl Seen {
+    /// Strings shorter than this are scanned every time (they are cheap).
+    const MIN: usize = 256;
+    /// Most text kept per line.
+    const MAX_TEXT: usize = 16 << 20;
+
+    fn clear(&mut self) {
+        self.entries.clear();
+        self.text.clear();
+        self.hits.clear();
+    }
+
+    fn find(&self, hash: u64, key: Option<&[u8]>, text: &[u8]) -> Option<&[Hit]> {
+        self.entries
+            .iter()
+            .find(|(h, k, t, _)| *h == hash && k.as_deref() == key && &self.text[t.clone()] == text)
+            .map(|(_, _, _, hits)| &self.hits[hits.clone()])
+    }
+
+    fn add(&mut self, hash: u64, key: Option<&[u8]>, text: &[u8], hits: &[Hit]) {
+        if self.text.len() + text.len() > Self::MAX_TEXT {
+            return;
+        }
+        let t = self.text.len()..self.text.len() + text.len();
+        self.text.extend_from_slice(text);
+        let h = self.hits.len()..self.hits.len() + hits.len();
+        self.hits.extend_from_slice(hits);
+        self.entries.push((hash, key.map(<[u8]>::to_vec), t, h));
+    }
+}
+
+/// A fast, non-cryptographic hash: only a filter before a byte compare.
+fn quick_hash(text: &[u8]) -> u64 {
+    let mut h = 0x9E37_79B9_7F4A_7C15u64 ^ text.len() as u64;
+    let mut chunks = text.chunks_exact(8);
+    for c in &mut chunks {
+        let w = u64::from_le_bytes(c.try_into().unwrap_or([0; 8]));
+        h = (h ^ w).wrapping_mul(0x0100_0000_01B3).rotate_left(29);
+    }
+    for &b in chunks.remainder() {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01B3);
+    }
+    h
 }
 
 impl Engine {
@@ -87,6 +151,7 @@ impl Engine {
             rules,
             levels: Vec::new(),
             hits: Vec::new(),
+            seen: Seen::default(),
         }
     }
 
@@ -94,6 +159,7 @@ impl Engine {
     /// `out`; `Err(offset)` where the line stops being JSON.
     pub(crate) fn line(&mut self, line: &[u8], out: &mut Vec<Edit>) -> Result<(), usize> {
         let start = out.len();
+        self.seen.clear();
         let r = self.walk(line, 0, None, out);
         if r.is_err() {
             out.truncate(start);
@@ -234,8 +300,13 @@ impl Engine {
         if let Some(top) = frames.last_mut() {
             top.key = (i + 1, end);
         }
-        // Keys are scanned too (a token used as a key is still a token).
-        if end - i > 8 {
+        // Long keys are scanned too (a token or an address used as a key
+        // is still one); names like `cache_read_input_tokens` are not.
+        if end - i > 16
+            && !buf[i + 1..end]
+                .iter()
+                .all(|&b| b.is_ascii_alphabetic() || b == b'_')
+        {
             self.string(buf, i + 1, end, esc, true, depth, parent, out, frames);
         }
         let j = skip_ws(buf, end + 1);
@@ -264,7 +335,7 @@ impl Engine {
             Some(f) if f.object && !is_key => Some(&buf[f.key.0..f.key.1]),
             _ => None,
         };
-        if !is_key && binary_payload(key, raw) {
+        if !is_key && (binary_payload(key, raw) || structural(raw)) {
             return;
         }
         let mut decoded = std::mem::take(&mut self.levels[depth].decoded);
@@ -291,7 +362,25 @@ impl Engine {
         }
         if !walked {
             let mut hits = std::mem::take(&mut self.hits);
-            self.rules.scan(text, key, &mut hits);
+            if text.len() >= Seen::MIN {
+                let hash = quick_hash(text);
+                match self.seen.find(hash, key, text) {
+                    Some(found) => {
+                        hits.clear();
+                        hits.extend_from_slice(found);
+                    }
+                    None => {
+                        self.rules.scan(text, key, &mut hits);
+                        self.seen.add(hash, key, text, &hits);
+                    }
+                }
+            } else if text.len() >= 6 || key.is_some() {
+                self.rules.scan(text, key, &mut hits);
+            } else {
+                // Nothing a rule finds is shorter than `a@b.io` or `1.2.3.4`,
+                // but a password named by its key.
+                hits.clear();
+            }
             if !hits.is_empty() {
                 let mut path = String::new();
                 render(&ctx, &mut path);
@@ -357,6 +446,26 @@ fn binary_payload(key: Option<&[u8]>, raw: &[u8]) -> bool {
         }
     }
     raw.len() >= 4096 && raw.iter().all(|&b| is_b64(b))
+}
+
+/// Values that are ids or times, the most common strings in a session:
+/// a UUID, an RFC 3339 timestamp. Nothing can hide in them.
+fn structural(raw: &[u8]) -> bool {
+    let uuid = raw.len() == 36
+        && raw.iter().enumerate().all(|(x, &b)| {
+            if matches!(x, 8 | 13 | 18 | 23) {
+                b == b'-'
+            } else {
+                b.is_ascii_hexdigit()
+            }
+        });
+    let time = (20..=35).contains(&raw.len())
+        && raw[4] == b'-'
+        && raw[10] == b'T'
+        && raw
+            .iter()
+            .all(|&b| b.is_ascii_digit() || matches!(b, b'-' | b':' | b'.' | b'T' | b'Z' | b'+'));
+    uuid || time
 }
 
 fn looks_like_json(text: &[u8]) -> bool {
@@ -491,7 +600,11 @@ fn string_end(buf: &[u8], i: usize) -> Result<(usize, bool), usize> {
             let quote = zero(w ^ (ONES * u64::from(b'"')));
             let slash = zero(w ^ (ONES * u64::from(b'\\')));
             let control = w.wrapping_sub(ONES * 0x20) & !w & HIGH;
-            if quote | slash | control != 0 {
+            let stop = quote | slash | control;
+            if stop != 0 {
+                // The lowest flagged byte is exact (the borrow tricks only
+                // misflag bytes above a true one).
+                j += (stop.trailing_zeros() / 8) as usize;
                 break;
             }
             j += 8;
@@ -525,9 +638,23 @@ fn string_end(buf: &[u8], i: usize) -> Result<(usize, bool), usize> {
 fn decode(raw: &[u8], out: &mut Vec<u8>, escapes: &mut Vec<Escape>) {
     out.clear();
     escapes.clear();
+    out.reserve(raw.len());
     let mut i = 0;
     while i < raw.len() {
-        let next = memchr(b'\\', &raw[i..]).map_or(raw.len(), |p| i + p);
+        // Plain bytes up to the next backslash, eight at a time while a
+        // word has none (escapes are a few dozen bytes apart in tool
+        // output, too close for a memchr call to pay off).
+        let mut next = i;
+        while next + 8 <= raw.len() {
+            let w = u64::from_le_bytes(raw[next..next + 8].try_into().unwrap_or([0; 8]));
+            const ONES: u64 = 0x0101_0101_0101_0101;
+            let x = w ^ (ONES * u64::from(b'\\'));
+            if x.wrapping_sub(ONES) & !x & (ONES << 7) != 0 {
+                break;
+            }
+            next += 8;
+        }
+        next = memchr(b'\\', &raw[next..]).map_or(raw.len(), |p| next + p);
         out.extend_from_slice(&raw[i..next]);
         i = next;
         if i >= raw.len() {

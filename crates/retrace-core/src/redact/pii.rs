@@ -26,6 +26,10 @@ pub(crate) fn in_word(sc: &mut Scanner, i: usize, e: usize) -> Option<usize> {
         }
     }
     if s[i].is_ascii_digit() {
+        // A short number not followed by a separator is just a number.
+        if len < 13 && !matches!(next, b' ' | b'-' | b'.') {
+            return None;
+        }
         if s[i..e].iter().all(u8::is_ascii_digit) {
             return digits(sc, i);
         }

@@ -7,7 +7,8 @@
 use super::chars::variety;
 
 /// Words that mark a value as an example or a template, wherever they are
-/// in it (lower case).
+/// in it (lower case); `has_marker` looks for these.
+#[cfg(test)]
 const MARKERS: &[&[u8]] = &[
     b"example",
     b"your-",
@@ -106,17 +107,30 @@ pub(crate) fn is_placeholder(v: &[u8]) -> bool {
     false
 }
 
-/// Whether one of [`MARKERS`] occurs in `lower`: one pass, checking the
-/// markers that start with each byte.
+/// Whether one of [`MARKERS`] occurs in `lower`: one pass, each byte
+/// checked only against the markers that start with it.
 fn has_marker(lower: &[u8]) -> bool {
     (0..lower.len()).any(|i| {
-        let c = lower[i];
-        matches!(
-            c,
-            b'e' | b'y' | b'c' | b'p' | b'd' | b'x' | b'*' | b'r' | b'i' | b'<' | b'$' | b'{'
-        ) && MARKERS
-            .iter()
-            .any(|m| m[0] == c && lower[i..].starts_with(m))
+        let rest = &lower[i..];
+        match rest[0] {
+            b'<' => true,
+            b'e' => rest.starts_with(b"example"),
+            b'y' => rest.starts_with(b"your"),
+            b'c' => rest.starts_with(b"change") && matches!(rest.get(6), Some(b'm' | b'-' | b'_')),
+            b'p' => rest.starts_with(b"placeholder"),
+            b'd' => rest.starts_with(b"dummy"),
+            b'x' => rest.starts_with(b"xxxx"),
+            b'*' => rest.starts_with(b"****"),
+            b'r' => {
+                rest.starts_with(b"redacted")
+                    || rest.starts_with(b"replace-me")
+                    || rest.starts_with(b"replace_me")
+            }
+            b'i' => rest.starts_with(b"insert-") || rest.starts_with(b"insert_"),
+            b'$' => rest.starts_with(b"${"),
+            b'{' => rest.starts_with(b"{{"),
+            _ => false,
+        }
     })
 }
 
@@ -230,6 +244,9 @@ mod tests {
         }
         for v in ["Summer2024!", "hunter2", "K7dPq2xZ9mWv", "Y2hhbmdlbWU9"] {
             assert!(!is_placeholder(v.as_bytes()), "{v}");
+        }
+        for m in MARKERS {
+            assert!(has_marker(m), "{}", String::from_utf8_lossy(m));
         }
         assert!(fake_token(b"AKIAIOSFODNN7EXAMPLE"));
         assert!(fake_token(b"ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"));

@@ -111,10 +111,7 @@ impl Rules {
         if !self.custom.is_empty() {
             self.scan_custom(s, hits);
         }
-        if !self.allow_values.is_empty()
-            || !self.allow_patterns.is_empty()
-            || self.disabled.iter().any(|&d| d)
-        {
+        if self.filters && !hits.is_empty() {
             hits.retain(|h| {
                 let text = &s[h.start..h.end];
                 !self

@@ -9,7 +9,7 @@
 //! `[A-Za-z0-9_]`; the loop visits each word once and each trigger byte
 //! once, so the cost is a table lookup per byte plus a little per word.
 
-use super::chars::{byte, is_trigger, is_word};
+use super::chars::{at, byte, is_trigger, is_word};
 use super::kind::KindId;
 use super::{assign, home, pem, pii, tokens, url};
 
@@ -125,7 +125,13 @@ impl<'a> Scanner<'a> {
             }
             b'=' => assign::operator(self, i),
             b'-' => {
-                if byte(s, i + 1) == b'-' && byte(s, i + 2) == b'-' {
+                let next = byte(s, i + 1);
+                // A hyphen inside a word (`well-known`, a UUID, a date):
+                // no key header, no flag, no dashed home path.
+                if next != b'-' && i > 0 && is_word(s[i - 1]) {
+                    return i + 1;
+                }
+                if next == b'-' && byte(s, i + 2) == b'-' {
                     pem::block(self, i)
                 } else {
                     let end = home::dashed(self, i);
@@ -137,6 +143,9 @@ impl<'a> Scanner<'a> {
                 }
             }
             b'/' | b'\\' => {
+                if !matches!(byte(s, i + 1), b'U' | b'h' | b'\\' | b'n' | b'r' | b't') {
+                    return i + 1;
+                }
                 let end = home::path(self, i);
                 if end > i + 1 {
                     return end;
@@ -161,15 +170,32 @@ impl<'a> Scanner<'a> {
 #[inline(always)]
 fn worth_a_look(s: &[u8], i: usize, e: usize) -> bool {
     let len = e - i;
-    let next = byte(s, e);
-    // Long words (tokens, compact IBANs, card numbers), numbers, words
-    // that go on with `-` `.` `:` `~` `=` (prefixes, MACs, IPv6,
-    // assignments), and the keywords (`Bearer `, `Basic `, `password `…)
-    // and IBAN groups before a space.
-    len >= 13
-        || s[i].is_ascii_digit()
-        || matches!(next, b'-' | b'.' | b':' | b'~' | b'=')
-        || (next == b' ' && matches!(len, 4 | 5 | 6 | 8 | 10))
+    let first = s[i];
+    // Long words (tokens, compact IBANs, card numbers) and numbers.
+    if len >= 13 || first.is_ascii_digit() {
+        return true;
+    }
+    match byte(s, e) {
+        // `sk-`, `xoxb-`, `glpat-`, `GOCSPX-`, MACs `aa-bb-…`; and
+        // bodies with `-` in them (`AIza…-…`, a JWT's `eyJ…-…`).
+        b'-' => len <= 6 || at(s, i, b"AIza") || at(s, i, b"eyJ"),
+        // `SG.`, `hvs.`, `ya29.`, a JWT's first dot
+        b'.' => len <= 4 || at(s, i, b"eyJ"),
+        // base64 bodies (`sntrys_…`, `whsec_…`)
+        b'+' | b'/' => at(s, i, b"sntrys_") || at(s, i, b"whsec_"),
+        // MACs, IPv6 groups; `bot123456789:AA…` (Telegram)
+        b':' => len <= 4 || len >= 8,
+        b'~' => len == 5,
+        b'=' => len == 10,
+        // IBAN groups (`DE89 3704 …`) and the keywords `Basic`, `token`,
+        // `Bearer`, `password`, `passcode`, `passphrase`.
+        b' ' => match len {
+            4 => first.is_ascii_uppercase(),
+            5 | 6 | 8 | 10 => matches!(first | 0x20, b'b' | b't' | b'p'),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// Past an ANSI escape sequence (`ESC [ params final`), so `\e[01;31m` glued
