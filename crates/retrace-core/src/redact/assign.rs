@@ -102,6 +102,14 @@ const KEY_OWNERS: &[&[u8]] = &[
     b"ingest",
 ];
 
+/// The last two letters (lower case) of every word that can end a
+/// secret's name: pass-word, pass-wd, pa-ss, phra-se, co-de, secr-et, k-ey,
+/// credenti-al(s), cre-ds, tok-en, au-th, authorizati-on, s-ig, signatu-re.
+const NAME_ENDINGS: [[u8; 2]; 15] = [
+    *b"rd", *b"wd", *b"ss", *b"se", *b"de", *b"et", *b"ey", *b"al", *b"ls", *b"ds", *b"en", *b"th",
+    *b"on", *b"ig", *b"re",
+];
+
 /// A quick look at a name's last word (most names are `type`, `text`,
 /// `content`…): could `classify` say it is secret?
 fn may_name_secret(name: &[u8], query: bool) -> bool {
@@ -114,24 +122,7 @@ fn may_name_secret(name: &[u8], query: bool) -> bool {
         return false;
     }
     let pair = [name[n - 2] | 0x20, name[n - 1] | 0x20];
-    if !matches!(
-        &pair,
-        b"rd"
-            | b"wd"
-            | b"ss"
-            | b"se"
-            | b"de"
-            | b"et"
-            | b"ey"
-            | b"al"
-            | b"ls"
-            | b"ds"
-            | b"en"
-            | b"th"
-            | b"on"
-            | b"ig"
-            | b"re"
-    ) {
+    if !NAME_ENDINGS.contains(&pair) {
         return false;
     }
     let mut start = name.len();
@@ -343,6 +334,18 @@ pub(crate) fn operator(sc: &mut Scanner, i: usize) -> usize {
     }
     if j > 0 && matches!(s[j - 1], b'"' | b'\'') {
         j -= 1;
+    }
+    // Before walking back over the name, its last two bytes: a line
+    // number (`file:12:`), `USER`/`LOGNAME`/`USERNAME`, or the end of a
+    // secret-naming word; anything else is an ordinary `key: value`.
+    if j < 2 {
+        return i + 1;
+    }
+    let (a, b) = (s[j - 2], s[j - 1]);
+    let digits = b.is_ascii_digit() && (a.is_ascii_digit() || matches!(a, b':' | b'\n'));
+    let pair = [a | 0x20, b | 0x20];
+    if !digits && !(op == b'=' && matches!(&pair, b"er" | b"me")) && !NAME_ENDINGS.contains(&pair) {
+        return i + 1;
     }
     let mut name_start = run_back(s, j, MAX_NAME + 2, |b| is_word(b) || b == b'-' || b == b'.');
     while name_start < j && matches!(s[name_start], b'-' | b'.') {
