@@ -693,13 +693,14 @@ mod tests {
             "max_tokens",
             "next_page_token",
             "private_key_id",
-            "key",
             "GOOGLE_CLIENT_ID",
             "input_tokens",
         ] {
             assert_eq!(class(plain), None, "{plain}");
         }
         assert_eq!(classify(b"key", true).unwrap().kind, k::URL_QUERY_TOKEN);
+        // A bare `KEY = "…"` only takes random-looking values.
+        assert_eq!(class("KEY"), Some((k::GENERIC_SECRET, Strength::Weak)));
     }
 
     #[test]

@@ -651,6 +651,10 @@ pub(crate) fn email(sc: &mut Scanner, i: usize) -> usize {
             break;
         }
     }
+    // A label does not end with `-` (`amber.io-----BEGIN` ends at `io`).
+    while last_label.1 > last_label.0 && s[last_label.1 - 1] == b'-' {
+        last_label.1 -= 1;
+    }
     let tld = &s[last_label.0..last_label.1];
     if labels < 2 || tld.len() < 2 || tld.len() > 24 || !tld.iter().all(u8::is_ascii_alphabetic) {
         return i + 1;

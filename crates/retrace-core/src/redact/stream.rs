@@ -16,6 +16,10 @@ use super::report::{BrokenLine, Finding, Leftover, Summary};
 use super::rules::Rules;
 use super::scanner::Hit;
 
+/// How many times a changed line is re-scanned and re-redacted before
+/// what is still found is reported as a leftover.
+const PASSES: usize = 16;
+
 /// Redacts JSON lines pushed in chunks.
 ///
 /// ```
@@ -142,35 +146,35 @@ impl Redactor {
         match self.engine.line(content, &mut edits) {
             Ok(()) if edits.is_empty() => out.extend_from_slice(line),
             Ok(()) => {
-                let out_start = out.len();
-                out.extend_from_slice(&line[..base]);
-                let mut at = 0;
-                for e in &edits {
-                    out.extend_from_slice(&content[at..e.start]);
-                    let text = self
-                        .placeholders
-                        .text(self.engine.rules.kinds(), e.kind, e.hash);
-                    write_escaped(text.as_bytes(), e.levels, out, &mut self.scratch);
-                    at = e.end;
-                    self.summary.count(e.kind);
-                    self.findings.push(Finding {
-                        kind: e.kind,
-                        line: self.line,
-                        offset: start + (base + e.start) as u64,
-                        path: e.path.clone(),
-                        span: e.span.clone(),
-                        replacement: text,
-                    });
+                let mut current = self.apply(content, &edits, start + base as u64);
+                // Replacing a match can reveal another that was glued to it
+                // (`…ioBearer tok`, a phone after a digit): scan the output
+                // again and redact what it finds, a few times; what is left
+                // after that is reported as a leftover.
+                for pass in 1..=PASSES {
+                    if !self.verify {
+                        break;
+                    }
+                    edits.clear();
+                    if self.engine.line(&current, &mut edits).is_err() {
+                        self.leftover(None, String::from("(output is not JSON)"));
+                        break;
+                    }
+                    if edits.is_empty() {
+                        break;
+                    }
+                    if pass == PASSES {
+                        for e in &edits {
+                            self.leftover(Some(e.kind), e.path.clone());
+                        }
+                        break;
+                    }
+                    current = self.apply(&current, &edits, start + base as u64);
                 }
-                out.extend_from_slice(&content[at..]);
+                out.extend_from_slice(&line[..base]);
+                out.extend_from_slice(&current);
                 out.extend_from_slice(&line[base + content.len()..]);
                 self.summary.lines_changed += 1;
-                if self.verify {
-                    let written = out
-                        [out_start + base..out.len() - (line.len() - base - content.len())]
-                        .to_vec();
-                    self.verify_line(&written);
-                }
             }
             Err(at) => {
                 out.extend_from_slice(line);
@@ -190,18 +194,30 @@ impl Redactor {
         self.edits = edits;
     }
 
-    /// Re-scans a changed line's output: anything found is a leftover.
-    fn verify_line(&mut self, written: &[u8]) {
-        let mut edits = Vec::new();
-        if self.engine.line(written, &mut edits).is_err() {
-            // The output of a JSON line must be JSON; count it as a leftover
-            // so it is never silent.
-            self.leftover(None, String::from("(output is not JSON)"));
-            return;
-        }
+    /// `content` with `edits` replaced by placeholders; records findings
+    /// (offsets from `origin`, the line's first byte in the input).
+    fn apply(&mut self, content: &[u8], edits: &[Edit], origin: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(content.len() + 32 * edits.len());
+        let mut at = 0;
         for e in edits {
-            self.leftover(Some(e.kind), e.path);
+            out.extend_from_slice(&content[at..e.start]);
+            let text = self
+                .placeholders
+                .text(self.engine.rules.kinds(), e.kind, e.hash);
+            write_escaped(text.as_bytes(), e.levels, &mut out, &mut self.scratch);
+            at = e.end;
+            self.summary.count(e.kind);
+            self.findings.push(Finding {
+                kind: e.kind,
+                line: self.line,
+                offset: origin + e.start as u64,
+                path: e.path.clone(),
+                span: e.span.clone(),
+                replacement: text,
+            });
         }
+        out.extend_from_slice(&content[at..]);
+        out
     }
 
     fn leftover(&mut self, kind: Option<KindId>, path: String) {
