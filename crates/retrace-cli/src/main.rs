@@ -33,6 +33,10 @@ enum Command {
         /// One JSON object per input.
         #[arg(long)]
         json: bool,
+        /// Replace secrets and personal data in what is printed
+        /// (`[REDACTED:kind]`).
+        #[arg(long)]
+        redact: bool,
     },
     /// The branch tree: linear runs collapsed, rewinds and compactions marked.
     Tree {
@@ -50,6 +54,10 @@ enum Command {
         /// Normalized messages as JSON lines.
         #[arg(long)]
         json: bool,
+        /// Replace secrets and personal data in what is printed
+        /// (`[REDACTED:kind]`).
+        #[arg(long)]
+        redact: bool,
     },
     /// The original lines of one branch, byte for byte, as a session file.
     Cat {
@@ -155,9 +163,18 @@ fn main() -> ExitCode {
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Info { paths, json } => info::run(&paths, json, &mut out),
+        Command::Info {
+            paths,
+            json,
+            redact,
+        } => info::run(&paths, json, redact, &mut out),
         Command::Tree { path, json } => tree::run(&path, json, &mut out),
-        Command::Show { path, leaf, json } => show::run(&path, leaf.as_deref(), json, &mut out),
+        Command::Show {
+            path,
+            leaf,
+            json,
+            redact,
+        } => show::run(&path, leaf.as_deref(), json, redact, &mut out),
         Command::Cat { path, leaf } => cat::run(&path, leaf.as_deref(), &mut out),
         Command::Validate { paths, json } => validate::run(&paths, json, &mut out),
         Command::Redact {

@@ -27,6 +27,21 @@ pub struct Options {
     pub check: bool,
 }
 
+/// The redactor for `info --redact` and `show --redact`: built-in rules,
+/// typed placeholders (a reader sees what kind of value was hidden).
+pub fn shown() -> Redactor {
+    Redactor::new(Arc::new(Rules::builtin()), Mode::Typed)
+}
+
+/// `text` (JSON lines, the last one with or without a newline) redacted.
+pub fn json_lines(r: &mut Redactor, text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    r.push(text, &mut out);
+    r.finish(&mut out);
+    r.drain_findings().for_each(drop);
+    out
+}
+
 /// The rules: built-in, or with a configuration file's.
 pub fn load_rules(path: Option<&str>) -> Result<Arc<Rules>, Failure> {
     let Some(path) = path else {
