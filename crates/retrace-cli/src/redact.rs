@@ -18,6 +18,9 @@ use crate::{report, Failure, Outcome};
 /// stay in cache.
 const CHUNK: usize = 256 * 1024;
 
+/// Bytes per part when redacting on several threads.
+const PART: usize = 2 << 20;
+
 pub struct Options {
     pub input: String,
     pub output: Option<String>,
@@ -70,9 +73,24 @@ pub fn run(o: &Options, stdout: &mut dyn Write) -> Result<Outcome, Failure> {
             None => Box::new(&mut *stdout),
         }
     };
-    let result = pump(&o.input, input, &mut redactor, &mut sink, report.as_mut());
-    let summary = redactor.summary().clone();
-    result?;
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    let summary = if o.mode == Mode::Pseudo || workers < 2 {
+        let result = pump(&o.input, input, &mut redactor, &mut sink, report.as_mut());
+        result?;
+        redactor.summary().clone()
+    } else {
+        pump_parallel(
+            &o.input,
+            input,
+            &rules,
+            o.mode,
+            workers,
+            &mut sink,
+            report.as_mut(),
+        )?
+    };
     // Commit: flush through the gzip trailer and rename into place.
     sink.flush()?;
     drop(sink);
@@ -98,7 +116,7 @@ pub fn run(o: &Options, stdout: &mut dyn Write) -> Result<Outcome, Failure> {
 
 fn pump(
     name: &str,
-    mut input: Box<dyn Read>,
+    mut input: Box<dyn Read + Send>,
     redactor: &mut Redactor,
     sink: &mut dyn Write,
     mut report: Option<&mut ReportWriter>,
@@ -135,9 +153,136 @@ fn pump(
     Ok(())
 }
 
+/// Mask and typed placeholders do not depend on what came before, so a
+/// file can be cut at line boundaries and the parts redacted on all
+/// cores, then written in order: the same bytes as one redactor gives
+/// (pseudonyms are numbered in order, so `pseudo` runs on one thread).
+fn pump_parallel(
+    name: &str,
+    input: Box<dyn Read + Send>,
+    rules: &Arc<Rules>,
+    mode: Mode,
+    workers: usize,
+    sink: &mut dyn Write,
+    mut report: Option<&mut ReportWriter>,
+) -> Result<Summary, Failure> {
+    use std::sync::mpsc::sync_channel;
+    use std::sync::Mutex;
+
+    /// A part: its sequence number, lines done before it, its first byte.
+    type Job = (u64, Vec<u8>, u64, u64);
+    type Done = (u64, Vec<u8>, Vec<Finding>, Summary);
+
+    let (job_tx, job_rx) = sync_channel::<Job>(workers * 2);
+    let job_rx = Mutex::new(job_rx);
+    let (done_tx, done_rx) = sync_channel::<Done>(workers * 2);
+    let read_error: Mutex<Option<String>> = Mutex::new(None);
+    let mut total = Summary::default();
+    let mut write_result: Result<(), Failure> = Ok(());
+    std::thread::scope(|scope| {
+        let read_error = &read_error;
+        scope.spawn(move || {
+            let mut input = input;
+            let mut carry: Vec<u8> = Vec::new();
+            let (mut seq, mut lines, mut offset) = (0u64, 0u64, 0u64);
+            let mut buf = vec![0u8; PART];
+            loop {
+                let n = match input.read(&mut buf) {
+                    Ok(n) => n,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        *read_error.lock().unwrap_or_else(|p| p.into_inner()) =
+                            Some(format!("{name}: cannot read: {}", io_message(&e)));
+                        return;
+                    }
+                };
+                carry.extend_from_slice(&buf[..n]);
+                // Send whole lines; at the end, whatever is left.
+                let cut = if n == 0 {
+                    carry.len()
+                } else {
+                    match memrchr_newline(&carry) {
+                        Some(p) if carry.len() >= PART || p + 1 == carry.len() => p + 1,
+                        _ => continue,
+                    }
+                };
+                if cut > 0 {
+                    let rest = carry.split_off(cut);
+                    let part = std::mem::replace(&mut carry, rest);
+                    let part_lines = part.iter().filter(|&&b| b == b'\n').count() as u64
+                        + u64::from(!part.ends_with(b"\n"));
+                    let part_len = part.len() as u64;
+                    if job_tx.send((seq, part, lines, offset)).is_err() {
+                        return;
+                    }
+                    seq += 1;
+                    lines += part_lines;
+                    offset += part_len;
+                }
+                if n == 0 {
+                    return;
+                }
+            }
+        });
+        for _ in 0..workers {
+            let (job_rx, done_tx, rules) = (&job_rx, done_tx.clone(), rules.clone());
+            scope.spawn(move || loop {
+                let job = job_rx.lock().unwrap_or_else(|p| p.into_inner()).recv();
+                let Ok((seq, part, lines, offset)) = job else {
+                    return;
+                };
+                let mut r = Redactor::new(rules.clone(), mode);
+                r.resume_at(lines, offset);
+                let mut out = Vec::with_capacity(part.len() + part.len() / 16);
+                r.push(&part, &mut out);
+                r.finish(&mut out);
+                let findings: Vec<Finding> = r.drain_findings().collect();
+                if done_tx
+                    .send((seq, out, findings, r.summary().clone()))
+                    .is_err()
+                {
+                    return;
+                }
+            });
+        }
+        drop(done_tx);
+        // Write the parts in order as they come back.
+        let mut pending = std::collections::BTreeMap::new();
+        let mut next = 0u64;
+        for done in done_rx.iter() {
+            pending.insert(done.0, done);
+            while let Some((_, out, findings, summary)) = pending.remove(&next) {
+                next += 1;
+                if write_result.is_ok() {
+                    write_result = sink.write_all(&out).map_err(Failure::from).and_then(|()| {
+                        match report.as_deref_mut() {
+                            Some(r) => r.findings(findings.into_iter()).map_err(Failure::from),
+                            None => Ok(()),
+                        }
+                    });
+                }
+                total.merge(&summary);
+            }
+            if write_result.is_err() {
+                // Stop the others: their sends fail once this receiver is gone.
+                break;
+            }
+        }
+    });
+    write_result?;
+    if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(Failure::Input(e));
+    }
+    Ok(total)
+}
+
+fn memrchr_newline(b: &[u8]) -> Option<usize> {
+    b.iter().rposition(|&c| c == b'\n')
+}
+
 /// The input as a byte stream, gunzipped when it starts with the gzip magic.
-fn open_input(path: &str) -> Result<Box<dyn Read>, Failure> {
-    let raw: Box<dyn Read> = if path == "-" {
+fn open_input(path: &str) -> Result<Box<dyn Read + Send>, Failure> {
+    let raw: Box<dyn Read + Send> = if path == "-" {
         Box::new(io::stdin())
     } else {
         let p = Path::new(path);

@@ -344,7 +344,8 @@ pub(crate) fn operator(sc: &mut Scanner, i: usize) -> usize {
     let (a, b) = (s[j - 2], s[j - 1]);
     let digits = b.is_ascii_digit() && (a.is_ascii_digit() || matches!(a, b':' | b'\n'));
     let pair = [a | 0x20, b | 0x20];
-    if !digits && !(op == b'=' && matches!(&pair, b"er" | b"me")) && !NAME_ENDINGS.contains(&pair) {
+    let user = op == b'=' && matches!(&pair, b"er" | b"me");
+    if !(digits || user || NAME_ENDINGS.contains(&pair)) {
         return i + 1;
     }
     let mut name_start = run_back(s, j, MAX_NAME + 2, |b| is_word(b) || b == b'-' || b == b'.');

@@ -90,12 +90,7 @@ pub(crate) struct Engine {
 #[derive(Debug, Default)]
 struct Seen {
     /// (quick hash, key, text range in `text`, hits range in `hits`)
-    entries: Vec<(
-        u64,
-        Option<Vec<u8>>,
-        std::ops::Range<usize>,
-        std::ops::Range<usize>,
-    )>,
+    entries: Vec<SeenEntry>,
     text: Vec<u8>,
     hits: Vec<Hit>,
 }
@@ -130,6 +125,14 @@ impl Seen {
         self.entries.push((hash, key.map(<[u8]>::to_vec), t, h));
     }
 }
+
+/// (quick hash, key, text range in `Seen::text`, hits range in `Seen::hits`)
+type SeenEntry = (
+    u64,
+    Option<Vec<u8>>,
+    std::ops::Range<usize>,
+    std::ops::Range<usize>,
+);
 
 /// A fast, non-cryptographic hash: only a filter before a byte compare.
 fn quick_hash(text: &[u8]) -> u64 {
@@ -426,14 +429,13 @@ fn binary_payload(key: Option<&[u8]>, raw: &[u8]) -> bool {
             b"signature" | b"encrypted_content" | b"encryptedContent" | b"thoughtSignature"
             | b"thought_signature",
         ) => return raw.len() >= 32,
-        Some(b"data" | b"base64" | b"b64_json" | b"image" | b"bytes" | b"blob" | b"imageData") => {
+        Some(b"data" | b"base64" | b"b64_json" | b"image" | b"bytes" | b"blob" | b"imageData")
             if raw.len() >= 256
                 && raw[..256]
                     .iter()
-                    .all(|&b| is_b64(b) || b == b'\\' || b == b'-' || b == b'_')
-            {
-                return true;
-            }
+                    .all(|&b| is_b64(b) || b == b'\\' || b == b'-' || b == b'_') =>
+        {
+            return true;
         }
         _ => {}
     }

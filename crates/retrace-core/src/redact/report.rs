@@ -77,6 +77,27 @@ impl Summary {
         self.broken_matches + self.leftovers
     }
 
+    /// Adds the totals of a later part of the same input.
+    pub fn merge(&mut self, other: &Summary) {
+        self.lines += other.lines;
+        self.lines_changed += other.lines_changed;
+        self.bytes += other.bytes;
+        if self.counts.len() < other.counts.len() {
+            self.counts.resize(other.counts.len(), 0);
+        }
+        for (a, b) in self.counts.iter_mut().zip(&other.counts) {
+            *a += b;
+        }
+        self.broken_lines += other.broken_lines;
+        self.broken_matches += other.broken_matches;
+        let room = Self::KEEP.saturating_sub(self.broken.len());
+        self.broken.extend(other.broken.iter().take(room).cloned());
+        self.leftovers += other.leftovers;
+        let room = Self::KEEP.saturating_sub(self.leftover.len());
+        self.leftover
+            .extend(other.leftover.iter().take(room).cloned());
+    }
+
     pub(crate) fn count(&mut self, kind: KindId) {
         let slot = kind.0 as usize;
         if self.counts.len() <= slot {

@@ -68,6 +68,17 @@ impl Redactor {
         }
     }
 
+    /// Goes on from a later point of a file: `lines` lines and `offset`
+    /// bytes were before the next push (redacted elsewhere). For callers
+    /// that cut a file at line boundaries and redact the parts in
+    /// parallel, then concatenate: with [`Mode::Mask`] or [`Mode::Typed`]
+    /// that gives the same bytes as one redactor (pseudonyms are numbered
+    /// in order, so `Pseudo` needs one redactor for the whole file).
+    pub fn resume_at(&mut self, lines: u64, offset: u64) {
+        self.line = lines;
+        self.offset = offset;
+    }
+
     /// Turns the verify pass (a re-scan of every changed line's output) on
     /// or off.
     pub fn set_verify(&mut self, on: bool) {
