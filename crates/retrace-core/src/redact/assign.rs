@@ -299,6 +299,16 @@ fn identifier_like(w: &[u8]) -> bool {
     if w.is_empty() || w[0].is_ascii_digit() {
         return false;
     }
+    // Digits among mixed case in a longer word: material, not a name
+    // (`SkOpbj64eTk258`).
+    let has = |f: fn(&u8) -> bool| w.iter().any(f);
+    if w.len() >= 8
+        && has(u8::is_ascii_digit)
+        && has(u8::is_ascii_uppercase)
+        && has(u8::is_ascii_lowercase)
+    {
+        return false;
+    }
     let lower = w.iter().all(|&b| !b.is_ascii_uppercase());
     let upper = w.iter().all(|&b| !b.is_ascii_lowercase());
     let camel = w.iter().enumerate().all(|(x, &b)| {
@@ -314,7 +324,16 @@ fn identifier_like(w: &[u8]) -> bool {
 fn path_like(v: &[u8]) -> bool {
     let rooted =
         v[0] == b'/' || v.starts_with(b"./") || v.starts_with(b"~/") || v.starts_with(b"../");
+    // A segment of 20+ characters mixing case and digits is base64
+    // material, not a directory name.
+    let random_segment = v.split(|&b| b == b'/').any(|seg| {
+        seg.len() >= 20
+            && seg.iter().any(u8::is_ascii_digit)
+            && seg.iter().any(u8::is_ascii_uppercase)
+            && seg.iter().any(u8::is_ascii_lowercase)
+    });
     rooted
+        && !random_segment
         && !v.iter().any(|&b| matches!(b, b'+' | b'='))
         && (v.iter().filter(|&&b| b == b'/').count() >= 2 || memchr(b'.', &v[1..]).is_some())
 }

@@ -10,7 +10,9 @@ pub struct Finding {
     pub kind: KindId,
     /// 1-based line of the input.
     pub line: u64,
-    /// Byte offset in the input of the match's first raw byte.
+    /// Byte offset in the input of the match's first raw byte. (For a
+    /// match that only showed once a neighbour was replaced, the offset is
+    /// in the line as partly redacted.)
     pub offset: u64,
     /// JSON path of the string that held it (`message.content[2].input.command`;
     /// `.$json` marks JSON inside a string). Empty for plain text.

@@ -129,7 +129,8 @@ impl Redactor {
         }
     }
 
-    /// Findings since the last drain, in input order.
+    /// Findings since the last drain, in input order. They pile up until
+    /// drained: a caller streaming a large file drains after each push.
     pub fn drain_findings(&mut self) -> std::vec::Drain<'_, Finding> {
         self.findings.drain(..)
     }
