@@ -334,6 +334,10 @@ fn binary_payloads_and_placeholders_are_left_alone() {
         r#"{"text":"password = getpass.getpass(\"Password: \")\nAPI_KEY = os.environ[\"OPENAI_API_KEY\"]\nheaders = {\"Authorization\": f\"Bearer {token}\"}"}"#.to_owned(),
         r#"{"text":"commit 3f2a9c1e5b7d4a6f8e0c2b4d6f8a0c2e4b6d8f0a\nVersion=8.0.0.0 127.0.0.1 ::1 std::io 02:42:ac:11:00:02 order 4242424242424241 claude-sonnet-4-20250514 uuid 123e4567-e89b-42d3-a456-426614174000"}"#.to_owned(),
         r#"{"text":"git@github.com:org/repo.git Co-Authored-By: Claude <noreply@anthropic.com> pk_live_51HxYzAbCdEfGhIjKlMnOpQr 10.0.0.12 192.168.1.20"}"#.to_owned(),
+        // Seen in the shared corpus (a CI log, TypeScript signatures).
+        r#"{"text":"Trying to restore uv cache from GitHub Actions cache with key: setup-uv-1-x86_64-unknown-linux-gnu-3.12-0d3f9a1b2c
+export function save(provider: string, creds: OAuthCredentials): void {
+	const credentials: OAuthCredentials = {"}"#.to_owned(),
     ];
     for l in &lines {
         assert_eq!(&redact(l, Mode::Typed), l);

@@ -206,8 +206,9 @@ pub(crate) fn classify(name: &[u8], query: bool) -> Option<Class> {
         b"key" if KEY_OWNERS.contains(&prev) => Strength::Secret,
         b"auth" | b"authorization" => Strength::Weak,
         b"key" | b"sig" | b"signature" | b"code" if query => Strength::Weak,
-        // A name that is just `KEY` (`KEY = "…"`): only a random value.
-        b"key" if n == 1 => Strength::Weak,
+        // A constant named just `KEY` (`KEY = "…"`): only a random value
+        // (`cache key: …` in a log is not one).
+        b"key" if n == 1 && name == b"KEY" => Strength::Weak,
         _ => return None,
     };
     let kind =
@@ -285,6 +286,11 @@ fn code_like(v: &[u8]) -> bool {
         return true;
     }
     if ident_end == v.len() && v.iter().all(|&b| b.is_ascii_lowercase() || b == b'_') {
+        return true;
+    }
+    // A type or variable name without digits (`creds: OAuthCredentials`,
+    // `password: SecretStr`).
+    if ident_end == v.len() && identifier_like(v) && !v.iter().any(u8::is_ascii_digit) {
         return true;
     }
     ident_end == v.len()
@@ -403,12 +409,27 @@ pub(crate) fn operator(sc: &mut Scanner, i: usize) -> usize {
             && class.kind == k::AWS_SECRET_ACCESS_KEY
             && value.len() == 40
             && value.iter().all(|&b| is_b64(b));
-        if aws || value_ok(value, quoted, class.strength) {
+        let type_name = !quoted
+            && value[0].is_ascii_alphabetic()
+            && value.iter().all(|&b| is_word(b) || b == b'.')
+            && type_position(s, end);
+        if (aws || value_ok(value, quoted, class.strength)) && !type_name {
             sc.hit(start, end, class.kind, rank::ASSIGNMENT);
         }
     }
     // The value is scanned too: a vendor token in it names the kind.
     i + 1
+}
+
+/// An unquoted value followed by `)`, `=`, `{` or `|` is a type in a
+/// signature or declaration (`creds: OAuthCredentials): void`,
+/// `credentials: OAuthCredentials = {`), not a value.
+fn type_position(s: &[u8], end: usize) -> bool {
+    if byte(s, end) == b')' {
+        return true;
+    }
+    let next = run(s, end, |b| b == b' ');
+    matches!(byte(s, next), b'=' | b'{' | b'|') && byte(s, next + 1) != b'='
 }
 
 /// `path:LINE:TOKEN` (grep or rg output) where the matched line is a lone
@@ -480,7 +501,7 @@ fn value_at(s: &[u8], v: usize, query: bool) -> Option<(usize, usize, bool)> {
     })
     .min(v + MAX_VALUE);
     // A closing bracket or full stop that ends the surrounding text.
-    while end > v && matches!(s[end - 1], b')' | b']' | b'}' | b'>' | b'.') {
+    while end > v && matches!(s[end - 1], b')' | b']' | b'}' | b'>' | b'.' | b':') {
         let open = match s[end - 1] {
             b')' => b'(',
             b']' => b'[',
