@@ -591,11 +591,11 @@ fn string_end(buf: &[u8], i: usize) -> Result<(usize, bool), usize> {
     let mut j = i + 1;
     let mut esc = false;
     loop {
-        while j + 8 <= buf.len() {
-            // Eight bytes at a time while none of them stops the scan: no
-            // quote, no backslash, no byte below 0x20 (SWAR: a byte is
-            // flagged when it equals the pattern, or is under 0x20).
-            let w = u64::from_le_bytes(buf[j..j + 8].try_into().unwrap_or([0; 8]));
+        // Eight bytes at a time while none of them stops the scan: no
+        // quote, no backslash, no byte below 0x20 (SWAR: a byte is flagged
+        // when it equals the pattern, or is under 0x20).
+        while let Some((word, _)) = buf.get(j..).and_then(<[u8]>::split_first_chunk::<8>) {
+            let w = u64::from_le_bytes(*word);
             const ONES: u64 = 0x0101_0101_0101_0101;
             const HIGH: u64 = 0x8080_8080_8080_8080;
             let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGH;
@@ -647,16 +647,22 @@ fn decode(raw: &[u8], out: &mut Vec<u8>, escapes: &mut Vec<Escape>) {
         // word has none (escapes are a few dozen bytes apart in tool
         // output, too close for a memchr call to pay off).
         let mut next = i;
-        while next + 8 <= raw.len() {
-            let w = u64::from_le_bytes(raw[next..next + 8].try_into().unwrap_or([0; 8]));
+        let mut found = false;
+        while let Some((word, _)) = raw.get(next..).and_then(<[u8]>::split_first_chunk::<8>) {
+            let w = u64::from_le_bytes(*word);
             const ONES: u64 = 0x0101_0101_0101_0101;
             let x = w ^ (ONES * u64::from(b'\\'));
-            if x.wrapping_sub(ONES) & !x & (ONES << 7) != 0 {
+            let hit = x.wrapping_sub(ONES) & !x & (ONES << 7);
+            if hit != 0 {
+                next += (hit.trailing_zeros() / 8) as usize;
+                found = true;
                 break;
             }
             next += 8;
         }
-        next = memchr(b'\\', &raw[next..]).map_or(raw.len(), |p| next + p);
+        if !found {
+            next = memchr(b'\\', &raw[next..]).map_or(raw.len(), |p| next + p);
+        }
         out.extend_from_slice(&raw[i..next]);
         i = next;
         if i >= raw.len() {
