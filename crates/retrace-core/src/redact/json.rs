@@ -80,6 +80,10 @@ pub(crate) struct Engine {
     levels: Vec<Level>,
     hits: Vec<Hit>,
     seen: Seen,
+    /// When set, only top-level strings overlapping these ranges of the
+    /// line are scanned (the verify pass: see `line_around`).
+    around: Vec<std::ops::Range<usize>>,
+    filter: bool,
 }
 
 /// The long strings already scanned on this line, with their hits: a
@@ -155,6 +159,8 @@ impl Engine {
             levels: Vec::new(),
             hits: Vec::new(),
             seen: Seen::default(),
+            around: Vec::new(),
+            filter: false,
         }
     }
 
@@ -168,6 +174,28 @@ impl Engine {
             out.truncate(start);
         }
         r
+    }
+
+    /// Like `line`, but only strings of the line that overlap one of
+    /// `ranges` (sorted) are scanned, with everything inside them; a value
+    /// counts from its key, since a key can be redacted too.
+    pub(crate) fn line_around(
+        &mut self,
+        line: &[u8],
+        ranges: &[std::ops::Range<usize>],
+        out: &mut Vec<Edit>,
+    ) -> Result<(), usize> {
+        self.around.clear();
+        self.around.extend_from_slice(ranges);
+        self.filter = true;
+        let r = self.line(line, out);
+        self.filter = false;
+        r
+    }
+
+    fn untouched(&self, from: usize, to: usize) -> bool {
+        let at = self.around.partition_point(|r| r.end <= from);
+        self.around.get(at).is_none_or(|r| r.start >= to)
     }
 
     fn walk(
@@ -338,6 +366,15 @@ impl Engine {
             Some(f) if f.object && !is_key => Some(&buf[f.key.0..f.key.1]),
             _ => None,
         };
+        if self.filter && depth == 0 {
+            let from = match frames.last() {
+                Some(f) if f.object && !is_key => f.key.0 - 1,
+                _ => start - 1,
+            };
+            if self.untouched(from, end + 1) {
+                return;
+            }
+        }
         if !is_key && (binary_payload(key, raw) || structural(raw)) {
             return;
         }

@@ -49,6 +49,8 @@ pub struct Redactor {
     verify: bool,
     scratch: Vec<u8>,
     hits: Vec<Hit>,
+    /// Where the last `apply` wrote placeholders.
+    written: Vec<std::ops::Range<usize>>,
 }
 
 impl Redactor {
@@ -65,6 +67,7 @@ impl Redactor {
             verify: true,
             scratch: Vec::new(),
             hits: Vec::new(),
+            written: Vec::new(),
         }
     }
 
@@ -168,7 +171,13 @@ impl Redactor {
                         break;
                     }
                     edits.clear();
-                    if self.engine.line(&current, &mut edits).is_err() {
+                    // Only strings holding a placeholder can scan
+                    // differently than before (the rest are the same bytes
+                    // under the same keys, and had no match).
+                    let written = std::mem::take(&mut self.written);
+                    let scanned = self.engine.line_around(&current, &written, &mut edits);
+                    self.written = written;
+                    if scanned.is_err() {
                         self.leftover(None, String::from("(output is not JSON)"));
                         break;
                     }
@@ -208,15 +217,20 @@ impl Redactor {
 
     /// `content` with `edits` replaced by placeholders; records findings
     /// (offsets from `origin`, the line's first byte in the input).
+    /// The ranges of `out` the placeholders went to are left in
+    /// `self.written`.
     fn apply(&mut self, content: &[u8], edits: &[Edit], origin: u64) -> Vec<u8> {
         let mut out = Vec::with_capacity(content.len() + 32 * edits.len());
         let mut at = 0;
+        self.written.clear();
         for e in edits {
             out.extend_from_slice(&content[at..e.start]);
             let text = self
                 .placeholders
                 .text(self.engine.rules.kinds(), e.kind, e.hash);
+            let from = out.len();
             write_escaped(text.as_bytes(), e.levels, &mut out, &mut self.scratch);
+            self.written.push(from..out.len());
             at = e.end;
             self.summary.count(e.kind);
             self.findings.push(Finding {
