@@ -1,7 +1,7 @@
 //! `cargo xtask bench-redact [--mb N] [--seeds 1,2,3]`: redaction quality
 //! and speed in one run. For each seed it generates an evaluation corpus
 //! with `../shared/tools/redact_corpus.py` (kept in `target/redact-bench`),
-//! redacts it with the release `retrace redact` (native, best of 3 wall
+//! redacts it with the release `retrace redact` (native, best of 5 wall
 //! times) and with the core as wasm in Node (best of 3, reads and writes
 //! included), checks the two outputs are the same bytes, scores the output
 //! with `redact_score.py` and prints recall, decoys, clean lines altered
@@ -79,7 +79,7 @@ pub fn run(args: &[String]) -> Result<()> {
         let bytes = std::fs::metadata(&corpus)?.len() as f64;
         let native_out = dir.join(format!("{name}.native.jsonl"));
         let mut native_best = f64::MAX;
-        for _ in 0..3 {
+        for _ in 0..5 {
             let t = Instant::now();
             let status = Command::new(&retrace)
                 .arg("redact")
