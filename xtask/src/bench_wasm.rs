@@ -15,24 +15,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = root();
     wasm::ensure_target()?;
     let crate_dir = root.join("xtask/wasm-bench");
-    let target_dir = root.join("target/wasm-bench");
-    step(
-        "wasm bench build (+simd128)",
-        &crate_dir,
-        cargo()
-            .args([
-                "build",
-                "--release",
-                "--target",
-                wasm::TARGET,
-                "--target-dir",
-            ])
-            .arg(&target_dir)
-            .env("RUSTFLAGS", "-C target-feature=+simd128"),
-    )?;
-    let module = target_dir
-        .join(wasm::TARGET)
-        .join("release/retrace_wasm_bench.wasm");
+    let module = build_module(&root)?;
     let files: Vec<PathBuf> = if args.is_empty() {
         let bench = root.join("target/bench");
         vec![
@@ -50,6 +33,28 @@ pub fn run(args: &[String]) -> Result<()> {
             .arg(&module)
             .args(&files),
     )
+}
+
+/// Builds `xtask/wasm-bench` for wasm32 with simd128; returns the module.
+pub fn build_module(root: &Path) -> Result<PathBuf> {
+    let target_dir = root.join("target/wasm-bench");
+    step(
+        "wasm bench build (+simd128)",
+        &root.join("xtask/wasm-bench"),
+        cargo()
+            .args([
+                "build",
+                "--release",
+                "--target",
+                wasm::TARGET,
+                "--target-dir",
+            ])
+            .arg(&target_dir)
+            .env("RUSTFLAGS", "-C target-feature=+simd128"),
+    )?;
+    Ok(target_dir
+        .join(wasm::TARGET)
+        .join("release/retrace_wasm_bench.wasm"))
 }
 
 /// A session of `mb` MB from one of the shared generators (seed 1), made

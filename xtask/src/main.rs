@@ -6,7 +6,9 @@
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 //! - `bench-web`: the viewer's open speed in headless Chromium.
+//! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
 
+mod bench_redact;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
@@ -27,6 +29,7 @@ fn main() -> ExitCode {
         Some("dist") => serve::dist(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("bench-web") => bench_web::run(&args[1..]),
+        Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -58,6 +61,9 @@ commands:
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size
+  bench-redact [--mb N] [--seeds 1,2,3]
+              redaction quality (redact_score.py) and MB/s, native and
+              as wasm in Node, on generated corpora (target/redact-bench)
 ";
 
 /// The workspace root (the parent of this crate).

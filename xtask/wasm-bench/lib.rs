@@ -73,3 +73,83 @@ pub extern "C" fn real_branch_points() -> u32 {
             .map_or(0, |s| s.tree().real_branch_points().count()) as u32
     })
 }
+
+// ---- redaction -------------------------------------------------------
+
+#[derive(Default)]
+struct RedactState {
+    redactor: Option<retrace_core::redact::Redactor>,
+    out: Vec<u8>,
+    findings: u64,
+}
+
+thread_local! {
+    static REDACT: RefCell<RedactState> = RefCell::default();
+}
+
+/// Starts a redaction: mode 0 mask, 1 typed, 2 pseudo; built-in rules.
+#[no_mangle]
+pub extern "C" fn redact_begin(mode: u32) {
+    use retrace_core::redact::{Mode, Redactor, Rules};
+    let mode = match mode {
+        1 => Mode::Typed,
+        2 => Mode::Pseudo,
+        _ => Mode::Mask,
+    };
+    REDACT.with_borrow_mut(|r| {
+        r.redactor = Some(Redactor::new(std::sync::Arc::new(Rules::builtin()), mode));
+        r.out.clear();
+        r.findings = 0;
+    });
+}
+
+/// Redacts the first `len` bytes of the buffer; returns the length of the
+/// output, which `redact_out` points at until the next call.
+#[no_mangle]
+pub extern "C" fn redact_push(len: usize) -> usize {
+    STATE.with_borrow(|s| {
+        REDACT.with_borrow_mut(|r| {
+            let RedactState {
+                redactor,
+                out,
+                findings,
+            } = r;
+            out.clear();
+            if let Some(red) = redactor.as_mut() {
+                red.push(&s.buffer[..len], out);
+                *findings += red.drain_findings().count() as u64;
+            }
+            out.len()
+        })
+    })
+}
+
+/// Redacts what is left (a last line without newline); returns its length.
+#[no_mangle]
+pub extern "C" fn redact_finish() -> usize {
+    REDACT.with_borrow_mut(|r| {
+        let RedactState {
+            redactor,
+            out,
+            findings,
+        } = r;
+        out.clear();
+        if let Some(red) = redactor.as_mut() {
+            red.finish(out);
+            *findings += red.drain_findings().count() as u64;
+        }
+        out.len()
+    })
+}
+
+/// The output of the last `redact_push` / `redact_finish`.
+#[no_mangle]
+pub extern "C" fn redact_out() -> *const u8 {
+    REDACT.with_borrow(|r| r.out.as_ptr())
+}
+
+/// Findings so far.
+#[no_mangle]
+pub extern "C" fn redact_findings() -> u32 {
+    REDACT.with_borrow(|r| r.findings as u32)
+}

@@ -56,15 +56,28 @@ struct ModelInfo {
     cost_usd: Option<f64>,
 }
 
-pub fn run(paths: &[String], json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
+pub fn run(
+    paths: &[String],
+    json: bool,
+    redact: bool,
+    out: &mut impl Write,
+) -> Result<Outcome, Failure> {
+    let mut redactor = redact.then(crate::redact::shown);
     crate::for_each_input(paths, out, |path, out| {
         let mut loaded = load(path)?;
         let info = gather(&mut loaded)?;
+        let mut text = Vec::new();
         if json {
-            serde_json::to_writer(&mut *out, &info).map_err(std::io::Error::from)?;
-            writeln!(out)?;
+            serde_json::to_writer(&mut text, &info).map_err(std::io::Error::from)?;
+            writeln!(text)?;
         } else {
-            print_text(&info, out)?;
+            print_text(&info, &mut text)?;
+        }
+        // Paths and model names can carry a user name or an address.
+        match redactor.as_mut() {
+            Some(r) if json => out.write_all(&crate::redact::json_lines(r, &text))?,
+            Some(r) => out.write_all(r.redact_text(&String::from_utf8_lossy(&text)).as_bytes())?,
+            None => out.write_all(&text)?,
         }
         Ok(Outcome::Clean)
     })

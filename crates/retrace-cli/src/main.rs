@@ -6,6 +6,7 @@ mod input;
 mod migrate;
 mod output;
 mod progress;
+mod redact;
 mod show;
 mod tree;
 mod validate;
@@ -47,6 +48,10 @@ enum Command {
         /// One JSON object per input.
         #[arg(long)]
         json: bool,
+        /// Replace secrets and personal data in what is printed
+        /// (`[REDACTED:kind]`).
+        #[arg(long)]
+        redact: bool,
     },
     /// The branch tree: linear runs collapsed, rewinds and compactions marked.
     Tree {
@@ -64,6 +69,10 @@ enum Command {
         /// Normalized messages as JSON lines.
         #[arg(long)]
         json: bool,
+        /// Replace secrets and personal data in what is printed
+        /// (`[REDACTED:kind]`).
+        #[arg(long)]
+        redact: bool,
     },
     /// The original lines of one branch, byte for byte, as a session file.
     Cat {
@@ -90,6 +99,27 @@ enum Command {
         /// The report as JSON.
         #[arg(long, requires = "report")]
         json: bool,
+    },
+    /// Secrets and personal data replaced, streamed (`.gz` in and out);
+    /// exit 1 when matches remain (or, with --check, were found).
+    Redact {
+        /// A JSON-lines file, `.gz`, or `-` for standard input.
+        input: String,
+        /// Where to write (atomically; `.gz` compresses); default stdout.
+        #[arg(short, long)]
+        output: Option<String>,
+        /// mask (`***`), typed (`[REDACTED:kind]`) or pseudo (`<email-1>`).
+        #[arg(long, default_value = "mask", value_parser = parse_mode)]
+        mode: retrace_core::redact::Mode,
+        /// Custom rules, allowlist and disabled kinds (TOML or JSON).
+        #[arg(long)]
+        rules: Option<String>,
+        /// Write findings (kind, line, JSON path; never values) as JSON here.
+        #[arg(long)]
+        report: Option<String>,
+        /// Only report; exit 1 when anything is found.
+        #[arg(long)]
+        check: bool,
     },
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate {
@@ -158,15 +188,29 @@ pub fn for_each_input(
     Ok(worst)
 }
 
+fn parse_mode(s: &str) -> Result<retrace_core::redact::Mode, String> {
+    retrace_core::redact::Mode::parse(s)
+        .ok_or_else(|| format!("`{s}` is not mask, typed or pseudo"))
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     input::set_format(cli.format);
     let stdout = io::stdout();
     let mut out = io::BufWriter::new(stdout.lock());
     let result = match cli.command {
-        Command::Info { paths, json } => info::run(&paths, json, &mut out),
+        Command::Info {
+            paths,
+            json,
+            redact,
+        } => info::run(&paths, json, redact, &mut out),
         Command::Tree { path, json } => tree::run(&path, json, &mut out),
-        Command::Show { path, leaf, json } => show::run(&path, leaf.as_deref(), json, &mut out),
+        Command::Show {
+            path,
+            leaf,
+            json,
+            redact,
+        } => show::run(&path, leaf.as_deref(), json, redact, &mut out),
         Command::Cat { path, leaf } => cat::run(&path, leaf.as_deref(), &mut out),
         Command::Migrate {
             path,
@@ -187,6 +231,24 @@ fn main() -> ExitCode {
             &mut out,
         ),
         Command::Validate { paths, json } => validate::run(&paths, json, &mut out),
+        Command::Redact {
+            input,
+            output,
+            mode,
+            rules,
+            report,
+            check,
+        } => redact::run(
+            &redact::Options {
+                input,
+                output,
+                mode,
+                rules,
+                report,
+                check,
+            },
+            &mut out,
+        ),
     };
     let result = result.and_then(|outcome| {
         out.flush()?;

@@ -2,6 +2,7 @@
 
 use std::io::Write;
 
+use retrace_core::redact::Redactor;
 use retrace_core::{Message, MessageKind, Part, Role};
 
 use crate::input::{leaf, load};
@@ -12,23 +13,53 @@ pub fn run(
     path: &str,
     wanted: Option<&str>,
     json: bool,
+    redact: bool,
     out: &mut impl Write,
 ) -> Result<Outcome, Failure> {
     let mut loaded = load(path)?;
     let leaf = leaf(&loaded, wanted)?;
-    let messages = loaded
+    let mut messages = loaded
         .session
         .context(leaf, &mut loaded.source)
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
-    for m in &messages {
+    let mut redactor = redact.then(crate::redact::shown);
+    for m in &mut messages {
         if json {
-            serde_json::to_writer(&mut *out, m).map_err(std::io::Error::from)?;
+            let line = serde_json::to_vec(m).map_err(std::io::Error::from)?;
+            match redactor.as_mut() {
+                Some(r) => out.write_all(&crate::redact::json_lines(r, &line))?,
+                None => out.write_all(&line)?,
+            }
             writeln!(out)?;
         } else {
+            if let Some(r) = redactor.as_mut() {
+                redact_message(r, m);
+            }
             print_message(m, out)?;
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// Redacts a message's text before it is shortened for display (so a key
+/// cut in half at the edge is still replaced whole).
+fn redact_message(r: &mut Redactor, m: &mut Message) {
+    for part in &mut m.content {
+        match part {
+            Part::Text { text } | Part::Thinking { text, .. } => *text = r.redact_text(text),
+            Part::ToolResult { output, .. } => *output = r.redact_text(output),
+            Part::ToolCall { arguments, .. } => {
+                // As JSON, so `{"password": "…"}` is seen by its key.
+                if let Ok(line) = serde_json::to_vec(arguments) {
+                    let red = crate::redact::json_lines(r, &line);
+                    if let Ok(v) = serde_json::from_slice(&red) {
+                        *arguments = v;
+                    }
+                }
+            }
+            Part::Image { .. } => {}
+        }
+    }
 }
 
 fn print_message(m: &Message, out: &mut impl Write) -> std::io::Result<()> {

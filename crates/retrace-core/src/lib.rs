@@ -14,6 +14,9 @@
 //! 4. Bodies are parsed only when asked for: [`Session::context`] reads the
 //!    byte ranges of a branch through a [`Source`] and normalizes them into
 //!    [`Message`]s.
+//!
+//! Beside the path, [`redact`] takes secrets and personal data out of any
+//! JSON-lines file, streaming, with the same bytes natively and in wasm.
 
 mod api;
 mod context;
@@ -30,6 +33,7 @@ pub mod migrate;
 mod normalize;
 mod outline;
 mod reader;
+pub mod redact;
 mod replay;
 mod scan;
 mod scan_simd;

@@ -680,7 +680,8 @@ impl Reader {
         if let Some(c) = content {
             let blocks = c.value.get(bytes);
             if c.kind == ValueKind::Array && self.interner.get(e.role) == b"user" {
-                if !e.flags.has(Flags::TOOL_RESULT) && self.keys.tool_result.find(blocks).is_some() {
+                if !e.flags.has(Flags::TOOL_RESULT) && self.keys.tool_result.find(blocks).is_some()
+                {
                     e.flags.0 |= Flags::TOOL_RESULT;
                 }
                 // A failed result says so in its block; the same words inside

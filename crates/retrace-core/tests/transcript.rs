@@ -65,7 +65,8 @@ fn pi_error_rows_are_failed_tools_and_error_stops() {
     let rows = s.rows(s.tree().default_leaf().unwrap());
     // v1: every entry after the header is on the one branch.
     assert_eq!(rows.len(), 1018);
-    let errors: Vec<&retrace_core::Row> = rows.iter().filter(|r| r.marks.has(Marks::ERROR)).collect();
+    let errors: Vec<&retrace_core::Row> =
+        rows.iter().filter(|r| r.marks.has(Marks::ERROR)).collect();
     // 19 tool results with `isError: true` and one `stopReason: "error"`,
     // counted by parsing the file.
     assert_eq!(errors.len(), 20);
@@ -73,7 +74,11 @@ fn pi_error_rows_are_failed_tools_and_error_stops() {
         let m = s.row_message(row, &mut &bytes[..]).unwrap().unwrap();
         let failed = m.tool_results().any(|(_, is_error)| is_error)
             || m.stop_reason.as_deref() == Some("error");
-        assert!(failed, "line {} is not an error", s.entry(row.entries[0]).line);
+        assert!(
+            failed,
+            "line {} is not an error",
+            s.entry(row.entries[0]).line
+        );
     }
 }
 

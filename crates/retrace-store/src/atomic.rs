@@ -30,7 +30,7 @@ impl AtomicFile {
             let file = File::options()
                 .write(true)
                 .open(dest)
-                .map_err(|e| StoreError::from_io(e, dest))?;
+                .map_err(|e| StoreError::write(&e, dest))?;
             return Ok(AtomicFile {
                 file,
                 tmp: None,
@@ -44,13 +44,13 @@ impl AtomicFile {
         };
         let name = dest
             .file_name()
-            .ok_or_else(|| StoreError::from_io(io::Error::other("not a file name"), dest))?;
+            .ok_or_else(|| StoreError::write(&io::Error::other("not a file name"), dest))?;
         let tmp = dir.join(format!(
             ".{}.retrace-{}.tmp",
             name.to_string_lossy(),
             std::process::id()
         ));
-        let file = File::create(&tmp).map_err(|e| StoreError::from_io(e, &tmp))?;
+        let file = File::create(&tmp).map_err(|e| StoreError::write(&e, dest))?;
         Ok(AtomicFile {
             file,
             tmp: Some(tmp),
@@ -71,7 +71,7 @@ impl AtomicFile {
             return self
                 .file
                 .flush()
-                .map_err(|e| StoreError::from_io(e, &self.dest));
+                .map_err(|e| StoreError::write(&e, &self.dest));
         };
         let done = self
             .file
@@ -79,7 +79,7 @@ impl AtomicFile {
             .and_then(|()| std::fs::rename(&tmp, &self.dest));
         if let Err(e) = done {
             let _ = std::fs::remove_file(&tmp);
-            return Err(StoreError::from_io(e, &self.dest));
+            return Err(StoreError::write(&e, &self.dest));
         }
         Ok(())
     }
@@ -109,7 +109,7 @@ impl Drop for AtomicFile {
 pub fn write_atomically(dest: &Path, bytes: &[u8]) -> StoreResult<()> {
     let mut file = AtomicFile::create(dest)?;
     file.write_all(bytes)
-        .map_err(|e| StoreError::from_io(e, dest))?;
+        .map_err(|e| StoreError::write(&e, dest))?;
     file.commit()
 }
 
@@ -154,6 +154,9 @@ mod tests {
     #[test]
     fn a_missing_directory_is_a_clear_error() {
         let err = write_atomically(Path::new("/nonexistent-dir/x.jsonl"), b"x").unwrap_err();
-        assert!(matches!(err, StoreError::NotFound { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "cannot write /nonexistent-dir/x.jsonl: no such file or directory"
+        );
     }
 }

@@ -15,6 +15,8 @@ pub enum StoreError {
         #[source]
         source: io::Error,
     },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: PathBuf, reason: String },
 }
 
 impl StoreError {
@@ -25,6 +27,21 @@ impl StoreError {
             io::ErrorKind::NotFound => StoreError::NotFound { path },
             io::ErrorKind::PermissionDenied => StoreError::AccessDenied { path },
             _ => StoreError::Io { path, source },
+        }
+    }
+}
+
+impl StoreError {
+    /// An I/O error while writing `path`.
+    pub fn write(source: &io::Error, path: &Path) -> StoreError {
+        let reason = match source.kind() {
+            io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+            io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            _ => source.to_string(),
+        };
+        StoreError::Write {
+            path: path.to_path_buf(),
+            reason,
         }
     }
 }

@@ -78,8 +78,10 @@ thread_local! {
 pub const AUTO_STATS_BYTES: u64 = 64 << 20;
 
 fn summary_size(v: &Viewer) -> u64 {
-    v.summary
-        .with_untracked(|s| s.as_ref().map_or(0, |s| s.files.iter().map(|f| f.size).sum()))
+    v.summary.with_untracked(|s| {
+        s.as_ref()
+            .map_or(0, |s| s.files.iter().map(|f| f.size).sum())
+    })
 }
 
 /// Rows per body request.

@@ -22,7 +22,13 @@ pub fn RowView(index: usize) -> impl IntoView {
     // A memo, so a batch of bodies arriving for other rows leaves this one
     // alone.
     let body = Memo::new(move |_| v.bodies.with(|b| b.get(&index).cloned()));
-    let is_error = move || v.rows.with(|r| r.marks.get(index).is_some_and(|&m| Marks(m).has(Marks::ERROR)));
+    let is_error = move || {
+        v.rows.with(|r| {
+            r.marks
+                .get(index)
+                .is_some_and(|&m| Marks(m).has(Marks::ERROR))
+        })
+    };
     let focused = move || v.focus.get() == Some(index);
     move || {
         let info = info()?;

@@ -83,7 +83,9 @@ pub fn TreePanel() -> impl IntoView {
             if seg.preview.is_none() {
                 shown_without_preview.push(i as u32);
             }
-            out.push(segment_item(i as u32, seg, on_path.contains(&i), seg.last == leaf).into_any());
+            out.push(
+                segment_item(i as u32, seg, on_path.contains(&i), seg.last == leaf).into_any(),
+            );
         }
         if !shown_without_preview.is_empty() {
             missing.set_value(shown_without_preview);

@@ -1,0 +1,43 @@
+//! Redaction: secrets and personal data taken out of any JSON-lines
+//! session, verifiably.
+//!
+//! - [`Rules`]: built-in rules for 50+ kinds ([`Rules::kinds`]), plus custom
+//!   rules, an allowlist and disabled kinds from configuration data
+//!   ([`Rules::with_config`]).
+//! - [`Redactor`]: push chunks of a file, get the redacted bytes and the
+//!   [`Finding`]s (kind, line, JSON path, span; never the value) and a
+//!   [`Summary`]. Each changed line is re-scanned (the verify pass); what
+//!   it finds is counted in [`Summary::leftovers`].
+//! - [`findings_in`]: the matches in one entry's JSON, for a viewer to
+//!   highlight.
+//!
+//! The rules see decoded string values, also inside JSON held in strings
+//! (tool arguments and outputs); only matched bytes of the raw line are
+//! rewritten, so everything else keeps its bytes. Base64 payloads (images,
+//! thinking signatures, encrypted reasoning) are skipped. The output does
+//! not depend on chunking and uses no clock or randomness.
+
+mod assign;
+mod chars;
+mod checksum;
+mod custom;
+mod home;
+mod json;
+mod kind;
+mod mode;
+mod pem;
+mod pii;
+mod placeholder;
+mod report;
+mod rules;
+mod scanner;
+mod stream;
+mod tokens;
+mod url;
+
+pub use custom::RulesError;
+pub use kind::{KindId, KindInfo, Tier};
+pub use mode::Mode;
+pub use report::{BrokenLine, Finding, Leftover, Summary};
+pub use rules::{Rules, TextMatch};
+pub use stream::{findings_in, Redactor, ValueFinding};

@@ -1,0 +1,83 @@
+//! What a match is replaced with: `***`, `[REDACTED:kind]`, or a
+//! pseudonym (`<email-1>`) that is the same for the same value within one
+//! redactor, numbered in order of first appearance, so the output is the
+//! same bytes for the same input however it was chunked.
+
+use std::collections::HashMap;
+
+use super::kind::{KindId, KindInfo};
+
+/// How matches are replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// `***`
+    #[default]
+    Mask,
+    /// `[REDACTED:aws-access-key-id]`
+    Typed,
+    /// `<email-1>`: equal values get equal placeholders.
+    Pseudo,
+}
+
+impl Mode {
+    /// Parses `mask`, `typed` or `pseudo`.
+    pub fn parse(name: &str) -> Option<Mode> {
+        match name {
+            "mask" => Some(Mode::Mask),
+            "typed" => Some(Mode::Typed),
+            "pseudo" => Some(Mode::Pseudo),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Mask => "mask",
+            Mode::Typed => "typed",
+            Mode::Pseudo => "pseudo",
+        }
+    }
+}
+
+/// Hands out placeholders in one mode, remembering pseudonyms.
+#[derive(Debug, Default)]
+pub(crate) struct Placeholders {
+    mode: Mode,
+    /// Value fingerprint → (kind it was first seen as, its number).
+    seen: HashMap<u128, (KindId, u32)>,
+    /// Next number per kind.
+    next: Vec<u32>,
+}
+
+impl Placeholders {
+    pub(crate) fn new(mode: Mode) -> Placeholders {
+        Placeholders {
+            mode,
+            ..Placeholders::default()
+        }
+    }
+
+    pub(crate) fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// The placeholder for a match of `kind` whose value has `fingerprint`.
+    pub(crate) fn text(&mut self, kinds: &[KindInfo], kind: KindId, fingerprint: u128) -> String {
+        match self.mode {
+            Mode::Mask => "***".to_owned(),
+            Mode::Typed => format!("[REDACTED:{}]", kinds[kind.0 as usize].name),
+            Mode::Pseudo => {
+                let next = &mut self.next;
+                let (kind, n) = *self.seen.entry(fingerprint).or_insert_with(|| {
+                    let slot = kind.0 as usize;
+                    if next.len() <= slot {
+                        next.resize(slot + 1, 0);
+                    }
+                    next[slot] += 1;
+                    (kind, next[slot])
+                });
+                format!("<{}-{n}>", kinds[kind.0 as usize].name)
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! The rule set a redactor runs: the built-in rules, plus custom rules,
+//! an allowlist and disabled kinds read from a configuration file (see
+//! [`custom`](super::custom) for its format).
+
+use aho_corasick::AhoCorasick;
+use regex::bytes::Regex;
+
+use super::kind::{k, KindId, KindInfo, BUILTIN};
+use super::scanner::{rank, resolve, Hit, Scanner};
+
+/// A user-written rule: a regular expression, optionally gated by keywords.
+#[derive(Debug, Clone)]
+pub(crate) struct CustomRule {
+    pub kind: KindId,
+    pub regex: Regex,
+    /// The capture group to replace (0 = the whole match).
+    pub group: usize,
+}
+
+/// Built-in and custom rules, compiled; shared by every redactor that uses
+/// them.
+#[derive(Debug, Clone)]
+pub struct Rules {
+    pub(crate) kinds: Vec<KindInfo>,
+    pub(crate) custom: Vec<CustomRule>,
+    /// Keywords of gated custom rules, and which rule each belongs to.
+    pub(crate) keywords: Option<AhoCorasick>,
+    pub(crate) keyword_rule: Vec<usize>,
+    /// Custom rules without keywords (run on every string).
+    pub(crate) ungated: Vec<usize>,
+    pub(crate) allow_values: Vec<Vec<u8>>,
+    pub(crate) allow_patterns: Vec<Regex>,
+    pub(crate) disabled: Vec<bool>,
+    /// Whether any kind is disabled or allowlisted (the common case is
+    /// neither, and then hits need no filtering).
+    pub(crate) filters: bool,
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::builtin()
+    }
+}
+
+/// A match in plain text: what [`Rules::scan_text`] returns.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextMatch {
+    pub kind: KindId,
+    /// Byte range in the text.
+    pub span: std::ops::Range<usize>,
+}
+
+impl Rules {
+    /// The built-in rules only.
+    pub fn builtin() -> Rules {
+        Rules {
+            kinds: BUILTIN
+                .iter()
+                .map(|&(name, tier)| KindInfo {
+                    name: name.to_owned(),
+                    tier,
+                })
+                .collect(),
+            custom: Vec::new(),
+            keywords: None,
+            keyword_rule: Vec::new(),
+            ungated: Vec::new(),
+            allow_values: Vec::new(),
+            allow_patterns: Vec::new(),
+            disabled: vec![false; BUILTIN.len()],
+            filters: false,
+        }
+    }
+
+    /// Every kind, indexed by [`KindId`]: the built-in ones, then those
+    /// custom rules named.
+    pub fn kinds(&self) -> &[KindInfo] {
+        &self.kinds
+    }
+
+    /// The kind with this id.
+    pub fn kind(&self, id: KindId) -> &KindInfo {
+        &self.kinds[id.0 as usize]
+    }
+
+    /// The id of the kind called `name`.
+    pub fn kind_id(&self, name: &str) -> Option<KindId> {
+        self.kinds
+            .iter()
+            .position(|k| k.name == name)
+            .map(|p| KindId(p as u16))
+    }
+
+    /// Every match in a plain text (no JSON decoding), merged and sorted.
+    pub fn scan_text(&self, text: &[u8]) -> Vec<TextMatch> {
+        let mut hits = Vec::new();
+        self.scan(text, None, &mut hits);
+        hits.iter()
+            .map(|h| TextMatch {
+                kind: h.kind,
+                span: h.start..h.end,
+            })
+            .collect()
+    }
+
+    /// The hits in one decoded string, merged: built-in rules, then custom
+    /// ones, less the allowlisted and disabled.
+    pub(crate) fn scan(&self, s: &[u8], key: Option<&[u8]>, hits: &mut Vec<Hit>) {
+        hits.clear();
+        Scanner::new(s, key, hits).run();
+        if !self.custom.is_empty() {
+            self.scan_custom(s, hits);
+        }
+        if self.filters && !hits.is_empty() {
+            hits.retain(|h| {
+                let text = &s[h.start..h.end];
+                !self
+                    .disabled
+                    .get(h.kind.0 as usize)
+                    .copied()
+                    .unwrap_or(false)
+                    && !self.allow_values.iter().any(|v| v.as_slice() == text)
+                    && !self.allow_patterns.iter().any(|r| r.is_match(text))
+            });
+        }
+        resolve(s, hits);
+    }
+
+    fn scan_custom(&self, s: &[u8], hits: &mut Vec<Hit>) {
+        let mut active = vec![false; self.custom.len()];
+        for &r in &self.ungated {
+            active[r] = true;
+        }
+        if let Some(ac) = &self.keywords {
+            for m in ac.find_overlapping_iter(s) {
+                active[self.keyword_rule[m.pattern().as_usize()]] = true;
+            }
+        }
+        for (rule, _) in self.custom.iter().zip(&active).filter(|(_, &a)| a) {
+            for caps in rule.regex.captures_iter(s) {
+                if let Some(m) = caps.get(rule.group) {
+                    if m.start() < m.end() {
+                        hits.push(Hit {
+                            start: m.start(),
+                            end: m.end(),
+                            kind: rule.kind,
+                            rank: rank::CUSTOM,
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether home-directory user names are redacted (on unless a
+    /// configuration disables `home-username`).
+    pub fn redacts_home_names(&self) -> bool {
+        !self.disabled[k::HOME_USERNAME.0 as usize]
+    }
+}

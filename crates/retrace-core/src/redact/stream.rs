@@ -1,0 +1,332 @@
+//! The push redactor: chunks of a JSON-lines file in, redacted bytes and
+//! findings out. Lines may span chunks (only the unfinished last line is
+//! kept), so a file of any size is redacted in memory proportional to its
+//! longest line, and the output bytes do not depend on how the input was
+//! cut: the CLI's 256 KiB reads and the browser's `File.slice` pieces give
+//! the same file.
+
+use std::sync::Arc;
+
+use memchr::memchr;
+
+use super::json::{escape_into, Edit, Engine};
+use super::kind::KindId;
+use super::mode::{Mode, Placeholders};
+use super::report::{BrokenLine, Finding, Leftover, Summary};
+use super::rules::Rules;
+use super::scanner::Hit;
+
+/// How many times a changed line is re-scanned and re-redacted before
+/// what is still found is reported as a leftover.
+const PASSES: usize = 16;
+
+/// Redacts JSON lines pushed in chunks.
+///
+/// ```
+/// use std::sync::Arc;
+/// use retrace_core::redact::{Mode, Redactor, Rules};
+/// let mut r = Redactor::new(Arc::new(Rules::builtin()), Mode::Typed);
+/// let mut out = Vec::new();
+/// r.push(br#"{"cmd":"export AWS_ACCESS_KEY_ID=AKIA2E0A8F3B244C9"#, &mut out);
+/// r.push(b"986\"}\n", &mut out);
+/// r.finish(&mut out);
+/// assert_eq!(out, b"{\"cmd\":\"export AWS_ACCESS_KEY_ID=[REDACTED:aws-access-key-id]\"}\n");
+/// assert_eq!(r.drain_findings().next().unwrap().path, "cmd");
+/// ```
+#[derive(Debug)]
+pub struct Redactor {
+    engine: Engine,
+    placeholders: Placeholders,
+    carry: Vec<u8>,
+    /// Lines completed.
+    line: u64,
+    /// Offset of the next line's first byte.
+    offset: u64,
+    findings: Vec<Finding>,
+    summary: Summary,
+    edits: Vec<Edit>,
+    /// Re-scan changed lines' output (on by default).
+    verify: bool,
+    scratch: Vec<u8>,
+    hits: Vec<Hit>,
+    /// Where the last `apply` wrote placeholders.
+    written: Vec<std::ops::Range<usize>>,
+}
+
+impl Redactor {
+    pub fn new(rules: Arc<Rules>, mode: Mode) -> Redactor {
+        Redactor {
+            engine: Engine::new(rules),
+            placeholders: Placeholders::new(mode),
+            carry: Vec::new(),
+            line: 0,
+            offset: 0,
+            findings: Vec::new(),
+            summary: Summary::default(),
+            edits: Vec::new(),
+            verify: true,
+            scratch: Vec::new(),
+            hits: Vec::new(),
+            written: Vec::new(),
+        }
+    }
+
+    /// Goes on from a later point of a file: `lines` lines and `offset`
+    /// bytes were before the next push (redacted elsewhere). For callers
+    /// that cut a file at line boundaries and redact the parts in
+    /// parallel, then concatenate: with [`Mode::Mask`] or [`Mode::Typed`]
+    /// that gives the same bytes as one redactor (pseudonyms are numbered
+    /// in order, so `Pseudo` needs one redactor for the whole file).
+    pub fn resume_at(&mut self, lines: u64, offset: u64) {
+        self.line = lines;
+        self.offset = offset;
+    }
+
+    /// Turns the verify pass (a re-scan of every changed line's output) on
+    /// or off.
+    pub fn set_verify(&mut self, on: bool) {
+        self.verify = on;
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.engine.rules
+    }
+
+    pub fn mode(&self) -> Mode {
+        self.placeholders.mode()
+    }
+
+    /// Redacts the complete lines in `chunk` (with what was carried from
+    /// the previous chunk), appending them to `out`.
+    pub fn push(&mut self, chunk: &[u8], out: &mut Vec<u8>) {
+        let mut rest = chunk;
+        if !self.carry.is_empty() {
+            match memchr(b'\n', rest) {
+                Some(p) => {
+                    let mut line = std::mem::take(&mut self.carry);
+                    line.extend_from_slice(&rest[..=p]);
+                    self.line_with_end(&line, out);
+                    line.clear();
+                    self.carry = line;
+                    rest = &rest[p + 1..];
+                }
+                None => {
+                    self.carry.extend_from_slice(rest);
+                    return;
+                }
+            }
+        }
+        while let Some(p) = memchr(b'\n', rest) {
+            self.line_with_end(&rest[..=p], out);
+            rest = &rest[p + 1..];
+        }
+        self.carry.extend_from_slice(rest);
+    }
+
+    /// Redacts the last line if it has no newline. The redactor can then
+    /// take another file (line numbers go on).
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        if !self.carry.is_empty() {
+            let line = std::mem::take(&mut self.carry);
+            self.line_with_end(&line, out);
+        }
+    }
+
+    /// Findings since the last drain, in input order. They pile up until
+    /// drained: a caller streaming a large file drains after each push.
+    pub fn drain_findings(&mut self) -> std::vec::Drain<'_, Finding> {
+        self.findings.drain(..)
+    }
+
+    /// Totals so far.
+    pub fn summary(&self) -> &Summary {
+        &self.summary
+    }
+
+    /// Redacts one line, with its line ending if it has one.
+    fn line_with_end(&mut self, line: &[u8], out: &mut Vec<u8>) {
+        self.line += 1;
+        let start = self.offset;
+        self.offset += line.len() as u64;
+        self.summary.lines += 1;
+        self.summary.bytes += line.len() as u64;
+        let mut content = line.strip_suffix(b"\n").unwrap_or(line);
+        let mut base = 0;
+        if self.line == 1 && content.starts_with(b"\xEF\xBB\xBF") {
+            content = &content[3..];
+            base = 3;
+        }
+        let mut edits = std::mem::take(&mut self.edits);
+        edits.clear();
+        match self.engine.line(content, &mut edits) {
+            Ok(()) if edits.is_empty() => out.extend_from_slice(line),
+            Ok(()) => {
+                let mut current = self.apply(content, &edits, start + base as u64);
+                // Replacing a match can reveal another that was glued to it
+                // (`…ioBearer tok`, a phone after a digit): scan the output
+                // again and redact what it finds, a few times; what is left
+                // after that is reported as a leftover.
+                for pass in 1..=PASSES {
+                    if !self.verify {
+                        break;
+                    }
+                    edits.clear();
+                    // Only strings holding a placeholder can scan
+                    // differently than before (the rest are the same bytes
+                    // under the same keys, and had no match).
+                    let written = std::mem::take(&mut self.written);
+                    let scanned = self.engine.line_around(&current, &written, &mut edits);
+                    self.written = written;
+                    if scanned.is_err() {
+                        self.leftover(None, String::from("(output is not JSON)"));
+                        break;
+                    }
+                    if edits.is_empty() {
+                        break;
+                    }
+                    if pass == PASSES {
+                        for e in &edits {
+                            self.leftover(Some(e.kind), e.path.clone());
+                        }
+                        break;
+                    }
+                    current = self.apply(&current, &edits, start + base as u64);
+                }
+                out.extend_from_slice(&line[..base]);
+                out.extend_from_slice(&current);
+                out.extend_from_slice(&line[base + content.len()..]);
+                self.summary.lines_changed += 1;
+            }
+            Err(at) => {
+                out.extend_from_slice(line);
+                self.hits.clear();
+                self.engine.rules.scan(content, None, &mut self.hits);
+                self.summary.broken_lines += 1;
+                self.summary.broken_matches += self.hits.len() as u64;
+                if self.summary.broken.len() < Summary::KEEP {
+                    self.summary.broken.push(BrokenLine {
+                        line: self.line,
+                        offset: start + (base + at) as u64,
+                        unredacted: self.hits.len() as u32,
+                    });
+                }
+            }
+        }
+        self.edits = edits;
+    }
+
+    /// `content` with `edits` replaced by placeholders; records findings
+    /// (offsets from `origin`, the line's first byte in the input).
+    /// The ranges of `out` the placeholders went to are left in
+    /// `self.written`.
+    fn apply(&mut self, content: &[u8], edits: &[Edit], origin: u64) -> Vec<u8> {
+        let mut out = Vec::with_capacity(content.len() + 32 * edits.len());
+        let mut at = 0;
+        self.written.clear();
+        for e in edits {
+            out.extend_from_slice(&content[at..e.start]);
+            let text = self
+                .placeholders
+                .text(self.engine.rules.kinds(), e.kind, e.hash);
+            let from = out.len();
+            write_escaped(text.as_bytes(), e.levels, &mut out, &mut self.scratch);
+            self.written.push(from..out.len());
+            at = e.end;
+            self.summary.count(e.kind);
+            self.findings.push(Finding {
+                kind: e.kind,
+                line: self.line,
+                offset: origin + e.start as u64,
+                path: e.path.clone(),
+                span: e.span.clone(),
+                replacement: text,
+            });
+        }
+        out.extend_from_slice(&content[at..]);
+        out
+    }
+
+    fn leftover(&mut self, kind: Option<KindId>, path: String) {
+        self.summary.leftovers += 1;
+        if self.summary.leftover.len() < Summary::KEEP {
+            self.summary.leftover.push(Leftover {
+                kind,
+                line: self.line,
+                path,
+            });
+        }
+    }
+
+    /// Redacts plain text (a message shown by `retrace show`), with the same
+    /// placeholders as the lines (pseudonyms are shared).
+    pub fn redact_text(&mut self, text: &str) -> String {
+        self.hits.clear();
+        self.engine
+            .rules
+            .scan(text.as_bytes(), None, &mut self.hits);
+        if self.hits.is_empty() {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len());
+        let mut at = 0;
+        let hits = std::mem::take(&mut self.hits);
+        for h in &hits {
+            out.push_str(&text[at..h.start]);
+            let fp = super::json::fingerprint(&text.as_bytes()[h.start..h.end]);
+            out.push_str(
+                &self
+                    .placeholders
+                    .text(self.engine.rules.kinds(), h.kind, fp),
+            );
+            self.summary.count(h.kind);
+            at = h.end;
+        }
+        out.push_str(&text[at..]);
+        self.hits = hits;
+        out
+    }
+}
+
+/// `text` escaped for `levels` nested JSON strings.
+fn write_escaped(text: &[u8], levels: u8, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
+    if levels == 0 || text.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.extend_from_slice(text);
+        return;
+    }
+    let mut cur = text.to_vec();
+    for _ in 0..levels {
+        scratch.clear();
+        escape_into(&cur, scratch);
+        std::mem::swap(&mut cur, scratch);
+    }
+    out.extend_from_slice(&cur);
+}
+
+/// Every match in one JSON value (an entry's bytes), as the viewer needs
+/// them to highlight or hide: kind, JSON path, span in the decoded string
+/// and raw byte range in `json`. `Err(offset)` if `json` is not JSON.
+pub fn findings_in(rules: &Arc<Rules>, json: &[u8]) -> Result<Vec<ValueFinding>, usize> {
+    let mut engine = Engine::new(rules.clone());
+    let mut edits = Vec::new();
+    engine.line(json, &mut edits)?;
+    Ok(edits
+        .into_iter()
+        .map(|e| ValueFinding {
+            kind: e.kind,
+            path: e.path,
+            span: e.span,
+            raw: e.start..e.end,
+        })
+        .collect())
+}
+
+/// A match in one JSON value, from [`findings_in`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueFinding {
+    pub kind: KindId,
+    pub path: String,
+    /// Byte range in the decoded string at `path`.
+    pub span: std::ops::Range<usize>,
+    /// Byte range in the raw JSON that gets replaced.
+    pub raw: std::ops::Range<usize>,
+}
