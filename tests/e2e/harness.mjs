@@ -13,6 +13,8 @@ export const root = path.resolve(here, '../..');
 export const corpus = path.resolve(root, '../shared/corpus');
 export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
 export const out = path.join(here, 'out');
+/** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it). */
+export const retraceBin = process.env.RETRACE_BIN || path.join(root, 'target/debug/retrace');
 fs.mkdirSync(out, { recursive: true });
 
 const types = {

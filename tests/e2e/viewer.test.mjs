@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-import { drop, files, launch, opened, page, root, serve, shot } from './harness.mjs';
+import { drop, files, launch, opened, page, retraceBin, root, serve, shot } from './harness.mjs';
 
 let ctx;
 let site;
@@ -148,6 +149,47 @@ test('images show only on request, from the file itself', async () => {
   assert.match(await p.getAttribute('.row.focused img.image', 'src'), /^data:image\/(png|jpeg|gif|webp);base64,/);
   assert.deepEqual(p.errors, []);
   await shot(p, 'image-on-request');
+  await p.close();
+});
+
+test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes it', async () => {
+  const fixture = `${root}/tests/fixtures/redact/corpus-s11.jsonl`;
+  const p = await page(ctx);
+  await p.goto(site.base + '/');
+  await drop(p, files(fixture));
+  await opened(p);
+  // The background scan finds what `retrace redact` finds: 360 matches.
+  await p.waitForFunction(() => /360 found in the whole session/.test(document.querySelector('#scan-status')?.textContent || ''), null, { timeout: 30000 });
+  assert.match(await p.textContent('.sensitive-toggle'), /hidden \(360 found\)/);
+  // Bodies on screen are redacted; no planted value shows.
+  const truth = JSON.parse(fs.readFileSync(`${root}/tests/fixtures/redact/corpus-s11.truth.json`, 'utf8'));
+  const planted = (truth.planted || truth.secrets || truth.findings || []).map((t) => t.value).filter((x) => typeof x === 'string' && x.length > 8);
+  assert.ok(planted.length > 50, 'the truth file lists planted values');
+  const shown = async () => (await p.$$eval('.row', (rs) => rs.map((r) => r.innerText).join('\n')));
+  let text = await shown();
+  assert.ok(planted.every((v) => !text.includes(v)), 'no planted value on screen while hidden');
+  assert.match(text, /\[REDACTED:[a-z0-9-]+\]/);
+  // A finding jumps to its row.
+  await p.locator('.finding').first().click();
+  await p.waitForSelector('.row.focused');
+  // Shown on request, the values are back.
+  await p.click('#hide-sensitive');
+  await p.waitForFunction(() => !document.querySelector('.loading-body') && document.querySelectorAll('.row').length > 0);
+  await p.waitForTimeout(300);
+  text = await shown();
+  assert.ok(planted.some((v) => text.includes(v)), 'values shown when asked');
+  assert.match(await p.textContent('.sensitive-toggle'), /shown/);
+  // Downloads equal the CLI's output, byte for byte, in every mode.
+  for (const mode of ['typed', 'mask', 'pseudo']) {
+    await p.selectOption('#redact-mode', mode);
+    const [download] = await Promise.all([p.waitForEvent('download'), p.click('.download')]);
+    assert.equal(download.suggestedFilename(), 'corpus-s11.redacted.jsonl');
+    const got = fs.readFileSync(await download.path());
+    const want = execFileSync(retraceBin, ['redact', '--mode', mode, fixture], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+    assert.ok(got.equals(want), `download in ${mode} mode equals retrace redact --mode ${mode}`);
+  }
+  assert.deepEqual(p.errors, []);
+  await shot(p, 'sensitive');
   await p.close();
 });
 

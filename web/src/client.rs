@@ -24,7 +24,19 @@ thread_local! {
 pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
     let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let text = event.data().as_string().unwrap_or_default();
+        let data = event.data();
+        if let Ok(blob) = Reflect::get(&data, &"download".into()) {
+            if let Ok(blob) = blob.dyn_into::<web_sys::Blob>() {
+                let name = Reflect::get(&data, &"name".into())
+                    .ok()
+                    .and_then(|n| n.as_string())
+                    .unwrap_or_else(|| "redacted.jsonl".to_owned());
+                save(&blob, &name);
+                on_response(Response::DownloadDone { name });
+                return;
+            }
+        }
+        let text = data.as_string().unwrap_or_default();
         match Response::from_json(&text) {
             Ok(Response::Ready) => {
                 let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
@@ -50,6 +62,31 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
     on_error.forget();
     WORKER.with(|w| *w.borrow_mut() = Some(worker));
     Ok(())
+}
+
+/// Saves `blob` as a download named `name`: a `blob:` URL of this page, so
+/// nothing leaves the machine.
+fn save(blob: &web_sys::Blob, name: &str) {
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(blob) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        let a: web_sys::HtmlAnchorElement = a.unchecked_into();
+        a.set_href(&url);
+        a.set_download(name);
+        a.click();
+    }
+    // The click has started the download; the URL can go once it has.
+    let revoke = Closure::once_into_js(move || {
+        let _ = web_sys::Url::revoke_object_url(&url);
+    });
+    if let Some(w) = web_sys::window() {
+        let _ =
+            w.set_timeout_with_callback_and_timeout_and_arguments_0(revoke.unchecked_ref(), 60_000);
+    }
 }
 
 /// Sends a request (and files, for [`Request::Open`]).

@@ -18,5 +18,6 @@ pub mod describe;
 pub mod diff;
 pub mod markdown;
 pub mod protocol;
+pub mod sensitive;
 pub mod state;
 pub mod worker;

@@ -32,6 +32,14 @@ pub enum Request {
     Image { leaf: u32, row: u32, image: u32 },
     /// Previews of these tree segments (indices into the outline).
     Previews { segments: Vec<u32> },
+    /// Show bodies (and search snippets) with sensitive data hidden or as
+    /// written; applies to later requests.
+    Sensitive { hide: bool },
+    /// Scan the whole session for sensitive data in the background.
+    Scan,
+    /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
+    /// `retrace redact --mode MODE` writes them; sent back as a `Blob`.
+    Download { file: u32, mode: String },
 }
 
 /// Which rows a search looks at.
@@ -95,6 +103,23 @@ pub enum Response {
         row: u32,
         image: u32,
         url: String,
+    },
+    /// How far the background scan for sensitive data got, and what it
+    /// found since the last report.
+    Scan {
+        scan: ScanReport,
+    },
+    /// A download being written: bytes done of the file.
+    DownloadProgress {
+        file: u32,
+        done: u64,
+        total: u64,
+    },
+    /// A download was handed to the browser (made by the page's client
+    /// from the worker's `Blob`; never sent as JSON).
+    #[serde(skip)]
+    DownloadDone {
+        name: String,
     },
     /// Segment previews, (segment, text); segments without a prompt have
     /// none.
@@ -262,6 +287,16 @@ impl Response {
         struct Previews {
             previews: Vec<(u32, String)>,
         }
+        #[derive(Deserialize)]
+        struct Scan {
+            scan: ScanReport,
+        }
+        #[derive(Deserialize)]
+        struct DownloadProgress {
+            file: u32,
+            done: u64,
+            total: u64,
+        }
         fn read<'a, T: Deserialize<'a>>(
             data: Option<&'a RawValue>,
         ) -> Result<T, serde_json::Error> {
@@ -323,6 +358,17 @@ impl Response {
             "previews" => Response::Previews {
                 previews: read::<Previews>(data)?.previews,
             },
+            "scan" => Response::Scan {
+                scan: read::<Scan>(data)?.scan,
+            },
+            "download_progress" => {
+                let d: DownloadProgress = read(data)?;
+                Response::DownloadProgress {
+                    file: d.file,
+                    done: d.done,
+                    total: d.total,
+                }
+            }
             other => {
                 return Err(serde_json::Error::custom(format!(
                     "unknown response kind `{other}`"
@@ -330,6 +376,33 @@ impl Response {
             }
         })
     }
+}
+
+/// The background scan for sensitive data.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScanReport {
+    /// Bytes scanned of all files, and their total.
+    pub done: u64,
+    pub total: u64,
+    pub finished: bool,
+    /// Findings so far per kind (all of them, not only the listed ones).
+    pub counts: Vec<(String, u64)>,
+    /// Findings since the last report (the first ones of a session only;
+    /// see `listed_max`): where, never the value.
+    pub findings: Vec<SensitiveFinding>,
+}
+
+/// One piece of sensitive data, by place and kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SensitiveFinding {
+    pub kind: String,
+    pub file: u32,
+    pub line: u64,
+    /// JSON path of the string that holds it.
+    pub path: String,
+    /// The entry of that line, and a leaf whose branch shows it.
+    pub entry: Option<u32>,
+    pub leaf: Option<u32>,
 }
 
 /// The rows of a branch, column by column: a long branch is a hundred
@@ -540,6 +613,27 @@ mod tests {
             },
             Response::Previews {
                 previews: vec![(3, "p".into())],
+            },
+            Response::Scan {
+                scan: ScanReport {
+                    done: 1,
+                    total: 2,
+                    finished: false,
+                    counts: vec![("email".into(), 1)],
+                    findings: vec![SensitiveFinding {
+                        kind: "email".into(),
+                        file: 0,
+                        line: 3,
+                        path: "message.content".into(),
+                        entry: Some(2),
+                        leaf: None,
+                    }],
+                },
+            },
+            Response::DownloadProgress {
+                file: 0,
+                done: 1,
+                total: 2,
             },
         ];
         for r in all {

@@ -5,8 +5,10 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::ops::Range;
+use std::sync::Arc;
 
 use js_sys::{Array, Uint8Array};
+use retrace_core::redact::{Mode, Rules};
 use retrace_core::{
     EntryId, FileId, Flags, Inflated, Reader, Row, RowKind, Session, Source, SourceError,
 };
@@ -20,6 +22,7 @@ use crate::protocol::{
     FileSummary, Hit, ModelStat, Request, Response, RowBody, RowInfo, Rows, SearchFilter,
     SegmentInfo, Stats, SubagentInfo, Summary,
 };
+use crate::sensitive::{download_name, Download, Redacting, Scan};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -40,6 +43,14 @@ struct Open {
     source: Inflated<Files>,
     /// The rows of the branch last asked for.
     branch: Option<(u32, Vec<Row>)>,
+    /// Bodies, previews and snippets are shown with sensitive data hidden
+    /// (the default) or as written.
+    hide: bool,
+    rules: Arc<Rules>,
+    /// Background work: the scan for sensitive data, redacted downloads.
+    scan: Option<Scan>,
+    downloads: std::collections::VecDeque<Download>,
+    ticking: bool,
 }
 
 thread_local! {
@@ -115,6 +126,27 @@ fn handle(data: &JsValue) -> Vec<Response> {
             Request::Stats => open.stats(),
             Request::Image { leaf, row, image } => open.image(leaf, row, image),
             Request::Previews { segments } => Ok(open.previews(&segments)),
+            Request::Sensitive { hide } => {
+                open.hide = hide;
+                Ok(Response::Ready)
+            }
+            Request::Scan => {
+                if open.scan.is_none() {
+                    open.scan = Some(Scan::new());
+                }
+                open.start_jobs();
+                Ok(Response::Ready)
+            }
+            Request::Download { file, mode } => {
+                let mode =
+                    Mode::parse(&mode).ok_or_else(|| format!("no redaction mode `{mode}`"))?;
+                if file as usize >= open.session.files().len() {
+                    return Err(format!("no file {file}"));
+                }
+                open.downloads.push_back(Download::new(file, mode));
+                open.start_jobs();
+                Ok(Response::Ready)
+            }
             Request::Open { .. } => unreachable!("handled above"),
         }),
     }
@@ -236,13 +268,25 @@ async fn open(
         },
         &session,
     );
-    let mut summary = summarize(&session, &mut source, leaf, entry, open_ms);
+    let rules = Arc::new(Rules::builtin());
+    let mut summary = summarize(
+        &session,
+        &mut Redacting::new(&mut source, &rules),
+        leaf,
+        entry,
+        open_ms,
+    );
     summary.read_ms = waited_ms;
     STATE.with(|s| {
         *s.borrow_mut() = Some(Open {
             session,
             source,
             branch: None,
+            hide: true,
+            rules,
+            scan: None,
+            downloads: std::collections::VecDeque::new(),
+            ticking: false,
         })
     });
     Ok(Some(summary))
@@ -312,7 +356,7 @@ impl Source for Files {
 
 fn summarize(
     s: &Session,
-    source: &mut Inflated<Files>,
+    source: &mut dyn Source,
     leaf: Option<&str>,
     entry: Option<&str>,
     open_ms: f64,
@@ -429,7 +473,7 @@ fn memory_bytes() -> u64 {
 /// Session facts from the first entries' top-level fields (a pi header, a
 /// Claude Code line, a Codex `session_meta` payload): the first value of
 /// each known key.
-fn metadata(s: &Session, source: &mut Inflated<Files>) -> Vec<(String, String)> {
+fn metadata(s: &Session, source: &mut dyn Source) -> Vec<(String, String)> {
     const KEYS: [(&str, &str); 10] = [
         ("sessionId", "session"),
         ("id", "session"),
@@ -472,7 +516,7 @@ fn metadata(s: &Session, source: &mut Inflated<Files>) -> Vec<(String, String)> 
 /// The first typed prompt among the first entries of a segment.
 fn first_prompt(
     s: &Session,
-    source: &mut Inflated<Files>,
+    source: &mut dyn Source,
     first: EntryId,
     len: usize,
 ) -> Option<String> {
@@ -562,48 +606,112 @@ impl Open {
         })
     }
 
-    fn body(&mut self, row: &Row) -> Result<RowBody, String> {
-        let s = &self.session;
-        if row.kind == RowKind::Message {
-            let message = s
-                .row_message(row, &mut self.source)
-                .map_err(|e| e.to_string())?;
-            if message.is_some() {
-                return Ok(RowBody {
-                    message,
-                    event: None,
-                    broken: false,
-                });
-            }
-            // Not a message after all (undo bookkeeping, say): shown as an
-            // event line below.
+    /// Starts the background job loop unless it runs.
+    fn start_jobs(&mut self) {
+        if !self.ticking {
+            self.ticking = true;
+            schedule_tick();
         }
-        let e = row.entries[0];
-        let value = s.body(e, &mut self.source).map_err(|e| e.to_string())?;
-        Ok(match value {
-            Ok(v) => RowBody {
-                message: None,
-                event: Some(event_line(&v)),
-                broken: false,
-            },
-            Err(_) => RowBody {
-                message: None,
-                event: None,
-                broken: true,
-            },
+    }
+
+    /// One slice of background work (downloads first: someone waits for
+    /// them); `true` while there is more.
+    fn tick(&mut self) -> bool {
+        let Open {
+            session,
+            source,
+            rules,
+            scan,
+            downloads,
+            ..
+        } = self;
+        if let Some(job) = downloads.front_mut() {
+            match job.step(session, source, rules) {
+                Ok(false) => {
+                    let (done, total) = job.progress(session);
+                    post(&Response::DownloadProgress {
+                        file: job.file,
+                        done,
+                        total,
+                    });
+                }
+                Ok(true) => {
+                    let job = downloads.pop_front().expect("front exists");
+                    post_download(session, &job);
+                }
+                Err(message) => {
+                    downloads.pop_front();
+                    post(&Response::Failed { message });
+                }
+            }
+        } else if let Some(job) = scan.as_mut().filter(|s| !s.finished) {
+            match job.step(session, source, rules) {
+                Ok(report) => post(&Response::Scan { scan: report }),
+                Err(message) => {
+                    job.finished = true;
+                    post(&Response::Failed { message });
+                }
+            }
+        }
+        let more = !downloads.is_empty() || scan.as_ref().is_some_and(|s| !s.finished);
+        self.ticking = more;
+        more
+    }
+
+    /// Runs `f` over the source bodies are shown from: redacted unless
+    /// sensitive data is shown.
+    fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
+        if self.hide {
+            let mut source = Redacting::new(&mut self.source, &self.rules);
+            f(&self.session, &mut source)
+        } else {
+            f(&self.session, &mut self.source)
+        }
+    }
+
+    fn body(&mut self, row: &Row) -> Result<RowBody, String> {
+        self.shown(|s, source| {
+            if row.kind == RowKind::Message {
+                let message = s.row_message(row, source).map_err(|e| e.to_string())?;
+                if message.is_some() {
+                    return Ok(RowBody {
+                        message,
+                        event: None,
+                        broken: false,
+                    });
+                }
+                // Not a message after all (undo bookkeeping, say): shown as
+                // an event line below.
+            }
+            let e = row.entries[0];
+            let value = s.body(e, source).map_err(|e| e.to_string())?;
+            Ok(match value {
+                Ok(v) => RowBody {
+                    message: None,
+                    event: Some(event_line(&v)),
+                    broken: false,
+                },
+                Err(_) => RowBody {
+                    message: None,
+                    event: None,
+                    broken: true,
+                },
+            })
         })
     }
 
     fn previews(&mut self, segments: &[u32]) -> Response {
-        let outline = self.session.outline();
-        let previews = segments
-            .iter()
-            .filter_map(|&i| {
-                let seg = outline.get(i as usize)?;
-                let text = first_prompt(&self.session, &mut self.source, seg.first, seg.len)?;
-                Some((i, text))
-            })
-            .collect();
+        let previews = self.shown(|s, source| {
+            let outline = s.outline();
+            segments
+                .iter()
+                .filter_map(|&i| {
+                    let seg = outline.get(i as usize)?;
+                    let text = first_prompt(s, source, seg.first, seg.len)?;
+                    Some((i, text))
+                })
+                .collect()
+        });
         Response::Previews { previews }
     }
 
@@ -678,12 +786,12 @@ impl Open {
             if finder.find(&lower).is_none() {
                 continue;
             }
-            let text = match s.message(e, &mut self.source).ok().flatten() {
-                Some(m) => crate::describe::searchable_text(&m),
-                None => match s.body(e, &mut self.source) {
-                    Ok(Ok(v)) => event_line(&v),
-                    _ => String::new(),
-                },
+            // The text as shown: with sensitive data hidden, a match
+            // inside it is no match.
+            let text = if self.hide {
+                text_of(s, e, &mut Redacting::new(&mut self.source, &self.rules))
+            } else {
+                text_of(s, e, &mut self.source)
             };
             let Some(snippet) = snippet(&text, &needle) else {
                 // The match was in markup (a key, an id), not in the text.
@@ -746,6 +854,51 @@ impl Open {
                     .collect(),
             },
         })
+    }
+}
+
+/// Runs one slice of background work after the requests waiting now.
+fn schedule_tick() {
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let callback = Closure::once_into_js(|| {
+        let more = STATE.with(|s| s.borrow_mut().as_mut().is_some_and(Open::tick));
+        if more {
+            schedule_tick();
+        }
+    });
+    let _ =
+        scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+}
+
+/// Hands a finished download to the page: a `Blob` cannot travel as JSON,
+/// so it goes beside the JSON.
+fn post_download(session: &Session, job: &Download) {
+    let name = download_name(&session.files()[job.file as usize].name);
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/x-ndjson");
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&job.chunks, &options)
+    else {
+        post(&Response::Failed {
+            message: "cannot assemble the redacted file".to_owned(),
+        });
+        return;
+    };
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"download".into(), &blob);
+    let _ = js_sys::Reflect::set(&message, &"name".into(), &name.into());
+    let _ = js_sys::Reflect::set(&message, &"file".into(), &job.file.into());
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = scope.post_message(&message);
+}
+
+/// The text a search looks in: a message's, or an event's line.
+fn text_of(s: &Session, e: EntryId, source: &mut dyn Source) -> String {
+    match s.message(e, source).ok().flatten() {
+        Some(m) => crate::describe::searchable_text(&m),
+        None => match s.body(e, source) {
+            Ok(Ok(v)) => event_line(&v),
+            _ => String::new(),
+        },
     }
 }
 

@@ -73,7 +73,10 @@ pub fn run(args: &[String]) -> Result<()> {
         std::process::Command::new("node")
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
-            .env("CHROMIUM", &chromium),
+            .env("CHROMIUM", &chromium)
+            // Built by `cargo test` above; the viewer's redacted downloads
+            // must equal its output.
+            .env("RETRACE_BIN", root.join("target/debug/retrace")),
     )?;
     println!("==> all checks passed");
     Ok(())

@@ -344,6 +344,7 @@ export function save(provider: string, creds: OAuthCredentials): void {
     }
 }
 
+#[cfg(feature = "custom-rules")]
 #[test]
 fn custom_rules_allowlist_and_disabled_kinds() {
     let toml = br#"

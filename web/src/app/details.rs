@@ -143,6 +143,7 @@ pub fn Details() -> impl IntoView {
             <div class="panel-head"><span>"Details"</span></div>
             {overview}
             {stats}
+            <super::sensitive::Review/>
             {diagnostics}
         </aside>
     }

@@ -6,6 +6,7 @@ mod loading;
 mod player;
 mod row;
 mod search;
+mod sensitive;
 mod tree;
 
 use std::cell::RefCell;
@@ -15,7 +16,9 @@ use leptos::prelude::*;
 use retrace_core::{Marks, Replay, ReplayEvent, ReplayOptions, Step};
 
 use crate::client;
-use crate::protocol::{Hit, Request, Response, RowBody, Rows, SearchFilter, Stats, Summary};
+use crate::protocol::{
+    Hit, Request, Response, RowBody, Rows, ScanReport, SearchFilter, Stats, Summary,
+};
 use crate::state::{Spot, Window};
 
 /// Everything the panels share. Signals are `Copy`; components take what
@@ -45,6 +48,12 @@ pub struct Viewer {
     pub stats: RwSignal<Option<Stats>>,
     /// Tree segment previews that came after the summary.
     pub previews: RwSignal<HashMap<u32, String>>,
+    /// Bodies shown with sensitive data hidden (the default).
+    pub hide_sensitive: RwSignal<bool>,
+    /// The background scan for sensitive data, findings accumulated.
+    pub scan: RwSignal<Option<ScanReport>>,
+    /// A redacted download being written: (file, done, total).
+    pub download: RwSignal<Option<(u32, u64, u64)>>,
     /// Images asked for, by (row, image), as `data:` URLs.
     pub images: RwSignal<HashMap<(usize, usize), String>>,
     pub stats_pending: RwSignal<bool>,
@@ -115,6 +124,9 @@ impl Viewer {
             focus: RwSignal::new(None),
             stats: RwSignal::new(None),
             previews: RwSignal::new(HashMap::new()),
+            hide_sensitive: RwSignal::new(true),
+            scan: RwSignal::new(None),
+            download: RwSignal::new(None),
             images: RwSignal::new(HashMap::new()),
             stats_pending: RwSignal::new(false),
             stats_asked: RwSignal::new(false),
@@ -134,6 +146,8 @@ impl Viewer {
         let spot = Spot::parse(&location_hash());
         self.summary.set(None);
         self.previews.set(HashMap::new());
+        self.scan.set(None);
+        self.download.set(None);
         self.failure.set(None);
         self.stats.set(None);
         self.stats_asked.set(false);
@@ -185,6 +199,16 @@ impl Viewer {
         }
         self.focus.set(Some(row));
         self.write_hash();
+    }
+
+    /// Shows bodies with sensitive data hidden or as written: the worker
+    /// is told, and the bodies on screen are asked for again.
+    pub fn set_hide_sensitive(self, hide: bool) {
+        self.hide_sensitive.set(hide);
+        client::send(&Request::Sensitive { hide }, &[]);
+        REQUESTED.with(|r| r.borrow_mut().1.clear());
+        self.bodies.set(HashMap::new());
+        self.request_bodies();
     }
 
     /// Shows entry `entry`, switching to the branch ending at `leaf` when it
@@ -429,6 +453,12 @@ fn on_response(v: Viewer, response: Response) {
                     r.1.remove(&i);
                 }
             });
+            // The scan for sensitive data starts after the first paint (the
+            // worker would read the files for it before the bodies).
+            if v.scan.with_untracked(Option::is_none) {
+                v.scan.set(Some(ScanReport::default()));
+                client::send(&Request::Scan, &[]);
+            }
             v.bodies.update(|b| {
                 // Keep memory flat on long branches: forget far rows.
                 if b.len() > 4 * crate::state::WINDOW {
@@ -461,6 +491,20 @@ fn on_response(v: Viewer, response: Response) {
             }
         }
         Response::Previews { previews } => v.previews.update(|p| p.extend(previews)),
+        Response::Scan { scan } => v.scan.update(|s| match s {
+            Some(old) => {
+                old.done = scan.done;
+                old.total = scan.total;
+                old.finished = scan.finished;
+                old.counts = scan.counts;
+                old.findings.extend(scan.findings);
+            }
+            None => *s = Some(scan),
+        }),
+        Response::DownloadProgress { file, done, total } => {
+            v.download.set(Some((file, done, total)))
+        }
+        Response::DownloadDone { .. } => v.download.set(None),
         Response::Failed { message } => {
             v.progress.set(None);
             v.failure.set(Some(message));
@@ -523,6 +567,7 @@ pub fn App() -> impl IntoView {
                 <loading::Picker/>
                 <Show when=has_session>
                     <search::SearchBox/>
+                    <sensitive::Toggle/>
                 </Show>
                 <loading::Status/>
             </header>

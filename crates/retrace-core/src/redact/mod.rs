@@ -3,7 +3,9 @@
 //!
 //! - [`Rules`]: built-in rules for 50+ kinds ([`Rules::kinds`]), plus custom
 //!   rules, an allowlist and disabled kinds from configuration data
-//!   ([`Rules::with_config`]).
+//!   (`Rules::with_config`, with the default `custom-rules` feature, which
+//!   brings the `regex`, `aho-corasick` and `toml` crates; the viewer's
+//!   worker goes without them to stay small).
 //! - [`Redactor`]: push chunks of a file, get the redacted bytes and the
 //!   [`Finding`]s (kind, line, JSON path, span; never the value) and a
 //!   [`Summary`]. Each changed line is re-scanned (the verify pass); what
@@ -20,6 +22,7 @@
 mod assign;
 mod chars;
 mod checksum;
+#[cfg(feature = "custom-rules")]
 mod custom;
 mod home;
 mod json;
@@ -35,6 +38,7 @@ mod stream;
 mod tokens;
 mod url;
 
+#[cfg(feature = "custom-rules")]
 pub use custom::RulesError;
 pub use kind::{KindId, KindInfo, Tier};
 pub use mode::Mode;

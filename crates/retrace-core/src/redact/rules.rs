@@ -2,13 +2,18 @@
 //! an allowlist and disabled kinds read from a configuration file (see
 //! [`custom`](super::custom) for its format).
 
+#[cfg(feature = "custom-rules")]
 use aho_corasick::AhoCorasick;
+#[cfg(feature = "custom-rules")]
 use regex::bytes::Regex;
 
 use super::kind::{k, KindId, KindInfo, BUILTIN};
-use super::scanner::{rank, resolve, Hit, Scanner};
+#[cfg(feature = "custom-rules")]
+use super::scanner::rank;
+use super::scanner::{resolve, Hit, Scanner};
 
 /// A user-written rule: a regular expression, optionally gated by keywords.
+#[cfg(feature = "custom-rules")]
 #[derive(Debug, Clone)]
 pub(crate) struct CustomRule {
     pub kind: KindId,
@@ -22,13 +27,18 @@ pub(crate) struct CustomRule {
 #[derive(Debug, Clone)]
 pub struct Rules {
     pub(crate) kinds: Vec<KindInfo>,
+    #[cfg(feature = "custom-rules")]
     pub(crate) custom: Vec<CustomRule>,
     /// Keywords of gated custom rules, and which rule each belongs to.
+    #[cfg(feature = "custom-rules")]
     pub(crate) keywords: Option<AhoCorasick>,
+    #[cfg(feature = "custom-rules")]
     pub(crate) keyword_rule: Vec<usize>,
     /// Custom rules without keywords (run on every string).
+    #[cfg(feature = "custom-rules")]
     pub(crate) ungated: Vec<usize>,
     pub(crate) allow_values: Vec<Vec<u8>>,
+    #[cfg(feature = "custom-rules")]
     pub(crate) allow_patterns: Vec<Regex>,
     pub(crate) disabled: Vec<bool>,
     /// Whether any kind is disabled or allowlisted (the common case is
@@ -61,11 +71,16 @@ impl Rules {
                     tier,
                 })
                 .collect(),
+            #[cfg(feature = "custom-rules")]
             custom: Vec::new(),
+            #[cfg(feature = "custom-rules")]
             keywords: None,
+            #[cfg(feature = "custom-rules")]
             keyword_rule: Vec::new(),
+            #[cfg(feature = "custom-rules")]
             ungated: Vec::new(),
             allow_values: Vec::new(),
+            #[cfg(feature = "custom-rules")]
             allow_patterns: Vec::new(),
             disabled: vec![false; BUILTIN.len()],
             filters: false,
@@ -108,6 +123,7 @@ impl Rules {
     pub(crate) fn scan(&self, s: &[u8], key: Option<&[u8]>, hits: &mut Vec<Hit>) {
         hits.clear();
         Scanner::new(s, key, hits).run();
+        #[cfg(feature = "custom-rules")]
         if !self.custom.is_empty() {
             self.scan_custom(s, hits);
         }
@@ -120,12 +136,23 @@ impl Rules {
                     .copied()
                     .unwrap_or(false)
                     && !self.allow_values.iter().any(|v| v.as_slice() == text)
-                    && !self.allow_patterns.iter().any(|r| r.is_match(text))
+                    && !self.allow_pattern(text)
             });
         }
         resolve(s, hits);
     }
 
+    #[cfg(feature = "custom-rules")]
+    fn allow_pattern(&self, text: &[u8]) -> bool {
+        self.allow_patterns.iter().any(|r| r.is_match(text))
+    }
+
+    #[cfg(not(feature = "custom-rules"))]
+    fn allow_pattern(&self, _text: &[u8]) -> bool {
+        false
+    }
+
+    #[cfg(feature = "custom-rules")]
     fn scan_custom(&self, s: &[u8], hits: &mut Vec<Hit>) {
         let mut active = vec![false; self.custom.len()];
         for &r in &self.ungated {

@@ -20,6 +20,7 @@ pub(crate) mod rank {
     pub const PII: u8 = 3;
     pub const URL: u8 = 4;
     pub const TOKEN: u8 = 5;
+    #[cfg(feature = "custom-rules")]
     pub const CUSTOM: u8 = 6;
 }
 

@@ -1,0 +1,282 @@
+//! Sensitive data in the worker: bodies shown with it hidden, a background
+//! scan of the whole session that the review pane lists, and redacted
+//! downloads with the same bytes as `retrace redact`.
+//!
+//! Scans and downloads read the files in slices between requests (see
+//! [`Jobs`]), so a gigabyte session stays navigable while they run.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+use retrace_core::redact::{Finding, Mode, Redactor, Rules};
+use retrace_core::{EntryId, FileId, Session, Source, SourceError};
+
+use crate::protocol::{ScanReport, SensitiveFinding};
+
+/// Bytes read per slice of a background job: a few tens of milliseconds
+/// of work, so a request waits at most that long.
+pub const SLICE: u64 = 2 << 20;
+/// Findings listed in the review pane at most (all are counted).
+pub const LISTED_MAX: usize = 2_000;
+
+/// A source whose bytes come out redacted (typed placeholders: the same
+/// value needs no numbering across the session to be shown hidden).
+pub struct Redacting<'a, S: ?Sized> {
+    pub inner: &'a mut S,
+    pub rules: &'a Arc<Rules>,
+    buf: Vec<u8>,
+}
+
+impl<'a, S: Source + ?Sized> Redacting<'a, S> {
+    pub fn new(inner: &'a mut S, rules: &'a Arc<Rules>) -> Self {
+        Redacting {
+            inner,
+            rules,
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl<S: Source + ?Sized> Source for Redacting<'_, S> {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        let bytes = self.inner.read(file, range)?;
+        let mut redactor = Redactor::new(self.rules.clone(), Mode::Typed);
+        self.buf.clear();
+        redactor.push(&bytes, &mut self.buf);
+        redactor.push(b"\n", &mut self.buf);
+        redactor.finish(&mut self.buf);
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        }
+        Ok(Cow::Borrowed(&self.buf))
+    }
+}
+
+/// A job reading every file of the session through a redactor.
+struct Pass {
+    file: u32,
+    at: u64,
+    redactor: Option<Redactor>,
+    mode: Mode,
+    verify: bool,
+}
+
+impl Pass {
+    fn new(file: u32, mode: Mode, verify: bool) -> Pass {
+        Pass {
+            file,
+            at: 0,
+            redactor: None,
+            mode,
+            verify,
+        }
+    }
+
+    /// Reads and redacts the next slice of `self.file` into `out`; `true`
+    /// when the file is done (its last bytes are in `out`).
+    fn step<S: Source + ?Sized>(
+        &mut self,
+        session: &Session,
+        source: &mut S,
+        rules: &Arc<Rules>,
+        out: &mut Vec<u8>,
+    ) -> Result<bool, String> {
+        let size = session.files()[self.file as usize].size;
+        let redactor = self.redactor.get_or_insert_with(|| {
+            let mut r = Redactor::new(rules.clone(), self.mode);
+            r.set_verify(self.verify);
+            r
+        });
+        let end = (self.at + SLICE).min(size);
+        if self.at < end {
+            let bytes = source
+                .read(FileId(self.file), self.at..end)
+                .map_err(|e| e.to_string())?;
+            redactor.push(&bytes, out);
+            self.at = end;
+        }
+        if self.at >= size {
+            redactor.finish(out);
+            return Ok(true);
+        }
+        Ok(false)
+    }
+}
+
+/// The background scan of every file, for the review pane.
+pub struct Scan {
+    pass: Pass,
+    /// Bytes of files finished before the current one.
+    base: u64,
+    counts: BTreeMap<String, u64>,
+    listed: usize,
+    pub finished: bool,
+}
+
+impl Default for Scan {
+    fn default() -> Self {
+        Scan::new()
+    }
+}
+
+impl Scan {
+    pub fn new() -> Scan {
+        Scan {
+            // Counting needs no re-scan of replaced lines.
+            pass: Pass::new(0, Mode::Typed, false),
+            base: 0,
+            counts: BTreeMap::new(),
+            listed: 0,
+            finished: false,
+        }
+    }
+
+    /// One slice; returns what to report.
+    pub fn step<S: Source + ?Sized>(
+        &mut self,
+        session: &Session,
+        source: &mut S,
+        rules: &Arc<Rules>,
+    ) -> Result<ScanReport, String> {
+        let mut out = Vec::new();
+        let files = session.files().len() as u32;
+        let mut findings = Vec::new();
+        if self.pass.file < files {
+            let done = self.pass.step(session, source, rules, &mut out)?;
+            if let Some(r) = self.pass.redactor.as_mut() {
+                for f in r.drain_findings() {
+                    *self
+                        .counts
+                        .entry(rules.kind(f.kind).name.clone())
+                        .or_default() += 1;
+                    if self.listed < LISTED_MAX {
+                        self.listed += 1;
+                        findings.push(place(session, self.pass.file, &f, rules));
+                    }
+                }
+            }
+            if done {
+                self.base += session.files()[self.pass.file as usize].size;
+                self.pass = Pass::new(self.pass.file + 1, Mode::Typed, false);
+            }
+        }
+        self.finished = self.pass.file >= files;
+        let total: u64 = session.files().iter().map(|f| f.size).sum();
+        Ok(ScanReport {
+            done: if self.finished {
+                total
+            } else {
+                self.base + self.pass.at
+            },
+            total,
+            finished: self.finished,
+            counts: self.counts.iter().map(|(k, n)| (k.clone(), *n)).collect(),
+            findings,
+        })
+    }
+}
+
+/// Where a finding is: its entry and a leaf whose branch shows it.
+fn place(session: &Session, file: u32, f: &Finding, rules: &Rules) -> SensitiveFinding {
+    let info = &session.files()[file as usize];
+    let own = &session.entries()[info.first_entry as usize..info.end_entry as usize];
+    let line = f.line as u32;
+    let entry = own
+        .binary_search_by_key(&line, |e| e.line)
+        .ok()
+        .map(|i| EntryId(info.first_entry + i as u32));
+    let leaf = entry.filter(|&e| session.tree().contains(e)).map(|e| {
+        let mut leaf = e;
+        while let Some(next) = session.tree().continuation(leaf) {
+            leaf = next;
+        }
+        leaf.0
+    });
+    SensitiveFinding {
+        kind: rules.kind(f.kind).name.clone(),
+        file,
+        line: f.line,
+        path: f.path.clone(),
+        entry: entry.map(|e| e.0),
+        leaf,
+    }
+}
+
+/// A redacted copy of one file being written.
+pub struct Download {
+    pass: Pass,
+    pub file: u32,
+    pub chunks: js_sys::Array,
+}
+
+impl Download {
+    pub fn new(file: u32, mode: Mode) -> Download {
+        Download {
+            // As the CLI: changed lines are re-scanned.
+            pass: Pass::new(file, mode, true),
+            file,
+            chunks: js_sys::Array::new(),
+        }
+    }
+
+    /// One slice; `true` when the file is written.
+    pub fn step<S: Source + ?Sized>(
+        &mut self,
+        session: &Session,
+        source: &mut S,
+        rules: &Arc<Rules>,
+    ) -> Result<bool, String> {
+        let mut out = Vec::new();
+        let done = self.pass.step(session, source, rules, &mut out)?;
+        if !out.is_empty() {
+            self.chunks.push(&js_sys::Uint8Array::from(out.as_slice()));
+        }
+        Ok(done)
+    }
+
+    /// Bytes read of the file so far, and its size.
+    pub fn progress(&self, session: &Session) -> (u64, u64) {
+        (self.pass.at, session.files()[self.file as usize].size)
+    }
+}
+
+/// The name a redacted copy of `name` is saved under.
+pub fn download_name(name: &str) -> String {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    let base = base.strip_suffix(".gz").unwrap_or(base);
+    match base.rsplit_once('.') {
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}.redacted.{ext}"),
+        _ => format!("{base}.redacted"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redacted_names_keep_the_extension_and_drop_gzip() {
+        assert_eq!(
+            download_name("/a/b/session.jsonl"),
+            "session.redacted.jsonl"
+        );
+        assert_eq!(download_name("rollout.jsonl.gz"), "rollout.redacted.jsonl");
+        assert_eq!(download_name("notes"), "notes.redacted");
+    }
+
+    #[test]
+    fn a_redacting_source_hides_secrets_in_bodies() {
+        let line = br#"{"type":"message","message":{"role":"user","content":"my key is AKIA2E0A8F3B244C9986"}}"#;
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = line;
+        let mut source = Redacting::new(&mut bytes, &rules);
+        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        let text = String::from_utf8(out.into_owned()).unwrap();
+        assert_eq!(
+            text,
+            r#"{"type":"message","message":{"role":"user","content":"my key is [REDACTED:aws-access-key-id]"}}"#
+        );
+    }
+}
