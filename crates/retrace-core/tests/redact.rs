@@ -525,3 +525,57 @@ fn mutated_lines_never_panic_and_keep_the_line_count() {
         check_invariant(&bytes, &out);
     }
 }
+
+/// A pretty-printed JSON document (a Gemini CLI legacy session, a provider
+/// list as an array) is redacted whole: valid JSON out, the same lines,
+/// findings on the lines they are on, whatever the chunking.
+#[test]
+fn whole_documents_are_redacted_as_one_value() {
+    let doc = "{\n  \"sessionId\": \"s\",\n  \"messages\": [\n    {\n      \"type\": \"user\",\n      \"content\": \"my key is AKIA2E0A8F3B244C9986, mail me at jane.doe@fastmail.com\"\n    }\n  ]\n}\n";
+    let rules = std::sync::Arc::new(retrace_core::redact::Rules::builtin());
+    let mut whole = Vec::new();
+    for chunk in [1usize, 7, 4096] {
+        let mut r =
+            retrace_core::redact::Redactor::new(rules.clone(), retrace_core::redact::Mode::Typed);
+        let mut out = Vec::new();
+        for piece in doc.as_bytes().chunks(chunk) {
+            r.push(piece, &mut out);
+        }
+        r.finish(&mut out);
+        let found: Vec<(u64, String)> = r
+            .drain_findings()
+            .map(|f| (f.line, rules.kind(f.kind).name.clone()))
+            .collect();
+        assert_eq!(
+            found,
+            [(6, "aws-access-key-id".to_owned()), (6, "email".to_owned())],
+            "chunk {chunk}"
+        );
+        assert_eq!(r.summary().lines, 9);
+        if whole.is_empty() {
+            whole = out;
+        } else {
+            assert_eq!(out, whole, "chunk {chunk}");
+        }
+    }
+    let text = String::from_utf8(whole).unwrap();
+    assert_eq!(text.lines().count(), doc.lines().count());
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        value["messages"][0]["content"],
+        "my key is [REDACTED:aws-access-key-id], mail me at [REDACTED:email]"
+    );
+    // A JSON-lines file whose second line is cut short stays line by line:
+    // the lines after it are still redacted.
+    let jsonl = "{\"a\":\"x\"}\n{\"b\":\"cut\n{\"c\":\"jane.doe@fastmail.com\"}\n";
+    let mut r =
+        retrace_core::redact::Redactor::new(rules.clone(), retrace_core::redact::Mode::Typed);
+    let mut out = Vec::new();
+    r.push(jsonl.as_bytes(), &mut out);
+    r.finish(&mut out);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "{\"a\":\"x\"}\n{\"b\":\"cut\n{\"c\":\"[REDACTED:email]\"}\n"
+    );
+    assert_eq!(r.summary().broken_lines, 1);
+}

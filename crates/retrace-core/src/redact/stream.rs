@@ -51,7 +51,24 @@ pub struct Redactor {
     hits: Vec<Hit>,
     /// Where the last `apply` wrote placeholders.
     written: Vec<std::ops::Range<usize>>,
+    /// The input is one JSON document over many lines (a Gemini CLI
+    /// legacy session, a provider message list as an array): it is kept
+    /// here and redacted whole at [`Redactor::finish`].
+    document: Option<Document>,
 }
+
+/// A whole-document input being collected.
+#[derive(Debug)]
+struct Document {
+    bytes: Vec<u8>,
+    /// The input line and offset it starts at.
+    line: u64,
+    offset: u64,
+}
+
+/// The largest document redacted whole; a bigger one is passed through
+/// and reported, line by line, like text that is not JSON.
+const MAX_DOCUMENT: usize = 512 << 20;
 
 impl Redactor {
     pub fn new(rules: Arc<Rules>, mode: Mode) -> Redactor {
@@ -68,6 +85,7 @@ impl Redactor {
             scratch: Vec::new(),
             hits: Vec::new(),
             written: Vec::new(),
+            document: None,
         }
     }
 
@@ -130,6 +148,9 @@ impl Redactor {
             let line = std::mem::take(&mut self.carry);
             self.line_with_end(&line, out);
         }
+        if let Some(doc) = self.document.take() {
+            self.whole_document(doc, out);
+        }
     }
 
     /// Findings since the last drain, in input order. They pile up until
@@ -150,6 +171,31 @@ impl Redactor {
         self.offset += line.len() as u64;
         self.summary.lines += 1;
         self.summary.bytes += line.len() as u64;
+        if let Some(doc) = self.document.as_mut() {
+            doc.bytes.extend_from_slice(line);
+            if doc.bytes.len() > MAX_DOCUMENT {
+                // Too big to hold: give it back as it is, reported.
+                let doc = self.document.take().expect("checked above");
+                self.pass_through_document(doc, out);
+            }
+            return;
+        }
+        // Only a first line can open a document: a line cut short further
+        // down a JSON-lines file is a torn line, reported, not a document.
+        if self.line == 1 && self.starts_document(line) {
+            self.document = Some(Document {
+                bytes: line.to_vec(),
+                line: self.line,
+                offset: start,
+            });
+            return;
+        }
+        self.redact_content(line, start, out);
+    }
+
+    /// Redacts one line (or whole document) `line` that starts at input
+    /// offset `start`.
+    fn redact_content(&mut self, line: &[u8], start: u64, out: &mut Vec<u8>) {
         let mut content = line.strip_suffix(b"\n").unwrap_or(line);
         let mut base = 0;
         if self.line == 1 && content.starts_with(b"\xEF\xBB\xBF") {
@@ -213,6 +259,55 @@ impl Redactor {
             }
         }
         self.edits = edits;
+    }
+
+    /// Whether `line` opens a JSON document that goes on over more lines:
+    /// it starts with `{` or `[` and is JSON cut short, not broken.
+    fn starts_document(&mut self, line: &[u8]) -> bool {
+        let content = line.strip_suffix(b"\n").unwrap_or(line);
+        let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
+        let trimmed = content.trim_ascii();
+        if !matches!(trimmed.first(), Some(b'{' | b'[')) {
+            return false;
+        }
+        let mut edits = std::mem::take(&mut self.edits);
+        edits.clear();
+        let cut_short = matches!(self.engine.line(content, &mut edits), Err(at) if at >= content.trim_ascii_end().len());
+        self.edits = edits;
+        cut_short
+    }
+
+    /// Redacts a whole document: the same walk as a line, over all of it
+    /// (JSON allows newlines between tokens), with findings numbered by the
+    /// input line they are on. Its lines were counted as they came.
+    fn whole_document(&mut self, doc: Document, out: &mut Vec<u8>) {
+        let line = self.line;
+        self.line = doc.line;
+        let first = self.findings.len();
+        self.redact_content(&doc.bytes, doc.offset, out);
+        let newlines: Vec<usize> = memchr::memchr_iter(b'\n', &doc.bytes).collect();
+        for f in &mut self.findings[first..] {
+            let at = (f.offset - doc.offset) as usize;
+            f.line = doc.line + newlines.partition_point(|&n| n < at) as u64;
+        }
+        self.line = line;
+    }
+
+    /// A document too big to redact whole, written back unchanged and
+    /// reported as not redacted.
+    fn pass_through_document(&mut self, doc: Document, out: &mut Vec<u8>) {
+        self.hits.clear();
+        self.engine.rules.scan(&doc.bytes, None, &mut self.hits);
+        self.summary.broken_lines += 1;
+        self.summary.broken_matches += self.hits.len() as u64;
+        if self.summary.broken.len() < Summary::KEEP {
+            self.summary.broken.push(BrokenLine {
+                line: doc.line,
+                offset: doc.offset,
+                unredacted: self.hits.len() as u32,
+            });
+        }
+        out.extend_from_slice(&doc.bytes);
     }
 
     /// `content` with `edits` replaced by placeholders; records findings
