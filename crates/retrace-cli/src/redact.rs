@@ -76,7 +76,10 @@ pub fn run(o: &Options, stdout: &mut dyn Write) -> Result<Outcome, Failure> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(8);
-    let summary = if o.mode == Mode::Pseudo || workers < 2 {
+    // A JSON document over many lines is redacted whole by one redactor;
+    // parts cut at newlines would cut it apart.
+    let (input, document) = peek_document(input)?;
+    let summary = if o.mode == Mode::Pseudo || workers < 2 || document {
         let result = pump(&o.input, input, &mut redactor, &mut sink, report.as_mut());
         result?;
         redactor.summary().clone()
@@ -112,6 +115,25 @@ pub fn run(o: &Options, stdout: &mut dyn Write) -> Result<Outcome, Failure> {
     } else {
         Outcome::Clean
     })
+}
+
+/// Reads the input's first line (up to 1 MiB) and gives the input back
+/// whole, with whether that line opens a JSON document.
+fn peek_document(mut input: Box<dyn Read + Send>) -> Result<(Box<dyn Read + Send>, bool), Failure> {
+    let mut head = Vec::new();
+    let mut buf = [0u8; 64 << 10];
+    while head.len() < (1 << 20) && !head.contains(&b'\n') {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Failure::Input(format!("cannot read: {}", io_message(&e)))),
+        };
+        head.extend_from_slice(&buf[..n]);
+    }
+    let first = head.split(|&b| b == b'\n').next().unwrap_or(&[]);
+    let document = retrace_core::redact::opens_document(first);
+    Ok((Box::new(io::Cursor::new(head).chain(input)), document))
 }
 
 fn pump(

@@ -329,3 +329,29 @@ fn parallel_parts_give_the_bytes_of_one_redactor() {
         );
     }
 }
+
+/// A JSON document bigger than the parts the CLI redacts in parallel is
+/// still redacted whole (parts cut at newlines would cut it apart).
+#[test]
+fn a_big_json_document_is_redacted_whole() {
+    let mut doc = String::from("{\n  \"sessionId\": \"s\",\n  \"messages\": [\n");
+    for i in 0..80_000 {
+        doc.push_str(&format!(
+            "    {{\n      \"type\": \"user\",\n      \"content\": \"filler text number {i} of many\"\n    }},\n"
+        ));
+    }
+    doc.push_str("    {\n      \"type\": \"user\",\n      \"content\": \"key AKIA2E0A8F3B244C9986, mail jane.doe@fastmail.com\"\n    }\n  ]\n}\n");
+    assert!(doc.len() > 4 << 20, "bigger than a parallel part");
+    for mode in ["typed", "mask"] {
+        let out = with_stdin(&["redact", "--mode", mode, "-"], doc.as_bytes());
+        assert!(out.status.success(), "{}", stderr(&out));
+        assert_eq!(line_count(&out.stdout), line_count(doc.as_bytes()));
+        let value: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let last = value["messages"][80_000]["content"].as_str().unwrap();
+        assert!(
+            !last.contains("AKIA2E0A8F3B244C9986") && !last.contains("jane.doe"),
+            "{last}"
+        );
+        assert!(stderr(&out).contains("2 match(es)"), "{}", stderr(&out));
+    }
+}

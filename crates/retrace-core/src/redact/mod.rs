@@ -44,4 +44,4 @@ pub use kind::{KindId, KindInfo, Tier};
 pub use mode::Mode;
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
-pub use stream::{findings_in, Redactor, ValueFinding};
+pub use stream::{findings_in, opens_document, Redactor, ValueFinding};

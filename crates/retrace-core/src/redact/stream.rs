@@ -182,7 +182,7 @@ impl Redactor {
         }
         // Only a first line can open a document: a line cut short further
         // down a JSON-lines file is a torn line, reported, not a document.
-        if self.line == 1 && self.starts_document(line) {
+        if self.line == 1 && opens_document(line) {
             self.document = Some(Document {
                 bytes: line.to_vec(),
                 line: self.line,
@@ -259,22 +259,6 @@ impl Redactor {
             }
         }
         self.edits = edits;
-    }
-
-    /// Whether `line` opens a JSON document that goes on over more lines:
-    /// it starts with `{` or `[` and is JSON cut short, not broken.
-    fn starts_document(&mut self, line: &[u8]) -> bool {
-        let content = line.strip_suffix(b"\n").unwrap_or(line);
-        let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
-        let trimmed = content.trim_ascii();
-        if !matches!(trimmed.first(), Some(b'{' | b'[')) {
-            return false;
-        }
-        let mut edits = std::mem::take(&mut self.edits);
-        edits.clear();
-        let cut_short = matches!(self.engine.line(content, &mut edits), Err(at) if at >= content.trim_ascii_end().len());
-        self.edits = edits;
-        cut_short
     }
 
     /// Redacts a whole document: the same walk as a line, over all of it
@@ -380,6 +364,22 @@ impl Redactor {
         self.hits = hits;
         out
     }
+}
+
+/// Whether `first_line` (with or without its newline) opens a JSON document
+/// that goes on over more lines: it starts with `{` or `[` and is JSON cut
+/// short. The redactor then redacts the input whole rather than line by
+/// line; a caller splitting input into parts must not split such a one.
+pub fn opens_document(first_line: &[u8]) -> bool {
+    let content = first_line.strip_suffix(b"\n").unwrap_or(first_line);
+    let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
+    if !matches!(content.trim_ascii().first(), Some(b'{' | b'[')) {
+        return false;
+    }
+    matches!(
+        serde_json::from_slice::<serde::de::IgnoredAny>(content),
+        Err(e) if e.is_eof()
+    )
 }
 
 /// `text` escaped for `levels` nested JSON strings.
