@@ -342,6 +342,129 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
     }
 }
 
+/// How far [`follow_container`] got.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Followed {
+    /// The closing bracket that brought the depth down to the target
+    /// (`closed`), else the first byte not looked at.
+    pub at: usize,
+    pub closed: bool,
+    /// Newlines in `from..at`.
+    pub newlines: u32,
+}
+
+/// Follows the strings and brackets of a container from `bytes[from..]`,
+/// 64 bytes at a time, until a closing bracket outside strings brings
+/// `depth` down to `target`; `depth` and `in_string` are the state at
+/// `from` and become the state where it stopped. The byte before `from`
+/// must not be a backslash that escapes it.
+///
+/// Only whole blocks are looked at: it stops (not `closed`) where fewer
+/// than 64 bytes are left, and before a block where a backslash lies
+/// outside a string. A byte-by-byte reader (the document framer) takes a
+/// backslash outside a string as an ordinary byte, while the block trick
+/// lets every backslash run escape the byte after it; as long as every
+/// backslash lies inside a string the two readings agree, so the caller
+/// reads such a block byte by byte and both give the same framing.
+pub(crate) fn follow_container(
+    bytes: &[u8],
+    from: usize,
+    depth: &mut u32,
+    target: u32,
+    in_string: &mut bool,
+) -> Followed {
+    #[cfg(target_arch = "x86_64")]
+    if crate::scan_simd::Avx512::available() {
+        // SAFETY: the CPU has AVX-512BW and PCLMULQDQ.
+        return unsafe { follow_container_avx512(bytes, from, depth, target, in_string) };
+    }
+    #[cfg(target_arch = "x86_64")]
+    if crate::scan_simd::Avx2::available() {
+        // SAFETY: the CPU has AVX2 and PCLMULQDQ.
+        return unsafe { follow_container_avx2(bytes, from, depth, target, in_string) };
+    }
+    follow_container_with::<Baseline>(bytes, from, depth, target, in_string)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,pclmulqdq")]
+fn follow_container_avx2(
+    bytes: &[u8],
+    from: usize,
+    depth: &mut u32,
+    target: u32,
+    in_string: &mut bool,
+) -> Followed {
+    follow_container_with::<crate::scan_simd::Avx2>(bytes, from, depth, target, in_string)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512bw,pclmulqdq")]
+fn follow_container_avx512(
+    bytes: &[u8],
+    from: usize,
+    depth: &mut u32,
+    target: u32,
+    in_string: &mut bool,
+) -> Followed {
+    follow_container_with::<crate::scan_simd::Avx512>(bytes, from, depth, target, in_string)
+}
+
+#[inline(always)]
+fn follow_container_with<K: Kernel>(
+    bytes: &[u8],
+    from: usize,
+    depth: &mut u32,
+    target: u32,
+    in_string: &mut bool,
+) -> Followed {
+    let mut esc_carry = 0u64;
+    let mut str_carry = if *in_string { !0u64 } else { 0 };
+    let mut pos = from;
+    let mut newlines = 0u32;
+    while bytes.len() - pos >= 64 {
+        let block: &[u8; 64] = bytes[pos..pos + 64].try_into().expect("64 bytes");
+        let m: Masks = K::classify(block);
+        let mut carry = esc_carry;
+        let escaped = escaped_bytes(m.backslash, &mut carry);
+        let quotes = m.quote & !escaped;
+        // Bits of opening quotes and string interiors.
+        let inside = K::prefix_xor(quotes) ^ str_carry;
+        if m.backslash & !inside != 0 {
+            break;
+        }
+        esc_carry = carry;
+        str_carry = ((inside as i64) >> 63) as u64;
+        let mut brackets = (m.open | m.close) & !inside;
+        while brackets != 0 {
+            let bit = brackets.trailing_zeros();
+            brackets &= brackets - 1;
+            if m.open >> bit & 1 != 0 {
+                *depth += 1;
+                continue;
+            }
+            *depth -= 1;
+            if *depth == target {
+                *in_string = false;
+                newlines += (m.newline & ((1u64 << bit) - 1)).count_ones();
+                return Followed {
+                    at: pos + bit as usize,
+                    closed: true,
+                    newlines,
+                };
+            }
+        }
+        newlines += m.newline.count_ones();
+        pos += 64;
+    }
+    *in_string = str_carry != 0;
+    Followed {
+        at: pos,
+        closed: false,
+        newlines,
+    }
+}
+
 struct State {
     /// Open containers.
     depth: u32,

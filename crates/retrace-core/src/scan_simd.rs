@@ -14,6 +14,8 @@ pub(crate) struct Masks {
     pub close: u64,
     pub colon: u64,
     pub comma: u64,
+    /// `\n`, for counting lines (unused compares are optimised away).
+    pub newline: u64,
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -27,6 +29,7 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
         let backslash = _mm_set1_epi8(b'\\' as i8);
         let colon = _mm_set1_epi8(b':' as i8);
         let comma = _mm_set1_epi8(b',' as i8);
+        let newline = _mm_set1_epi8(b'\n' as i8);
         // `{`/`[` and `}`/`]` differ only in bit 0x20.
         let case = _mm_set1_epi8(0x20);
         let open = _mm_set1_epi8(b'{' as i8);
@@ -43,6 +46,7 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
             m.close |= bits(_mm_cmpeq_epi8(folded, close));
             m.colon |= bits(_mm_cmpeq_epi8(v, colon));
             m.comma |= bits(_mm_cmpeq_epi8(v, comma));
+            m.newline |= bits(_mm_cmpeq_epi8(v, newline));
         }
         m
     }
@@ -56,6 +60,7 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
     let backslash = u8x16_splat(b'\\');
     let colon = u8x16_splat(b':');
     let comma = u8x16_splat(b',');
+    let newline = u8x16_splat(b'\n');
     let case = u8x16_splat(0x20);
     let open = u8x16_splat(b'{');
     let close = u8x16_splat(b'}');
@@ -73,6 +78,7 @@ pub(crate) fn classify(block: &[u8; 64]) -> Masks {
         m.close |= bits(u8x16_eq(folded, close));
         m.colon |= bits(u8x16_eq(v, colon));
         m.comma |= bits(u8x16_eq(v, comma));
+        m.newline |= bits(u8x16_eq(v, newline));
     }
     m
 }
@@ -121,6 +127,7 @@ pub(crate) fn classify_portable(block: &[u8; 64]) -> Masks {
         m.close |= pack(eq(folded, b'}')) << shift;
         m.colon |= pack(eq(w, b':')) << shift;
         m.comma |= pack(eq(w, b',')) << shift;
+        m.newline |= pack(eq(w, b'\n')) << shift;
     }
     m
 }
@@ -194,6 +201,7 @@ impl Kernel for Avx2 {
                 close: bits(flo, fhi, b'}'),
                 colon: bits(lo, hi, b':'),
                 comma: bits(lo, hi, b','),
+                newline: bits(lo, hi, b'\n'),
             }
         }
     }
@@ -243,6 +251,7 @@ impl Kernel for Avx512 {
                 close: eq(folded, b'}'),
                 colon: eq(v, b':'),
                 comma: eq(v, b','),
+                newline: eq(v, b'\n'),
             }
         }
     }
@@ -268,6 +277,7 @@ mod tests {
                 b'}' | b']' => m.close |= bit,
                 b':' => m.colon |= bit,
                 b',' => m.comma |= bit,
+                b'\n' => m.newline |= bit,
                 _ => {}
             }
         }
@@ -283,7 +293,7 @@ mod tests {
             for (i, b) in block.iter_mut().enumerate() {
                 *b = alphabet[(i * 7 + round * 13 + i * i) % 256];
                 if (i + round) % 5 == 0 {
-                    *b = b"\"\\{}[]:,"[(i + round) % 8];
+                    *b = b"\"\\{}[]:,\n"[(i + round) % 9];
                 }
             }
             let want = scalar(&block);
@@ -305,6 +315,7 @@ mod tests {
                 assert_eq!(got.close, want.close);
                 assert_eq!(got.colon, want.colon);
                 assert_eq!(got.comma, want.comma);
+                assert_eq!(got.newline, want.newline);
             }
         }
     }
