@@ -242,6 +242,45 @@ impl DocumentFramer {
         }
     }
 
+    /// A framer for the rest of a document from `offset`, where an element
+    /// of its framed array (at `array_depth`) begins after a comma: what a
+    /// framer that read the document from its start is like there when
+    /// [`DocumentFramer::element_start_depth`] says so. Lines count from 1
+    /// at `offset` (see [`DocumentFramer::shift_lines`]).
+    pub fn resume(offset: u64, array_depth: u32, max: usize) -> DocumentFramer {
+        DocumentFramer {
+            state: State::ExpectElement,
+            depth: array_depth,
+            array_depth,
+            framed: true,
+            after_comma: true,
+            ..DocumentFramer::new(offset, 1, max)
+        }
+    }
+
+    /// The depth of the framed array when the next byte is where an element
+    /// may begin after a comma, outside any string: then this framer and
+    /// one made by [`DocumentFramer::resume`] at this offset and depth
+    /// frame what follows the same way. Everything else the framer holds
+    /// is set afresh when an element, key or value starts.
+    pub fn element_start_depth(&self) -> Option<u32> {
+        let at_start = self.state == State::ExpectElement
+            && self.after_comma
+            && self.framed
+            && !self.in_string
+            && !self.escape
+            && self.depth == self.array_depth;
+        at_start.then_some(self.array_depth)
+    }
+
+    /// Adds `lines` to every line number held (a part that counted its
+    /// lines from 1, put after the lines before it).
+    pub fn shift_lines(&mut self, lines: u32) {
+        self.line += lines;
+        self.element_line += lines;
+        self.key_line += lines;
+    }
+
     /// Whether the document has closed.
     pub fn is_done(&self) -> bool {
         self.state == State::Done
@@ -779,6 +818,82 @@ impl DocumentFramer {
             end: at + 1,
             line: lines.at(bytes, i),
         });
+    }
+}
+
+/// Where the elements of a document's framed array begin, so that a
+/// large document can be framed in parts: each part after the first starts
+/// where [`ElementStarts::find`] sees an element begin, and is kept only if
+/// the part before it ends in the state that guess assumed (see
+/// `Reader::append_document_part`), so a wrong guess costs time, never
+/// correctness.
+///
+/// The guess: a pretty-printed document starts every element of its array
+/// on a line of its own, indented like the first one, after a comma. A raw
+/// newline cannot be inside a JSON string, so such a line break is outside
+/// strings; the indentation tells the element's depth.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ElementStarts {
+    array_depth: u32,
+    /// `\n`, the indentation, and the element's opening bracket.
+    pattern: Vec<u8>,
+}
+
+impl ElementStarts {
+    /// Learns where elements begin from a document's first bytes; `None`
+    /// when they do not show an element beginning on a line of its own.
+    pub fn from_head(head: &[u8]) -> Option<ElementStarts> {
+        let head = head.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(head);
+        let mut framer = DocumentFramer::new(0, 1, usize::MAX);
+        let mut starts = Vec::new();
+        framer.feed(head, &mut |event| {
+            if let DocEvent::Element { offset, .. } = event {
+                starts.push(offset as usize);
+            }
+        });
+        if framer.state == State::Element {
+            starts.push(framer.element_offset as usize);
+        }
+        if framer.array_depth == 0 {
+            return None;
+        }
+        starts.into_iter().take(2).find_map(|at| {
+            let opening = *head.get(at)?;
+            if opening != b'{' && opening != b'[' {
+                return None;
+            }
+            let line_start = memchr::memrchr(b'\n', &head[..at])?;
+            let indent = &head[line_start + 1..at];
+            if !indent.iter().all(|&b| b == b' ' || b == b'\t') {
+                return None;
+            }
+            let mut pattern = Vec::with_capacity(indent.len() + 2);
+            pattern.push(b'\n');
+            pattern.extend_from_slice(indent);
+            pattern.push(opening);
+            Some(ElementStarts {
+                array_depth: framer.array_depth,
+                pattern,
+            })
+        })
+    }
+
+    /// Depth of the framed array (1 for an array document, 2 for an
+    /// object's `messages`).
+    pub fn array_depth(&self) -> u32 {
+        self.array_depth
+    }
+
+    /// The first place in `window` (any stretch of the document) where an
+    /// element seems to begin: the index of its opening bracket, at the
+    /// learned indentation on a new line, with only blanks between it and a
+    /// comma before.
+    pub fn find(&self, window: &[u8]) -> Option<usize> {
+        memchr::memmem::find_iter(window, &self.pattern).find_map(|at| {
+            let before = &window[..at];
+            let last = before.iter().rposition(|&b| !is_ws(b))?;
+            (before[last] == b',').then_some(at + self.pattern.len() - 1)
+        })
     }
 }
 

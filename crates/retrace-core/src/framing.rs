@@ -16,7 +16,9 @@ use std::ops::Range;
 use memchr::memchr_iter;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::document::{DocEvent, Document, DocumentField, DocumentFramer, FRAMED_KEYS};
+use crate::document::{
+    DocEvent, Document, DocumentField, DocumentFramer, ElementStarts, FRAMED_KEYS,
+};
 use crate::entry::{Entry, Flags};
 use crate::format::sniff::Sniff;
 use crate::reader::Reader;
@@ -64,6 +66,9 @@ pub(crate) struct DocState {
     entries_at_end: Option<usize>,
     /// Where the document ended.
     end: Option<u64>,
+    /// For a part begun inside the document: the depth of the framed array
+    /// it assumed (see [`Reader::begin_document_part`]).
+    assumed_depth: Option<u32>,
 }
 
 fn is_ws(b: u8) -> bool {
@@ -255,6 +260,90 @@ impl Reader {
                 self.push_document(bytes);
             }
         }
+    }
+
+    /// Starts reading a later part of a file that is one JSON document,
+    /// from byte `offset`, where `starts` found an element beginning (see
+    /// [`ElementStarts`]). Lines count from the part's start until
+    /// [`Reader::append_document_part`] puts it after the part before.
+    pub fn begin_document_part(
+        &mut self,
+        name: &str,
+        offset: u64,
+        starts: &ElementStarts,
+    ) -> crate::entry::FileId {
+        let id = self.begin_part(name, offset);
+        self.framing = Framing::Document;
+        self.files[id.0 as usize].document = Some(Document {
+            array_key: None,
+            is_array: false,
+            fields: Vec::new(),
+            array_key_range: None,
+            complete: false,
+        });
+        self.doc = DocState {
+            framer: Some(Box::new(DocumentFramer::resume(
+                offset,
+                starts.array_depth(),
+                self.max_line(),
+            ))),
+            assumed_depth: Some(starts.array_depth()),
+            ..DocState::default()
+        };
+        id
+    }
+
+    /// Appends `part`, begun with [`Reader::begin_document_part`] where
+    /// this reader stopped, if this reader's framer is where the part
+    /// assumed: between two elements of the framed array at the same depth,
+    /// outside any string. Then the part's entries, diagnostics, fields and
+    /// framing state are exactly what reading on would have given, and
+    /// `true` is returned. Otherwise nothing changes and `false` is
+    /// returned: the caller pushes the part's bytes into this reader
+    /// instead.
+    pub fn append_document_part(&mut self, mut part: Reader) -> bool {
+        let depth = part
+            .doc
+            .assumed_depth
+            .expect("append_document_part takes a part begun with begin_document_part");
+        let (offset, line_base) = self.position();
+        let part_file = part.current_file();
+        let fits = self.framing == Framing::Document
+            && part.files[part_file].part_start == offset
+            && self.line_is_finished()
+            && self.doc.framer.as_ref().is_some_and(|f| {
+                f.position().0 == offset && f.element_start_depth() == Some(depth)
+            });
+        if !fits {
+            return false;
+        }
+        let entries_before = self.entries.len();
+        let file = self.current_file();
+        // Fields after the framed array, and whether the document closed.
+        if let (Some(doc), Some(part_doc)) = (
+            &mut self.files[file].document,
+            part.files[part_file].document.take(),
+        ) {
+            doc.fields.extend(part_doc.fields.into_iter().map(|mut f| {
+                f.line += line_base;
+                f
+            }));
+            doc.complete = part_doc.complete;
+        }
+        let mut state = std::mem::take(&mut part.doc);
+        if let Some(framer) = &mut state.framer {
+            framer.shift_lines(line_base);
+        }
+        self.doc.framer = state.framer;
+        self.doc.end = state.end;
+        self.doc.entries_at_end = state.entries_at_end.map(|n| n + entries_before);
+        self.doc.last_byte = state.last_byte.or(self.doc.last_byte);
+        let room = SAMPLE_ENTRIES.saturating_sub(self.doc.sample.len());
+        self.doc.sample.extend(state.sample.into_iter().take(room));
+        self.framing = part.framing;
+        let (part_state, _) = part.take_part_state();
+        self.append_index(&mut part, part_state);
+        true
     }
 
     fn push_document(&mut self, bytes: &[u8]) {

@@ -46,7 +46,7 @@ mod tree;
 pub use api::Api;
 pub use context::{Check, ToolPairing};
 pub use diag::{Diagnostic, DiagnosticKind, Severity};
-pub use document::{Document, DocumentField};
+pub use document::{Document, DocumentField, ElementStarts};
 pub use entry::{Entry, EntryId, FileId, Flags};
 pub use format::Format;
 pub use framing::starts_like_document;

@@ -72,7 +72,7 @@ pub struct Reader {
 }
 
 #[derive(Debug)]
-struct FileState {
+pub(crate) struct FileState {
     id: FileId,
     /// The first bytes, until there are enough to tell gzip from text.
     sniff: Option<Vec<u8>>,
@@ -195,6 +195,13 @@ impl Reader {
         );
         let start = part.files[part_state.id.0 as usize].part_start;
         assert_eq!(start, state.offset, "parts must be contiguous");
+        self.append_index(&mut part, part_state);
+    }
+
+    /// Moves what `part` indexed (entries, strings, diagnostics, position)
+    /// after what this reader read of its current file.
+    pub(crate) fn append_index(&mut self, part: &mut Reader, part_state: FileState) {
+        let state = self.current.as_ref().expect("an open file");
         let (file, line_base) = (state.id, state.lines);
         // Re-intern the part's strings into this reader's table.
         let map: Vec<Sym> = (0..part.interner.len())
@@ -226,6 +233,13 @@ impl Reader {
         state.crlf += part_state.crlf;
         self.carry = std::mem::take(&mut part.carry);
         self.skipping = part.skipping;
+    }
+
+    /// The state of the file being read, taken out of a part reader.
+    pub(crate) fn take_part_state(&mut self) -> (FileState, u64) {
+        let state = self.current.take().expect("the part has an open file");
+        let start = self.files[state.id.0 as usize].part_start;
+        (state, start)
     }
 
     /// Attaches a side-car JSON document to a file (a Claude Code subagent's

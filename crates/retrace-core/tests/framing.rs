@@ -6,7 +6,9 @@
 mod common;
 
 use common::*;
-use retrace_core::{starts_like_document, Diagnostic, DiagnosticKind, Session, Severity};
+use retrace_core::{
+    starts_like_document, Diagnostic, DiagnosticKind, ElementStarts, Reader, Session, Severity,
+};
 
 /// Opens `bytes` whole and in many chunkings; all must index the same, and
 /// losslessly.
@@ -273,5 +275,108 @@ fn escaped_quotes_and_backslash_runs_in_any_chunking() {
     for e in &s.entries()[..2] {
         let text = &bytes[e.range().start as usize..e.range().end as usize];
         serde_json::from_slice::<serde_json::Value>(text).unwrap();
+    }
+}
+
+/// Reads a document in parts: the first from the start, each later one from
+/// where [`ElementStarts`] finds an element after a cut, as the store does
+/// on several threads. Returns the session and how many parts were kept
+/// (the others were read on by the reader before them).
+fn open_in_parts(bytes: &[u8], cuts: &[usize], chunk: usize) -> (Session, usize, usize) {
+    let starts = ElementStarts::from_head(&bytes[..bytes.len().min(64 << 10)])
+        .expect("the head shows where elements begin");
+    let mut points = vec![0];
+    for &cut in cuts {
+        if let Some(k) = starts.find(&bytes[cut..]) {
+            if cut + k > *points.last().unwrap() {
+                points.push(cut + k);
+            }
+        }
+    }
+    points.push(bytes.len());
+    let mut reader = Reader::new();
+    reader.begin_file("doc.json");
+    for piece in bytes[..points[1]].chunks(chunk) {
+        reader.push(piece);
+    }
+    let mut kept = 0;
+    for w in points.windows(2).skip(1) {
+        let mut part = Reader::new();
+        part.begin_document_part("doc.json", w[0] as u64, &starts);
+        for piece in bytes[w[0]..w[1]].chunks(chunk) {
+            part.push(piece);
+        }
+        if reader.append_document_part(part) {
+            kept += 1;
+        } else {
+            reader.push(&bytes[w[0]..w[1]]);
+        }
+    }
+    (reader.finish(), kept, points.len() - 2)
+}
+
+fn assert_same_index(a: &Session, b: &Session) {
+    assert_eq!(fingerprint(a), fingerprint(b));
+    let (fa, fb) = (&a.files()[0], &b.files()[0]);
+    assert_eq!(fa.document, fb.document);
+    assert_eq!(
+        (fa.lines, fa.size, fa.line_ends_with_newline),
+        (fb.lines, fb.size, fb.line_ends_with_newline)
+    );
+}
+
+#[test]
+fn a_document_read_in_parts_indexes_like_one_pass() {
+    let rel =
+        "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2025-11-19T20-45-42f4bde7.json";
+    let bytes = read(rel);
+    let whole = Session::from_bytes("doc.json", &bytes);
+    let n = bytes.len();
+    for chunk in [97, 4096, usize::MAX] {
+        let (s, kept, parts) = open_in_parts(&bytes, &[n / 4, n / 2, 3 * n / 4], chunk);
+        assert_eq!((kept, parts), (3, 3), "every guess holds in a pretty file");
+        assert_same_index(&s, &whole);
+    }
+}
+
+#[test]
+fn parts_keep_what_follows_the_array_and_the_document() {
+    // Fields after the array, a broken element, a missing comma, lines
+    // after the document; and the same cut short.
+    let doc = "{\n  \"model\": \"m\",\n  \"messages\": [\n    {\"role\": \"user\", \"content\": \"a\"},\n    {\"role\": \"assistant\", \"content\": [1, 2]},\n    {\"role\": \"user\" \"content\": \"broken\"},\n    {\"role\": \"assistant\", \"content\": \"b\"}\n    {\"role\": \"user\", \"content\": \"no comma before\"},\n    {\"role\": \"assistant\", \"content\": \"c\"}\n  ],\n  \"system\": \"Be brief.\"\n}\n{\"type\": \"after\"}\n";
+    let bytes = doc.as_bytes();
+    let mut parts_kept = 0;
+    for end in [bytes.len(), bytes.len() - 25, bytes.len() - 60, 250] {
+        let bytes = &bytes[..end];
+        let whole = Session::from_bytes("doc.json", bytes);
+        for cut in (60..end).step_by(7) {
+            for chunk in [1, 5, 64, usize::MAX] {
+                let (s, kept, parts) = open_in_parts(bytes, &[cut], chunk);
+                assert_eq!(kept, parts, "cut {cut}, end {end}");
+                assert_same_index(&s, &whole);
+                parts_kept += kept;
+            }
+        }
+    }
+    // 4 elements begin after a comma on a line of their own.
+    assert!(parts_kept > 100, "{parts_kept}");
+}
+
+#[test]
+fn a_wrong_guess_is_read_again_and_indexes_like_one_pass() {
+    // The indentation of the elements recurs inside the first element, and
+    // inside a string (a raw newline: not valid JSON, but read all the
+    // same): neither is where an element begins.
+    let doc = "[\n  {\"role\": \"user\", \"content\": [\n  {\"type\": \"text\"},\n  {\"type\": \"image\"}\n  ]},\n  {\"role\": \"assistant\", \"content\": \"x,\n  {y\"},\n  {\"role\": \"user\", \"content\": \"z\"}\n]\n";
+    let bytes = doc.as_bytes();
+    let whole = Session::from_bytes("doc.json", bytes);
+    assert_eq!(whole.entries().len(), 3);
+    let nested = doc.find("{\"type\": \"image\"").unwrap();
+    let in_string = doc.find("{y").unwrap();
+    let real = doc.rfind("{\"role\"").unwrap();
+    for (cut, want_kept) in [(nested - 6, 0), (in_string - 6, 0), (real - 6, 1)] {
+        let (s, kept, parts) = open_in_parts(bytes, &[cut], 7);
+        assert_eq!((kept, parts), (want_kept, 1), "cut at {cut}");
+        assert_same_index(&s, &whole);
     }
 }

@@ -11,9 +11,9 @@
 //!   Codex and events from `open/generate.rs` (seeded, in Rust); `gemini`
 //!   is one pretty-printed JSON document (a legacy Gemini CLI session: the
 //!   real corpus file's messages repeated with fresh ids, so their
-//!   timestamps repeat too), the whole-document framing, read in one pass;
-//!   `NAME.gz` is that file compressed with `gzip -6`, timed against
-//!   `gzip -dc`.
+//!   timestamps repeat too), the whole-document framing, split where its
+//!   elements begin; `NAME.gz` is that file compressed with `gzip -6`,
+//!   timed against `gzip -dc`.
 //!
 //! Targets (issue 2): ≥ 2 GB/s, ≤ 1.5 × cat, peak RSS ≤ 0.1 × file + 64 MiB.
 //! A gzip file cannot be split over threads and inflating is the cost, so

@@ -2,14 +2,16 @@
 //!
 //! A large file is split at line starts into one part per thread; each part
 //! is indexed by its own reader and the parts are appended in order, so the
-//! index is the same as a single pass would give.
+//! index is the same as a single pass would give. A file that is one JSON
+//! document is split where its array's elements seem to begin; a part whose
+//! guess turns out wrong is read again after the part before it.
 
 use std::fs::File;
 use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use retrace_core::{Reader, ReaderOptions, Session};
+use retrace_core::{ElementStarts, Reader, ReaderOptions, Session};
 
 use crate::error::{StoreError, StoreResult};
 
@@ -78,9 +80,8 @@ pub fn open_files(
     Ok(reader.finish())
 }
 
-/// Whether the file is one JSON document, which is framed in one pass (it
-/// cannot be split at line starts).
-fn is_document(file: &File) -> std::io::Result<bool> {
+/// The first bytes of a file, to tell a JSON document from JSON lines.
+fn read_head(file: &File) -> std::io::Result<Vec<u8>> {
     let mut head = vec![0u8; 64 << 10];
     let mut filled = 0;
     while filled < head.len() {
@@ -89,7 +90,8 @@ fn is_document(file: &File) -> std::io::Result<bool> {
             n => filled += n,
         }
     }
-    Ok(retrace_core::starts_like_document(&head[..filled]))
+    head.truncate(filled);
+    Ok(head)
 }
 
 /// [`open_files`] for plain paths.
@@ -111,15 +113,19 @@ pub fn read_parallel(
         .metadata()
         .map_err(|e| StoreError::from_io(e, path))?
         .len();
-    // A gzip stream can only be inflated from its start, a JSON document
-    // only framed from its start: one pass.
-    if options.threads <= 1
-        || size < options.parallel_from
-        || !is_regular(&file)
-        || is_gzip(&file)
-        || is_document(&file).map_err(|e| StoreError::from_io(e, path))?
+    // A gzip stream can only be inflated from its start: one pass.
+    if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) || is_gzip(&file)
     {
         return read_range(reader, &file, path, 0, None, options.chunk, progress);
+    }
+    let head = read_head(&file).map_err(|e| StoreError::from_io(e, path))?;
+    if retrace_core::starts_like_document(&head) {
+        // One JSON document: split where its elements seem to begin, or
+        // read in one pass when its head does not show where that is.
+        return match ElementStarts::from_head(&head) {
+            Some(starts) => read_document(reader, &file, path, size, &starts, options, progress),
+            None => read_range(reader, &file, path, 0, None, options.chunk, progress),
+        };
     }
     let bounds =
         split_points(&file, size, options.threads).map_err(|e| StoreError::from_io(e, path))?;
@@ -170,6 +176,117 @@ pub fn read_parallel(
         reader.append_part(part?);
     }
     Ok(())
+}
+
+/// Reads a file that is one JSON document in parts, one per thread: each
+/// part after the first starts where an element seems to begin (see
+/// [`ElementStarts`]) and is kept if the part before it ends where it
+/// assumed; else its bytes are read on after the part before, so the index
+/// is always the one a single pass gives.
+fn read_document(
+    reader: &mut Reader,
+    file: &File,
+    path: &Path,
+    size: u64,
+    starts: &ElementStarts,
+    options: &OpenOptions,
+    progress: Option<&dyn Progress>,
+) -> StoreResult<()> {
+    let bounds = element_split_points(file, size, options.threads, starts)
+        .map_err(|e| StoreError::from_io(e, path))?;
+    if bounds.len() <= 2 {
+        return read_range(reader, file, path, 0, None, options.chunk, progress);
+    }
+    let name = path.to_string_lossy();
+    let (first, parts) = std::thread::scope(|scope| {
+        let handles: Vec<_> = bounds
+            .windows(2)
+            .skip(1)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                let name = &name;
+                scope.spawn(move || {
+                    let mut part = Reader::with_options(options.reader);
+                    part.begin_document_part(name, start, starts);
+                    read_range(
+                        &mut part,
+                        file,
+                        path,
+                        start,
+                        Some(end),
+                        options.chunk,
+                        progress,
+                    )?;
+                    Ok(part)
+                })
+            })
+            .collect();
+        let first = read_range(
+            reader,
+            file,
+            path,
+            0,
+            Some(bounds[1]),
+            options.chunk,
+            progress,
+        );
+        let parts: Vec<StoreResult<Reader>> = handles
+            .into_iter()
+            .map(|h| h.join().expect("reader thread panicked"))
+            .collect();
+        (first, parts)
+    });
+    first?;
+    for (part, w) in parts.into_iter().zip(bounds.windows(2).skip(1)) {
+        if !reader.append_document_part(part?) {
+            // The guess was wrong: read the part's bytes after all.
+            read_range(reader, file, path, w[0], Some(w[1]), options.chunk, None)?;
+        }
+    }
+    Ok(())
+}
+
+/// `threads + 1` offsets from 0 to `size`, each inner one where an element
+/// of the document seems to begin; fewer when none is found.
+fn element_split_points(
+    file: &File,
+    size: u64,
+    threads: usize,
+    starts: &ElementStarts,
+) -> std::io::Result<Vec<u64>> {
+    const WINDOW: usize = 64 << 10;
+    // Windows overlap, so a start that straddles two is seen whole with the
+    // comma before it.
+    const OVERLAP: usize = 4 << 10;
+    let mut points = vec![0u64];
+    let mut window = vec![0u8; WINDOW];
+    for i in 1..threads as u64 {
+        let from = size * i / threads as u64;
+        let limit = size * (i + 1) / threads as u64;
+        let mut at = from.max(*points.last().expect("non-empty") + 1);
+        let found = loop {
+            if at >= limit {
+                break None;
+            }
+            let n = file.read_at(&mut window, at)?;
+            if n == 0 {
+                break None;
+            }
+            if let Some(k) = starts.find(&window[..n]) {
+                break Some(at + k as u64);
+            }
+            if n <= OVERLAP {
+                break None;
+            }
+            at += (n - OVERLAP) as u64;
+        };
+        if let Some(p) = found.filter(|&p| p < size) {
+            points.push(p);
+        }
+    }
+    points.push(size);
+    points.dedup();
+    Ok(points)
 }
 
 fn is_gzip(file: &File) -> bool {
@@ -264,7 +381,7 @@ mod tests {
         for rel in [
             "pi/badlogic__pi-mono/session.jsonl",
             "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl",
-            // One JSON document: never split, however it is asked.
+            // One JSON document: split where its elements begin.
             "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json",
         ] {
             let path = corpus(rel);
