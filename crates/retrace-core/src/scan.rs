@@ -277,13 +277,14 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
         let m: Masks = K::classify(block);
         let escaped = escaped_bytes(m.backslash, &mut esc_carry);
         let quotes = m.quote & !escaped;
-        let in_string = K::prefix_xor(quotes) ^ str_carry;
-        str_carry = ((in_string as i64) >> 63) as u64;
-        if in_string == !0 && quotes == 0 {
-            // The whole block lies inside a string.
+        if quotes == 0 && str_carry != 0 {
+            // The whole block lies inside a string (decided before the
+            // prefix XOR, whose latency would hold up the branch).
             pos += 64;
             continue;
         }
+        let in_string = K::prefix_xor(quotes) ^ str_carry;
+        str_carry = ((in_string as i64) >> 63) as u64;
         let outside = !in_string;
         let brackets = (m.open | m.close) & outside;
         let all = ((m.colon | m.comma) & outside) | brackets | quotes;
