@@ -65,7 +65,11 @@ impl Tree {
         is_branch_start: impl Fn(EntryId) -> bool,
     ) -> Tree {
         let n = node.len();
-        let mut counts = vec![0u32; n + 1];
+        // CSR in place: count each parent's children at `p + 1`, sum the
+        // counts up into starts, then place children with `child_start[p]`
+        // as the cursor; it ends where `p + 1` starts, so a shift by one
+        // restores the starts.
+        let mut child_start = vec![0u32; n + 1];
         let mut roots = Vec::new();
         for e in 0..n {
             if !node[e] {
@@ -73,22 +77,22 @@ impl Tree {
             }
             match parent[e] {
                 NONE => roots.push(EntryId(e as u32)),
-                p => counts[p as usize] += 1,
+                p => child_start[p as usize + 1] += 1,
             }
         }
-        let mut child_start = vec![0u32; n + 1];
         for e in 0..n {
-            child_start[e + 1] = child_start[e] + counts[e];
+            child_start[e + 1] += child_start[e];
         }
-        let mut fill = child_start.clone();
         let mut children = vec![0u32; child_start[n] as usize];
         for e in 0..n {
             if node[e] && parent[e] != NONE {
                 let p = parent[e] as usize;
-                children[fill[p] as usize] = e as u32;
-                fill[p] += 1;
+                children[child_start[p] as usize] = e as u32;
+                child_start[p] += 1;
             }
         }
+        child_start.copy_within(0..n, 1);
+        child_start[0] = 0;
         // The latest entry in each subtree, bottom-up. Parents usually come
         // before children in the file, but not always (a parent can be
         // written later), so walk a real post-order.
@@ -108,34 +112,15 @@ impl Tree {
             last[e] = m;
             has_start[e] = start;
         }
-        let mut continuation = vec![NONE; n];
-        let mut real = vec![false; n];
-        let mut branch_points = Vec::new();
-        for &e in &order {
-            let kids =
-                &children[child_start[e as usize] as usize..child_start[e as usize + 1] as usize];
-            if let Some(&c) = kids.iter().max_by_key(|&&c| last[c as usize]) {
-                continuation[e as usize] = c;
-            }
-            if kids.len() >= 2 {
-                let is_real = is_real_fork(EntryId(e), kids);
-                real[e as usize] = is_real;
-                branch_points.push(BranchPoint {
-                    entry: EntryId(e),
-                    kind: if is_real {
-                        BranchKind::Real
-                    } else {
-                        BranchKind::Structural
-                    },
-                    children: kids.len() as u32,
-                });
-            }
-        }
-        branch_points.sort_by_key(|b| b.entry);
+        // Top-down, parents before children: each fan-out's continuation
+        // and kind, then which nodes a person can reach (see below).
         // A leaf is a tip when every fan-out on its path is either followed
         // along its continuation or is a real fork entered by a child whose
         // subtree someone typed into (the original line of a fork need not
         // start with a prompt: a fork from a prompt sits beside its answer).
+        let mut continuation = vec![NONE; n];
+        let mut real = vec![false; n];
+        let mut branch_points = Vec::new();
         let mut visible = vec![false; n];
         for r in &roots {
             visible[r.index()] = true;
@@ -144,17 +129,32 @@ impl Tree {
         for &e in &order {
             let e = e as usize;
             let kids = &children[child_start[e] as usize..child_start[e + 1] as usize];
-            if kids.is_empty() {
+            let Some(&next) = kids.iter().max_by_key(|&&c| last[c as usize]) else {
                 if visible[e] {
                     tips.push(EntryId(e as u32));
                 }
                 continue;
+            };
+            continuation[e] = next;
+            if kids.len() >= 2 {
+                let is_real = is_real_fork(EntryId(e as u32), kids);
+                real[e] = is_real;
+                branch_points.push(BranchPoint {
+                    entry: EntryId(e as u32),
+                    kind: if is_real {
+                        BranchKind::Real
+                    } else {
+                        BranchKind::Structural
+                    },
+                    children: kids.len() as u32,
+                });
             }
             for &c in kids {
                 visible[c as usize] =
-                    visible[e] && (c == continuation[e] || (real[e] && has_start[c as usize]));
+                    visible[e] && (c == next || (real[e] && has_start[c as usize]));
             }
         }
+        branch_points.sort_by_key(|b| b.entry);
         tips.sort();
         Tree {
             parent,
@@ -279,7 +279,7 @@ impl Tree {
 /// Pre-order over the subtrees of `roots` (iterative: sessions can be a
 /// million entries deep).
 fn preorder(roots: &[EntryId], child_start: &[u32], children: &[u32]) -> Vec<u32> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(children.len() + roots.len());
     let mut stack: Vec<u32> = roots.iter().rev().map(|r| r.0).collect();
     while let Some(e) = stack.pop() {
         out.push(e);
