@@ -19,7 +19,7 @@ use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId};
 use crate::fields::{sym, weak, Action, FieldSpec, Slot};
-use crate::intern::Interner;
+use crate::intern::{Interner, Sym};
 use crate::normalize;
 use crate::session::{Session, Subagent};
 
@@ -143,6 +143,23 @@ impl Rules for Codex {
         } else {
             &[b"user_message"]
         };
+        // Compared as symbols: this runs on every line. A string that was
+        // never interned is on no line.
+        let event_msg = interner.lookup(b"event_msg");
+        let rolled_back = interner.lookup(b"thread_rolled_back");
+        let turn_events: Vec<Sym> = turn_event
+            .iter()
+            .map(|name| interner.lookup(name))
+            .filter(|s| !s.is_none())
+            .collect();
+        let is_event_in = |e: &Entry, names: &[Sym]| {
+            !event_msg.is_none() && e.kind == event_msg && names.contains(&e.subtype)
+        };
+        let rolled_back: &[Sym] = if rolled_back.is_none() {
+            &[]
+        } else {
+            std::slice::from_ref(&rolled_back)
+        };
         // Where each turn on the current branch begins.
         let mut turns: Vec<u32> = Vec::new();
         let mut previous = NONE;
@@ -152,7 +169,7 @@ impl Rules for Codex {
                 continue;
             }
             links.node[e] = true;
-            if is_event(entry, interner, &[b"thread_rolled_back"]) {
+            if is_event_in(entry, rolled_back) {
                 let wanted = entry.number;
                 let n = if wanted == u32::MAX {
                     links.diagnostics.push(Diagnostic::at(
@@ -188,7 +205,7 @@ impl Rules for Codex {
                 }
             }
             links.parent[e] = previous;
-            if is_event(entry, interner, turn_event) {
+            if is_event_in(entry, &turn_events) {
                 // The turn begins with the input lines written just before
                 // its event.
                 let mut start = e as u32;

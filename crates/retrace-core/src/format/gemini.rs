@@ -16,15 +16,13 @@
 //! split over several files (same `sessionId`) is one chain through the
 //! files in time order.
 
-use std::collections::HashMap;
-
 use serde_json::Value;
 
 use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, NONE};
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::fields::{sym, Action, FieldSpec, Slot};
-use crate::intern::{Interner, Sym};
+use crate::intern::Interner;
 use crate::message::Message;
 use crate::normalize;
 use crate::session::{FileInfo, Session};
@@ -188,10 +186,15 @@ impl Rules for Gemini {
 /// Links the files of one session as one chain.
 fn chain(group: &[&FileCx], links: &mut Links) {
     // The messages standing now, in order, and where each id is among them.
+    // Symbols are dense, so both maps by id are plain vectors.
+    let Some(first) = group.first() else {
+        return;
+    };
+    let ids = first.interner.len();
     let mut live: Vec<u32> = Vec::new();
-    let mut at: HashMap<Sym, usize> = HashMap::new();
+    let mut at: Vec<u32> = vec![NONE; ids];
     // The latest version of each id, to mark the ones rewritten.
-    let mut latest: HashMap<Sym, u32> = HashMap::new();
+    let mut latest: Vec<u32> = vec![NONE; ids];
     let mut rewound = false;
     for cx in group {
         for e in cx.range() {
@@ -217,13 +220,8 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                     continue;
                 }
                 // `$rewindTo`: that message and everything after it go.
-                match at.get(&entry.reference) {
-                    Some(&k) => {
-                        for gone in live.drain(k..) {
-                            at.remove(&cx.entries[gone as usize].id);
-                        }
-                    }
-                    None => {
+                match at[entry.reference.index()] {
+                    NONE => {
                         links.diagnostics.push(Diagnostic::at(
                             entry,
                             Severity::Warning,
@@ -234,8 +232,14 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                                 cx.interner.str(entry.reference)
                             ),
                         ));
-                        live.clear();
-                        at.clear();
+                        for gone in live.drain(..) {
+                            at[cx.entries[gone as usize].id.index()] = NONE;
+                        }
+                    }
+                    k => {
+                        for gone in live.drain(k as usize..) {
+                            at[cx.entries[gone as usize].id.index()] = NONE;
+                        }
                     }
                 }
                 rewound = true;
@@ -243,23 +247,25 @@ fn chain(group: &[&FileCx], links: &mut Links) {
             }
             let id = entry.id;
             links.node[e] = true;
-            if let Some(previous) = latest.insert(id, e as u32) {
+            let previous = std::mem::replace(&mut latest[id.index()], e as u32);
+            if previous != NONE {
                 links.flags[previous as usize] |= Flags::REWRITTEN;
             }
-            match at.get(&id) {
-                Some(&k) => {
-                    // A rewrite: the new version takes the old one's place.
-                    links.parent[e] = if k == 0 { NONE } else { live[k - 1] };
-                    live[k] = e as u32;
-                }
-                None => {
+            match at[id.index()] {
+                NONE => {
                     links.parent[e] = live.last().copied().unwrap_or(NONE);
-                    at.insert(id, live.len());
+                    at[id.index()] = live.len() as u32;
                     live.push(e as u32);
                     if rewound {
                         links.flags[e] |= Flags::AFTER_REWIND;
                         rewound = false;
                     }
+                }
+                k => {
+                    // A rewrite: the new version takes the old one's place.
+                    let k = k as usize;
+                    links.parent[e] = if k == 0 { NONE } else { live[k - 1] };
+                    live[k] = e as u32;
                 }
             }
         }
