@@ -21,10 +21,6 @@ impl Sym {
     pub(crate) fn index(self) -> usize {
         self.0 as usize
     }
-
-    pub(crate) fn from_index(i: usize) -> Sym {
-        Sym(i as u32)
-    }
 }
 
 /// FxHash: ids are short and not attacker-chosen in a way that matters for a
@@ -129,13 +125,26 @@ impl Interner {
             return sym;
         }
         if (self.ends.len() + 1) * 2 > self.table.len() {
-            self.grow();
+            self.grow(self.ends.len() + 1);
         }
+        let sym = self.push_string(s, h);
+        self.place(sym, h);
+        self.remember(sym);
+        sym
+    }
+
+    /// Stores `s` as a new symbol, not yet findable.
+    fn push_string(&mut self, s: &[u8], h: u64) -> Sym {
         let sym = Sym(self.ends.len() as u32);
         self.bytes.extend_from_slice(s);
         let end = u32::try_from(self.bytes.len()).expect("interned strings exceed 4 GiB");
         self.ends.push(end);
         self.hashes.push(h);
+        sym
+    }
+
+    /// Puts `sym` (hash `h`) in the table, which has room.
+    fn place(&mut self, sym: Sym, h: u64) {
         let mut i = self.slot(h);
         while self.table[i].sym != 0 {
             i = (i + 1) & (self.table.len() - 1);
@@ -144,8 +153,58 @@ impl Interner {
             sym: sym.0 + 1,
             tag: tag(h),
         };
-        self.remember(sym);
-        sym
+    }
+
+    /// Interns every string of `other` (the table of a part read by another
+    /// reader) and returns, by its index there, each one's symbol here. New
+    /// strings get symbols in `other`'s order, as reading on would have
+    /// given them. The table is sized once, and `other`'s strings are
+    /// looked up and placed in the order of their slots, so the probes walk
+    /// the table instead of missing the cache at every string.
+    pub fn merge(&mut self, other: &Interner) -> Vec<Sym> {
+        let before = self.ends.len();
+        if (before + other.len()) * 2 > self.table.len() {
+            self.grow(before + other.len());
+        }
+        // A counting sort of `other`'s symbols by the top bits of their
+        // slot here.
+        let bits = self.table.len().trailing_zeros().min(16);
+        let key = |h: u64| (h >> (64 - bits)) as usize;
+        let mut starts = vec![0u32; (1 << bits) + 1];
+        for &h in &other.hashes {
+            starts[key(h) + 1] += 1;
+        }
+        for k in 0..1 << bits {
+            starts[k + 1] += starts[k];
+        }
+        let mut by_slot = vec![0u32; other.len()];
+        for (i, &h) in other.hashes.iter().enumerate() {
+            let k = key(h);
+            by_slot[starts[k] as usize] = i as u32;
+            starts[k] += 1;
+        }
+        let mut map = vec![Sym::NONE; other.len()];
+        for &i in &by_slot {
+            let i = i as usize;
+            if let Some(sym) = self.find(other.get(Sym(i as u32)), other.hashes[i]) {
+                map[i] = sym;
+            }
+        }
+        self.bytes.reserve(other.bytes.len());
+        self.ends.reserve(other.len());
+        self.hashes.reserve(other.len());
+        for (i, sym) in map.iter_mut().enumerate() {
+            if sym.is_none() {
+                *sym = self.push_string(other.get(Sym(i as u32)), other.hashes[i]);
+            }
+        }
+        for &i in &by_slot {
+            let sym = map[i as usize];
+            if sym.index() >= before {
+                self.place(sym, other.hashes[i as usize]);
+            }
+        }
+        map
     }
 
     fn remember(&mut self, sym: Sym) {
@@ -180,8 +239,13 @@ impl Interner {
         }
     }
 
-    fn grow(&mut self) {
-        let len = (self.table.len() * 2).max(64);
+    /// Rebuilds the table with room for `strings` strings at most half full
+    /// (at least doubling it).
+    fn grow(&mut self, strings: usize) {
+        let len = (strings * 2)
+            .next_power_of_two()
+            .max(self.table.len() * 2)
+            .max(64);
         self.table = vec![Slot::default(); len];
         for (sym, &h) in self.hashes.iter().enumerate() {
             let mut i = self.slot(h);
@@ -238,5 +302,35 @@ mod tests {
         let empty = t.intern(b"");
         assert_eq!(t.get(empty), b"");
         assert_eq!(t.get(Sym::NONE), b"");
+    }
+
+    #[test]
+    fn merging_a_table_maps_each_string_to_its_symbol_here() {
+        let mut here = Interner::default();
+        let mut there = Interner::default();
+        for i in 0..3000 {
+            here.intern(format!("id-{i}").as_bytes());
+        }
+        // Half already here, half new, in another order.
+        let words: Vec<String> = (1500..4500).rev().map(|i| format!("id-{i}")).collect();
+        for w in &words {
+            there.intern(w.as_bytes());
+        }
+        let map = here.merge(&there);
+        assert_eq!(map.len(), there.len());
+        assert_eq!(here.len(), 4500);
+        for (i, &sym) in map.iter().enumerate() {
+            assert_eq!(here.get(sym), there.get(Sym(i as u32)));
+            assert_eq!(here.lookup(here.get(sym)), sym);
+        }
+        // New strings are numbered in the merged table's order, as interning
+        // them one by one would number them.
+        let new: Vec<&[u8]> = (3000..4500).map(|i| here.get(Sym(i))).collect();
+        let want: Vec<String> = (3000..4500).rev().map(|i| format!("id-{i}")).collect();
+        assert!(new.iter().zip(&want).all(|(a, b)| *a == b.as_bytes()));
+        // And the table still takes strings one by one afterwards.
+        let more = here.intern(b"id-9999");
+        assert_eq!(here.lookup(b"id-9999"), more);
+        assert_eq!(here.intern(b"id-10"), here.lookup(b"id-10"));
     }
 }

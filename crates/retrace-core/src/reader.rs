@@ -204,9 +204,7 @@ impl Reader {
         let state = self.current.as_ref().expect("an open file");
         let (file, line_base) = (state.id, state.lines);
         // Re-intern the part's strings into this reader's table.
-        let map: Vec<Sym> = (0..part.interner.len())
-            .map(|i| self.interner.intern(part.interner.get(Sym::from_index(i))))
-            .collect();
+        let map = self.interner.merge(&part.interner);
         let remap = |s: Sym| if s.is_none() { s } else { map[s.index()] };
         self.entries.reserve(part.entries.len());
         for mut e in part.entries.drain(..) {
