@@ -129,74 +129,35 @@ pub fn read_parallel(
     }
     let bounds =
         split_points(&file, size, options.threads).map_err(|e| StoreError::from_io(e, path))?;
-    let name = path.to_string_lossy();
-    let parts: Vec<StoreResult<Reader>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = bounds
-            .windows(2)
-            .skip(1)
-            .map(|w| {
-                let (start, end) = (w[0], w[1]);
-                let file = &file;
-                let name = &name;
-                scope.spawn(move || {
-                    let mut part = Reader::with_options(options.reader);
-                    part.begin_part(name, start);
-                    read_range(
-                        &mut part,
-                        file,
-                        path,
-                        start,
-                        Some(end),
-                        options.chunk,
-                        progress,
-                    )?;
-                    Ok(part)
-                })
-            })
-            .collect();
-        let first = read_range(
-            reader,
-            &file,
-            path,
-            0,
-            Some(bounds[1]),
-            options.chunk,
-            progress,
-        );
-        let mut parts: Vec<StoreResult<Reader>> = handles
-            .into_iter()
-            .map(|h| h.join().expect("reader thread panicked"))
-            .collect();
-        if let Err(e) = first {
-            parts.insert(0, Err(e));
-        }
-        parts
-    });
+    let parts = read_parts(
+        reader,
+        &file,
+        path,
+        &bounds,
+        options,
+        progress,
+        |part, name, at| {
+            part.begin_part(name, at);
+        },
+    )?;
     for part in parts {
-        reader.append_part(part?);
+        reader.append_part(part);
     }
     Ok(())
 }
 
-/// Reads a file that is one JSON document in parts, one per thread: each
-/// part after the first starts where an element seems to begin (see
-/// [`ElementStarts`]) and is kept if the part before it ends where it
-/// assumed; else its bytes are read on after the part before, so the index
-/// is always the one a single pass gives.
-fn read_document(
+/// Reads `bounds[0]..bounds[1]` into `reader` on this thread and each later
+/// part on a thread of its own, into a reader that `begin` starts at the
+/// part's offset; the parts in order, or the first error.
+fn read_parts(
     reader: &mut Reader,
     file: &File,
     path: &Path,
-    size: u64,
-    starts: &ElementStarts,
+    bounds: &[u64],
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
-) -> StoreResult<()> {
-    let bounds = element_split_points(file, size, options.threads, starts)
-        .map_err(|e| StoreError::from_io(e, path))?;
-    if bounds.len() <= 2 {
-        return read_range(reader, file, path, 0, None, options.chunk, progress);
-    }
+    begin: impl Fn(&mut Reader, &str, u64) + Sync,
+) -> StoreResult<Vec<Reader>> {
     let name = path.to_string_lossy();
     let (first, parts) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds
@@ -204,10 +165,10 @@ fn read_document(
             .skip(1)
             .map(|w| {
                 let (start, end) = (w[0], w[1]);
-                let name = &name;
+                let (name, begin) = (&name, &begin);
                 scope.spawn(move || {
                     let mut part = Reader::with_options(options.reader);
-                    part.begin_document_part(name, start, starts);
+                    begin(&mut part, name, start);
                     read_range(
                         &mut part,
                         file,
@@ -237,8 +198,41 @@ fn read_document(
         (first, parts)
     });
     first?;
+    parts.into_iter().collect()
+}
+
+/// Reads a file that is one JSON document in parts, one per thread: each
+/// part after the first starts where an element seems to begin (see
+/// [`ElementStarts`]) and is kept if the part before it ends where it
+/// assumed; else its bytes are read on after the part before, so the index
+/// is always the one a single pass gives.
+fn read_document(
+    reader: &mut Reader,
+    file: &File,
+    path: &Path,
+    size: u64,
+    starts: &ElementStarts,
+    options: &OpenOptions,
+    progress: Option<&dyn Progress>,
+) -> StoreResult<()> {
+    let bounds = element_split_points(file, size, options.threads, starts)
+        .map_err(|e| StoreError::from_io(e, path))?;
+    if bounds.len() <= 2 {
+        return read_range(reader, file, path, 0, None, options.chunk, progress);
+    }
+    let parts = read_parts(
+        reader,
+        file,
+        path,
+        &bounds,
+        options,
+        progress,
+        |part, name, at| {
+            part.begin_document_part(name, at, starts);
+        },
+    )?;
     for (part, w) in parts.into_iter().zip(bounds.windows(2).skip(1)) {
-        if !reader.append_document_part(part?) {
+        if !reader.append_document_part(part) {
             // The guess was wrong: read the part's bytes after all.
             read_range(reader, file, path, w[0], Some(w[1]), options.chunk, None)?;
         }
