@@ -18,7 +18,7 @@ use serde::Serialize;
 
 use crate::entry::FileId;
 use crate::message::Message;
-use crate::scan::follow_container;
+use crate::scan::{follow_container, scan_object_ahead, LineScan};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -108,6 +108,10 @@ pub(crate) enum DocEvent<'a> {
         offset: u64,
         line: u32,
         complete: bool,
+        /// The element already scanned, as `scan_line` would scan `bytes`
+        /// (the framer found its end that way); take it rather than scan
+        /// again.
+        scanned: Option<&'a mut LineScan>,
     },
     /// An element longer than the limit: reported, not indexed.
     ElementTooLong { offset: u64, line: u32 },
@@ -201,6 +205,10 @@ pub(crate) struct DocumentFramer {
     /// The value outgrew `SHORT_VALUE`: only its range is kept.
     value_too_long: bool,
     max: usize,
+    /// An element scanned while finding its end, handed out with it.
+    scan: LineScan,
+    /// `scan` holds the element being ended.
+    scanned: bool,
 }
 
 /// How many backslashes end `bytes`.
@@ -239,6 +247,8 @@ impl DocumentFramer {
             value_end: 0,
             value_too_long: false,
             max,
+            scan: LineScan::default(),
+            scanned: false,
         }
     }
 
@@ -572,7 +582,30 @@ impl DocumentFramer {
                         copy_from = i;
                         self.state = State::Element;
                         match b {
-                            b'{' | b'[' => {
+                            b'{' => {
+                                self.element_kind = ElementKind::Container;
+                                self.depth += 1;
+                                // Find its end by scanning it as the reader
+                                // will, once, when it ends in this chunk.
+                                if let Some(ahead) = scan_object_ahead(&bytes[i..], &mut self.scan)
+                                {
+                                    let close = i + ahead.end;
+                                    lines.skip(close, ahead.newlines);
+                                    self.depth -= 1;
+                                    self.scanned = true;
+                                    self.end_element(
+                                        bytes,
+                                        copy_from,
+                                        close + 1,
+                                        at + ahead.end as u64 + 1,
+                                        out,
+                                    );
+                                    self.scanned = false;
+                                    i = close + 1;
+                                    continue;
+                                }
+                            }
+                            b'[' => {
                                 self.element_kind = ElementKind::Container;
                                 self.depth += 1;
                             }
@@ -633,6 +666,7 @@ impl DocumentFramer {
                     offset: e_offset,
                     line: e_line,
                     complete: false,
+                    scanned: None,
                 });
             }
             State::Value | State::Key | State::Colon | State::ValueStart => {
@@ -758,6 +792,7 @@ impl DocumentFramer {
                 offset: self.element_offset,
                 line: self.element_line,
                 complete: true,
+                scanned: self.scanned.then_some(&mut self.scan),
             });
             return;
         }
@@ -772,6 +807,7 @@ impl DocumentFramer {
             offset: self.element_offset,
             line: self.element_line,
             complete: true,
+            scanned: None,
         });
         self.element = element;
         self.element.clear();
@@ -999,10 +1035,38 @@ mod tests {
         }
     }
 
+    /// The events of framing `doc` fed in chunks of `chunk` bytes, as text.
+    /// An element the framer scanned while finding its end is recorded
+    /// like one it did not, after checking that the scan is the one
+    /// `scan_line` gives for its bytes.
     fn events(doc: &[u8], chunk: usize) -> Vec<String> {
         let mut framer = DocumentFramer::new(0, 1, 1 << 20);
         let mut seen = Vec::new();
-        let mut record = |e: DocEvent| seen.push(format!("{e:?}"));
+        let mut record = |e: DocEvent| {
+            let e = match e {
+                DocEvent::Element {
+                    bytes,
+                    offset,
+                    line,
+                    complete,
+                    scanned: Some(scan),
+                } => {
+                    let mut again = LineScan::default();
+                    crate::scan::scan_line(bytes, &mut again);
+                    assert_eq!(format!("{scan:?}"), format!("{again:?}"));
+                    assert!(scan.error.is_none());
+                    DocEvent::Element {
+                        bytes,
+                        offset,
+                        line,
+                        complete,
+                        scanned: None,
+                    }
+                }
+                e => e,
+            };
+            seen.push(format!("{e:?}"))
+        };
         let mut at = 0;
         while at < doc.len() && !framer.is_done() {
             let end = (at + chunk).min(doc.len());

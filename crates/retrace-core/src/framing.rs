@@ -22,7 +22,7 @@ use crate::document::{
 use crate::entry::{Entry, Flags};
 use crate::format::sniff::Sniff;
 use crate::reader::Reader;
-use crate::scan::{scan_line, ScanError, ValueKind};
+use crate::scan::{scan_line, LineScan, ScanError, ValueKind};
 
 /// How the current file is being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -437,7 +437,8 @@ impl Reader {
                 offset,
                 line,
                 complete,
-            } => self.document_element(bytes, offset, line, complete),
+                scanned,
+            } => self.document_element(bytes, offset, line, complete, scanned),
             DocEvent::ElementTooLong { offset, line } => {
                 let max = self.max_line();
                 self.diagnostics.push(Diagnostic {
@@ -532,7 +533,14 @@ impl Reader {
     }
 
     /// Indexes one element of the framed array as an entry.
-    fn document_element(&mut self, bytes: &[u8], offset: u64, line: u32, complete: bool) {
+    fn document_element(
+        &mut self,
+        bytes: &[u8],
+        offset: u64,
+        line: u32,
+        complete: bool,
+        scanned: Option<&mut LineScan>,
+    ) {
         let file = crate::entry::FileId(self.current_file() as u32);
         let broken = |reader: &mut Reader, at: usize, kind, message: String| {
             let line_of_error =
@@ -561,7 +569,11 @@ impl Reader {
                 "file ends inside this array element (truncated?)".into(),
             );
         }
-        scan_line(bytes, &mut self.scan);
+        match scanned {
+            // The framer's scan buffers come back to it with the next one.
+            Some(scan) => std::mem::swap(&mut self.scan, scan),
+            None => scan_line(bytes, &mut self.scan),
+        }
         if let Some((at, error)) = self.scan.error {
             let message = match error {
                 ScanError::NotAnObject => "array element is not a JSON object".to_owned(),

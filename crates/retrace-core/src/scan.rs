@@ -217,33 +217,61 @@ fn escaped_bytes(bs: u64, carry: &mut u64) -> u64 {
 
 /// Scans one line (without its `\n`) into `out`.
 pub(crate) fn scan_line(line: &[u8], out: &mut LineScan) {
+    scan::<false>(line, out);
+}
+
+/// Where [`scan_object_ahead`] found the object's end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Ahead {
+    /// The closing brace.
+    pub end: usize,
+    /// Newlines before it.
+    pub newlines: u32,
+}
+
+/// Scans the object that opens at `bytes[0]` and ends somewhere in `bytes`
+/// (an element of a JSON document, with more of the document after it), as
+/// [`scan_line`] would scan exactly its bytes, and says where it closed.
+/// `None`, with `out` unspecified, when it does not close well-formed within
+/// `bytes`, or a backslash lies outside a string in a block before it
+/// closes (the document framer takes such a backslash as an ordinary byte,
+/// the block-wise escape logic does not; the framer then reads the element
+/// itself).
+pub(crate) fn scan_object_ahead(bytes: &[u8], out: &mut LineScan) -> Option<Ahead> {
+    scan::<true>(bytes, out)
+}
+
+fn scan<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
     #[cfg(target_arch = "x86_64")]
     if crate::scan_simd::Avx512::available() {
         // SAFETY: the CPU has AVX-512BW and PCLMULQDQ.
-        return unsafe { scan_line_avx512(line, out) };
+        return unsafe { scan_avx512::<AHEAD>(line, out) };
     }
     #[cfg(target_arch = "x86_64")]
     if crate::scan_simd::Avx2::available() {
         // SAFETY: the CPU has AVX2 and PCLMULQDQ.
-        return unsafe { scan_line_avx2(line, out) };
+        return unsafe { scan_avx2::<AHEAD>(line, out) };
     }
-    scan_line_with::<Baseline>(line, out);
+    scan_with::<Baseline, AHEAD>(line, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,pclmulqdq")]
-fn scan_line_avx2(line: &[u8], out: &mut LineScan) {
-    scan_line_with::<crate::scan_simd::Avx2>(line, out);
+fn scan_avx2<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
+    scan_with::<crate::scan_simd::Avx2, AHEAD>(line, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,pclmulqdq")]
-fn scan_line_avx512(line: &[u8], out: &mut LineScan) {
-    scan_line_with::<crate::scan_simd::Avx512>(line, out);
+fn scan_avx512<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
+    scan_with::<crate::scan_simd::Avx512, AHEAD>(line, out)
 }
 
+/// The scanner's loop. With `AHEAD`, `line` runs on past one object: the
+/// loop stops where it closes (see [`scan_object_ahead`]); newlines are
+/// counted for the caller's line numbers.
 #[inline(always)]
-fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
+fn scan_with<K: Kernel, const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
     out.clear();
     let mut st = State {
         depth: 0,
@@ -254,16 +282,17 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
     };
     // The line must open with an object.
     match line.iter().position(|&b| !is_ws(b)) {
-        None => return,
+        None => return None,
         Some(i) if line[i] != b'{' => {
             out.error = Some((i as u32, ScanError::NotAnObject));
-            return;
+            return None;
         }
         Some(_) => {}
     }
     let mut esc_carry = 0u64;
     let mut str_carry = 0u64;
     let mut pos = 0usize;
+    let mut newlines = 0u32;
     let mut pad = [b' '; 64];
     while pos < line.len() {
         let block: &[u8; 64] = if line.len() - pos >= 64 {
@@ -280,12 +309,18 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
         if quotes == 0 && str_carry != 0 {
             // The whole block lies inside a string (decided before the
             // prefix XOR, whose latency would hold up the branch).
+            if AHEAD {
+                newlines += m.newline.count_ones();
+            }
             pos += 64;
             continue;
         }
         let in_string = K::prefix_xor(quotes) ^ str_carry;
         str_carry = ((in_string as i64) >> 63) as u64;
         let outside = !in_string;
+        if AHEAD && m.backslash & outside != 0 {
+            return None;
+        }
         let brackets = (m.open | m.close) & outside;
         let all = ((m.colon | m.comma) & outside) | brackets | quotes;
         let mut rest = !0u64;
@@ -326,10 +361,25 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
             };
             if let Err(e) = r {
                 out.error = Some((p, e));
-                return;
+                return None;
+            }
+            if AHEAD && st.depth == 0 {
+                // Only a closing brace brings the depth back to 0.
+                let before = m.newline & (mask - 1);
+                return Some(Ahead {
+                    end: p as usize,
+                    newlines: newlines + before.count_ones(),
+                });
             }
         }
+        if AHEAD {
+            newlines += m.newline.count_ones();
+        }
         pos += 64;
+    }
+    if AHEAD {
+        // The object did not close in `line`.
+        return None;
     }
     let end = line.len() as u32;
     if str_carry != 0 {
@@ -341,6 +391,7 @@ fn scan_line_with<K: Kernel>(line: &[u8], out: &mut LineScan) {
             out.error = Some((last, ScanError::TrailingCharacters));
         }
     }
+    None
 }
 
 /// How far [`follow_container`] got.
