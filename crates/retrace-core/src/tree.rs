@@ -93,6 +93,32 @@ impl Tree {
         }
         child_start.copy_within(0..n, 1);
         child_start[0] = 0;
+        if (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
+            // No fan-out anywhere (event streams, Gemini CLI, any linear
+            // session): each child continues its parent and every leaf is
+            // a tip, so the walks below have nothing to decide.
+            let mut continuation = vec![NONE; n];
+            let mut tips = Vec::new();
+            for e in 0..n {
+                if child_start[e] < child_start[e + 1] {
+                    continuation[e] = children[child_start[e] as usize];
+                } else if node[e] {
+                    tips.push(EntryId(e as u32));
+                }
+            }
+            return Tree {
+                parent,
+                node,
+                child_start,
+                children,
+                roots,
+                continuation,
+                real: Vec::new(),
+                branch_points: Vec::new(),
+                tips,
+                default_leaf,
+            };
+        }
         // The latest entry in each subtree, bottom-up. Parents usually come
         // before children in the file, but not always (a parent can be
         // written later), so walk a real post-order.
@@ -288,4 +314,41 @@ fn preorder(roots: &[EntryId], child_start: &[u32], children: &[u32]) -> Vec<u32
         stack.extend(kids.iter().rev());
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Chains and trees with and without fan-out: the linear fast path and
+    /// the general walk agree wherever both apply, and the general walk
+    /// still runs when one node has two children.
+    #[test]
+    fn linear_sessions_build_like_branched_ones() {
+        let no = |_: EntryId, _: &[u32]| false;
+        let yes = |_: EntryId| true;
+        // Two chains (0-1-2 and 4-5), a non-node (3), a parent written
+        // after its child (7 is 6's parent).
+        let node = vec![true, true, true, false, true, true, true, true];
+        let parent = vec![NONE, 0, 1, NONE, NONE, 4, 7, NONE];
+        let tree = Tree::build(node.clone(), parent.clone(), None, no, yes);
+        assert_eq!(tree.roots(), &[EntryId(0), EntryId(4), EntryId(7)]);
+        assert_eq!(tree.tips(), &[EntryId(2), EntryId(5), EntryId(6)]);
+        assert!(tree.branch_points().is_empty());
+        assert_eq!(tree.continuation(EntryId(1)), Some(EntryId(2)));
+        assert_eq!(tree.continuation(EntryId(7)), Some(EntryId(6)));
+        assert_eq!(tree.continuation(EntryId(2)), None);
+        assert!(!tree.is_real_branch_point(EntryId(0)));
+        assert_eq!(tree.path(EntryId(6)), vec![EntryId(7), EntryId(6)]);
+        // One fan-out (1 gets a second child, 3) takes the general walk:
+        // the structural fan-out continues with the later subtree.
+        let mut node = node;
+        node[3] = true;
+        let mut parent = parent;
+        parent[3] = 1;
+        let tree = Tree::build(node, parent, None, no, yes);
+        assert_eq!(tree.branch_points().len(), 1);
+        assert_eq!(tree.continuation(EntryId(1)), Some(EntryId(3)));
+        assert_eq!(tree.tips(), &[EntryId(3), EntryId(5), EntryId(6)]);
+    }
 }
