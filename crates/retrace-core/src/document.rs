@@ -586,9 +586,10 @@ impl DocumentFramer {
                                 self.element_kind = ElementKind::Container;
                                 self.depth += 1;
                                 // Find its end by scanning it as the reader
-                                // will, once, when it ends in this chunk.
-                                if let Some(ahead) = scan_object_ahead(&bytes[i..], &mut self.scan)
-                                {
+                                // will, once, when it ends in this chunk
+                                // (and within the longest element indexed).
+                                let ahead = &bytes[i..bytes.len().min(i.saturating_add(self.max))];
+                                if let Some(ahead) = scan_object_ahead(ahead, &mut self.scan) {
                                     let close = i + ahead.end;
                                     lines.skip(close, ahead.newlines);
                                     self.depth -= 1;
