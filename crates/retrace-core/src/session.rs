@@ -269,8 +269,11 @@ impl Session {
             diagnostics: link_diagnostics,
             ..
         } = links;
-        for (entry, f) in entries.iter_mut().zip(flags) {
-            entry.flags.0 |= f;
+        // Most formats set no flag while linking: skip touching every entry.
+        if flags.iter().any(|&f| f != 0) {
+            for (entry, f) in entries.iter_mut().zip(flags) {
+                entry.flags.0 |= f;
+            }
         }
         diagnostics.extend(link_diagnostics);
         for (p, &is_node) in parent.iter_mut().zip(&node) {
