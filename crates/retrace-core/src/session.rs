@@ -460,7 +460,8 @@ fn default_leaf(
         Some(&t) => EntryId(t),
         None => EntryId(last as u32),
     };
-    if rules.follows_into_later_files() {
+    let has_child = |p: EntryId| (0..n).any(|c| node[c] && parent[c] == p.0);
+    if rules.follows_into_later_files() && has_child(leaf) {
         let mut last_child = vec![NONE; n];
         for (c, &p) in parent.iter().enumerate() {
             if node[c] && p != NONE {
@@ -499,6 +500,11 @@ fn break_cycles(
     parent: &mut [u32],
     diagnostics: &mut Vec<Diagnostic>,
 ) {
+    // Following parents that all come earlier in the file only ever goes
+    // back: no cycle is possible (the common case, checked in one pass).
+    if (0..parent.len()).all(|e| !node[e] || parent[e] == NONE || (parent[e] as usize) < e) {
+        return;
+    }
     // 0 = unseen, 1 = on the current walk, 2 = known to reach a root.
     let mut state = vec![0u8; parent.len()];
     let mut walk = Vec::new();
