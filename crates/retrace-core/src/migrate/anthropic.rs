@@ -81,17 +81,7 @@ fn block(item: &Item, role: Role, place: &str, tally: &mut Tally) -> Option<Valu
                     json!({"type": "thinking", "thinking": text, "signature": signature})
                 }
                 (signature, _) => {
-                    tally.note(
-                        if *redacted {
-                            Change::RedactedThinkingDropped
-                        } else {
-                            Change::ThinkingDropped
-                        },
-                        place,
-                    );
-                    if signature.is_some() && !*redacted {
-                        tally.note(Change::SignatureDropped, place);
-                    }
+                    tally.thinking_dropped(*redacted, signature.is_some(), place);
                     return None;
                 }
             }

@@ -88,19 +88,7 @@ fn part(item: &Item, role: Role, place: &str, tally: &mut Tally, out: &mut Vec<V
         }
         Item::Thinking {
             redacted, extra, ..
-        } => {
-            tally.note(
-                if *redacted {
-                    Change::RedactedThinkingDropped
-                } else {
-                    Change::ThinkingDropped
-                },
-                place,
-            );
-            if extra.signature.is_some() && !*redacted {
-                tally.note(Change::SignatureDropped, place);
-            }
-        }
+        } => tally.thinking_dropped(*redacted, extra.signature.is_some(), place),
         Item::Call {
             id,
             emit_id,

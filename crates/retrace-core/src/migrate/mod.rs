@@ -124,6 +124,38 @@ fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally) -> Value 
     }
 }
 
+/// A tool turn for the OpenAI APIs, whose tool outputs are text only: each
+/// result goes to `result` (its call id and output), a dropped error flag
+/// and images noted; the turn's other items come back, to follow the
+/// results as user content.
+fn text_results(
+    items: &[Item],
+    place: &str,
+    tally: &mut Tally,
+    mut result: impl FnMut(&str, &str),
+) -> Vec<Item> {
+    let mut rest = Vec::new();
+    for item in items {
+        match item {
+            Item::Result {
+                call_id,
+                output,
+                is_error,
+                images,
+                ..
+            } => {
+                if *is_error {
+                    tally.note(report::Change::ErrorFlagDropped, place);
+                }
+                tally.note_n(report::Change::ImageDropped, images.len(), place);
+                result(call_id, output);
+            }
+            other => rest.push(other.clone()),
+        }
+    }
+    rest
+}
+
 /// Tool arguments as the JSON string OpenAI wants (a string that is not
 /// JSON is passed as it was written).
 fn arguments_string(arguments: &Value) -> String {

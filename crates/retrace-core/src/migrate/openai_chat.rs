@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text};
+use super::{arguments_string, image_url, system_role, system_text, text_results};
 use crate::message::Role;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
@@ -29,30 +29,13 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 }
             }
             Role::Tool => {
-                let mut rest = Vec::new();
-                for item in &turn.items {
-                    match item {
-                        Item::Result {
-                            call_id,
-                            output,
-                            is_error,
-                            images,
-                            ..
-                        } => {
-                            if *is_error {
-                                tally.note(Change::ErrorFlagDropped, place);
-                            }
-                            // A tool message holds text only.
-                            tally.note_n(Change::ImageDropped, images.len(), place);
-                            messages.push(json!({
-                                "role": "tool",
-                                "tool_call_id": call_id,
-                                "content": output,
-                            }));
-                        }
-                        other => rest.push(other.clone()),
-                    }
-                }
+                let rest = text_results(&turn.items, place, tally, |call_id, output| {
+                    messages.push(json!({
+                        "role": "tool",
+                        "tool_call_id": call_id,
+                        "content": output,
+                    }));
+                });
                 // Text beside the results goes in a user message after them.
                 if let Some(content) = user_content(&rest, place, tally) {
                     messages.push(json!({"role": "user", "content": content}));
@@ -97,19 +80,7 @@ fn assistant(items: &[Item], place: &str, tally: &mut Tally) -> Option<Value> {
             Item::Text { text, .. } => texts.push(json!({"type": "text", "text": text})),
             Item::Thinking {
                 redacted, extra, ..
-            } => {
-                tally.note(
-                    if *redacted {
-                        Change::RedactedThinkingDropped
-                    } else {
-                        Change::ThinkingDropped
-                    },
-                    place,
-                );
-                if extra.signature.is_some() && !*redacted {
-                    tally.note(Change::SignatureDropped, place);
-                }
-            }
+            } => tally.thinking_dropped(*redacted, extra.signature.is_some(), place),
             Item::Call {
                 id,
                 name,

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text};
+use super::{arguments_string, image_url, system_role, system_text, text_results};
 use crate::api::Api;
 use crate::message::Role;
 
@@ -23,29 +23,13 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
             Role::User => user(&turn.items, place, tally, &mut items),
             Role::Assistant => assistant(turn, place, tally, &mut items),
             Role::Tool => {
-                let mut rest = Vec::new();
-                for item in &turn.items {
-                    match item {
-                        Item::Result {
-                            call_id,
-                            output,
-                            is_error,
-                            images,
-                            ..
-                        } => {
-                            if *is_error {
-                                tally.note(Change::ErrorFlagDropped, place);
-                            }
-                            tally.note_n(Change::ImageDropped, images.len(), place);
-                            items.push(json!({
-                                "type": "function_call_output",
-                                "call_id": call_id,
-                                "output": output,
-                            }));
-                        }
-                        other => rest.push(other.clone()),
-                    }
-                }
+                let rest = text_results(&turn.items, place, tally, |call_id, output| {
+                    items.push(json!({
+                        "type": "function_call_output",
+                        "call_id": call_id,
+                        "output": output,
+                    }));
+                });
                 user(&rest, place, tally, &mut items);
             }
         }
@@ -122,17 +106,7 @@ fn assistant(turn: &Turn, place: &str, tally: &mut Tally, out: &mut Vec<Value>) 
             } => {
                 let id = extra.item_id.as_ref().filter(|_| own(extra.api));
                 let Some(id) = id else {
-                    tally.note(
-                        if *redacted {
-                            Change::RedactedThinkingDropped
-                        } else {
-                            Change::ThinkingDropped
-                        },
-                        place,
-                    );
-                    if extra.signature.is_some() && !*redacted {
-                        tally.note(Change::SignatureDropped, place);
-                    }
+                    tally.thinking_dropped(*redacted, extra.signature.is_some(), place);
                     continue;
                 };
                 flush(&mut texts, out, &mut message_id);

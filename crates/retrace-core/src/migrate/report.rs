@@ -257,6 +257,19 @@ impl Tally {
         self.note_n(change, 1, place);
     }
 
+    /// Notes a thinking part the target cannot take: dropped, with its
+    /// signature when it had one.
+    pub fn thinking_dropped(&mut self, redacted: bool, signed: bool, place: &str) {
+        if redacted {
+            self.note(Change::RedactedThinkingDropped, place);
+        } else {
+            self.note(Change::ThinkingDropped, place);
+            if signed {
+                self.note(Change::SignatureDropped, place);
+            }
+        }
+    }
+
     /// Notes `n` occurrences of `change` at `place`.
     pub fn note_n(&mut self, change: Change, n: usize, place: &str) {
         if n == 0 {
