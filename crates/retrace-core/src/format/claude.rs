@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use serde_json::Value;
 
-use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules};
+use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::fields::{sym, weak, Action, FieldSpec, Slot};
 use crate::intern::{Interner, Sym};
@@ -171,10 +171,7 @@ impl Rules for Claude {
     }
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
-        entries
-            .iter()
-            .filter(|e| !e.is_broken())
-            .take(64)
+        detection_sample(entries)
             .any(|e| {
                 let kind = interner.get(e.kind);
                 // A `user`/`assistant` line holding an API `message` is

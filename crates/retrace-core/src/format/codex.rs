@@ -15,7 +15,7 @@
 
 use serde_json::Value;
 
-use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
+use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId};
 use crate::fields::{sym, weak, Action, FieldSpec, Slot};
@@ -102,7 +102,7 @@ impl Rules for Codex {
     }
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
-        let mut sample = entries.iter().filter(|e| !e.is_broken()).take(64);
+        let mut sample = detection_sample(entries);
         let first = sample.next()?;
         let (kind, _) = line_kind(first, interner);
         if kind == b"session_meta" {
@@ -394,22 +394,10 @@ impl Rules for Codex {
                 "turn_aborted" | "thread_rolled_back" | "error"
             ),
             // The bare items of the pre-Sept-2025 layout.
-            kind => BARE_ITEMS.contains(&kind.as_bytes()),
+            kind => ITEM_TYPES.contains(&kind.as_bytes()),
         }
     }
 }
-
-/// Item types written without an envelope by the old layout.
-const BARE_ITEMS: &[&[u8]] = &[
-    b"message",
-    b"reasoning",
-    b"function_call",
-    b"function_call_output",
-    b"custom_tool_call",
-    b"custom_tool_call_output",
-    b"local_shell_call",
-    b"web_search_call",
-];
 
 /// A Codex line's type and payload: the envelope's, or (old layout) the
 /// bare item itself. `None` for state lines.

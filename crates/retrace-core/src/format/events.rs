@@ -6,7 +6,7 @@
 //! are one stream in numeric order of the suffix, whatever order the files
 //! came in, and a missing number is reported.
 
-use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
+use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, Flags};
 use crate::fields::{sym, Action, FieldSpec, Slot};
@@ -36,10 +36,7 @@ impl Rules for Events {
     }
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
-        entries
-            .iter()
-            .filter(|e| !e.is_broken())
-            .take(64)
+        detection_sample(entries)
             .any(|e| e.flags.has(Flags::HAS_DATA) && KNOWN_TYPES.contains(&interner.get(e.kind)))
             .then_some((Confidence::Sure, Format::Events))
     }

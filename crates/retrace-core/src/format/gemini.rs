@@ -18,7 +18,9 @@
 
 use serde_json::Value;
 
-use super::{Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, NONE};
+use super::{
+    detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, NONE,
+};
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::fields::{sym, Action, FieldSpec, Slot};
@@ -43,10 +45,7 @@ impl Rules for Gemini {
     }
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
-        entries
-            .iter()
-            .filter(|e| !e.is_broken())
-            .take(64)
+        detection_sample(entries)
             .any(|e| interner.get(e.kind) == b"gemini" && !e.id.is_none())
             .then_some((Confidence::Likely, Format::GeminiCli))
     }

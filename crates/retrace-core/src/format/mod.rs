@@ -448,3 +448,8 @@ pub(crate) trait Rules: Sync {
         false
     }
 }
+
+/// The entries a format's `detect` looks at: the first 64 well-formed ones.
+pub(crate) fn detection_sample(entries: &[Entry]) -> impl Iterator<Item = &Entry> {
+    entries.iter().filter(|e| !e.is_broken()).take(64)
+}

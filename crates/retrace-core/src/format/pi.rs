@@ -6,7 +6,7 @@
 //! entry names), and every fan-out is a real branch (pi only forks when
 //! someone picks an earlier entry).
 
-use super::{Confidence, FileCx, Format, Links, Mode, Normalize, PerLine, Rules};
+use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, PerLine, Rules};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::fields::{sym, Action, FieldSpec, Slot};
 use crate::intern::{Interner, Sym};
@@ -69,7 +69,7 @@ impl Rules for Pi {
     }
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
-        let sample = || entries.iter().filter(|e| !e.is_broken()).take(64);
+        let sample = || detection_sample(entries);
         if let Some(header) =
             sample().find(|e| interner.get(e.kind) == b"session" && !e.flags.has(Flags::UUID))
         {
