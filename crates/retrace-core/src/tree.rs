@@ -93,95 +93,21 @@ impl Tree {
         }
         child_start.copy_within(0..n, 1);
         child_start[0] = 0;
-        if (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
-            // No fan-out anywhere (event streams, Gemini CLI, any linear
-            // session): each child continues its parent and every leaf is
-            // a tip, so the walks below have nothing to decide.
-            let mut continuation = vec![NONE; n];
-            let mut tips = Vec::new();
-            for e in 0..n {
-                if child_start[e] < child_start[e + 1] {
-                    continuation[e] = children[child_start[e] as usize];
-                } else if node[e] {
-                    tips.push(EntryId(e as u32));
-                }
-            }
-            return Tree {
-                parent,
-                node,
-                child_start,
-                children,
-                roots,
-                continuation,
-                real: Vec::new(),
-                branch_points: Vec::new(),
-                tips,
-                default_leaf,
-            };
-        }
-        // The latest entry in each subtree, bottom-up. Parents usually come
-        // before children in the file, but not always (a parent can be
-        // written later), so walk a real post-order.
-        // Also whether a subtree holds a branch start (a typed prompt) at
-        // all: a side line without one is never a branch of its own.
-        let mut last = vec![0u32; n];
-        let mut has_start = vec![false; n];
-        let order = preorder(&roots, &child_start, &children);
-        for &e in order.iter().rev() {
-            let e = e as usize;
-            let mut m = e as u32;
-            let mut start = is_branch_start(EntryId(e as u32));
-            for &c in &children[child_start[e] as usize..child_start[e + 1] as usize] {
-                m = m.max(last[c as usize]);
-                start |= has_start[c as usize];
-            }
-            last[e] = m;
-            has_start[e] = start;
-        }
-        // Top-down, parents before children: each fan-out's continuation
-        // and kind, then which nodes a person can reach (see below).
-        // A leaf is a tip when every fan-out on its path is either followed
-        // along its continuation or is a real fork entered by a child whose
-        // subtree someone typed into (the original line of a fork need not
-        // start with a prompt: a fork from a prompt sits beside its answer).
-        let mut continuation = vec![NONE; n];
-        let mut real = vec![false; n];
-        let mut branch_points = Vec::new();
-        let mut visible = vec![false; n];
-        for r in &roots {
-            visible[r.index()] = true;
-        }
-        let mut tips = Vec::new();
-        for &e in &order {
-            let e = e as usize;
-            let kids = &children[child_start[e] as usize..child_start[e + 1] as usize];
-            let Some(&next) = kids.iter().max_by_key(|&&c| last[c as usize]) else {
-                if visible[e] {
-                    tips.push(EntryId(e as u32));
-                }
-                continue;
-            };
-            continuation[e] = next;
-            if kids.len() >= 2 {
-                let is_real = is_real_fork(EntryId(e as u32), kids);
-                real[e] = is_real;
-                branch_points.push(BranchPoint {
-                    entry: EntryId(e as u32),
-                    kind: if is_real {
-                        BranchKind::Real
-                    } else {
-                        BranchKind::Structural
-                    },
-                    children: kids.len() as u32,
-                });
-            }
-            for &c in kids {
-                visible[c as usize] =
-                    visible[e] && (c == next || (real[e] && has_start[c as usize]));
-            }
-        }
-        branch_points.sort_by_key(|b| b.entry);
-        tips.sort();
+        let csr = Csr {
+            node: &node,
+            child_start: &child_start,
+            children: &children,
+        };
+        let Walked {
+            continuation,
+            real,
+            branch_points,
+            tips,
+        } = if (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
+            csr.walk_linear()
+        } else {
+            csr.walk(&roots, is_real_fork, is_branch_start)
+        };
         Tree {
             parent,
             node,
@@ -299,6 +225,122 @@ impl Tree {
 
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()
+    }
+}
+
+/// The nodes and their children, for the walks that decide the rest.
+struct Csr<'a> {
+    node: &'a [bool],
+    child_start: &'a [u32],
+    children: &'a [u32],
+}
+
+/// What the walks decide.
+struct Walked {
+    continuation: Vec<u32>,
+    real: Vec<bool>,
+    branch_points: Vec<BranchPoint>,
+    tips: Vec<EntryId>,
+}
+
+impl Csr<'_> {
+    fn children(&self, e: usize) -> &[u32] {
+        &self.children[self.child_start[e] as usize..self.child_start[e + 1] as usize]
+    }
+
+    /// No fan-out anywhere (event streams, Gemini CLI, any linear
+    /// session): each child continues its parent and every leaf is a tip.
+    fn walk_linear(&self) -> Walked {
+        let n = self.node.len();
+        Walked {
+            continuation: (0..n)
+                .map(|e| self.children(e).first().copied().unwrap_or(NONE))
+                .collect(),
+            real: Vec::new(),
+            branch_points: Vec::new(),
+            tips: (0..n)
+                .filter(|&e| self.node[e] && self.children(e).is_empty())
+                .map(|e| EntryId(e as u32))
+                .collect(),
+        }
+    }
+
+    fn walk(
+        &self,
+        roots: &[EntryId],
+        is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
+        is_branch_start: impl Fn(EntryId) -> bool,
+    ) -> Walked {
+        let n = self.node.len();
+        // The latest entry in each subtree, bottom-up. Parents usually come
+        // before children in the file, but not always (a parent can be
+        // written later), so walk a real post-order.
+        // Also whether a subtree holds a branch start (a typed prompt) at
+        // all: a side line without one is never a branch of its own.
+        let mut last = vec![0u32; n];
+        let mut has_start = vec![false; n];
+        let order = preorder(roots, self.child_start, self.children);
+        for &e in order.iter().rev() {
+            let e = e as usize;
+            let mut m = e as u32;
+            let mut start = is_branch_start(EntryId(e as u32));
+            for &c in self.children(e) {
+                m = m.max(last[c as usize]);
+                start |= has_start[c as usize];
+            }
+            last[e] = m;
+            has_start[e] = start;
+        }
+        // Top-down, parents before children: each fan-out's continuation
+        // and kind, then which nodes a person can reach (see below).
+        // A leaf is a tip when every fan-out on its path is either followed
+        // along its continuation or is a real fork entered by a child whose
+        // subtree someone typed into (the original line of a fork need not
+        // start with a prompt: a fork from a prompt sits beside its answer).
+        let mut continuation = vec![NONE; n];
+        let mut real = vec![false; n];
+        let mut branch_points = Vec::new();
+        let mut visible = vec![false; n];
+        for r in roots {
+            visible[r.index()] = true;
+        }
+        let mut tips = Vec::new();
+        for &e in &order {
+            let e = e as usize;
+            let kids = self.children(e);
+            let Some(&next) = kids.iter().max_by_key(|&&c| last[c as usize]) else {
+                if visible[e] {
+                    tips.push(EntryId(e as u32));
+                }
+                continue;
+            };
+            continuation[e] = next;
+            if kids.len() >= 2 {
+                let is_real = is_real_fork(EntryId(e as u32), kids);
+                real[e] = is_real;
+                branch_points.push(BranchPoint {
+                    entry: EntryId(e as u32),
+                    kind: if is_real {
+                        BranchKind::Real
+                    } else {
+                        BranchKind::Structural
+                    },
+                    children: kids.len() as u32,
+                });
+            }
+            for &c in kids {
+                visible[c as usize] =
+                    visible[e] && (c == next || (real[e] && has_start[c as usize]));
+            }
+        }
+        branch_points.sort_by_key(|b| b.entry);
+        tips.sort();
+        Walked {
+            continuation,
+            real,
+            branch_points,
+            tips,
+        }
     }
 }
 
