@@ -6,51 +6,30 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_object, system_text, text_or_blocks};
+use super::{alternate, arguments_object, text_or_blocks};
 use crate::api::Api;
 use crate::message::{ImageSource, Role};
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let mut system: Vec<String> = Vec::new();
-    // (role, blocks)
-    let mut messages: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for turn in turns {
-        let place = turn.place.as_str();
-        if turn.role == Role::System {
-            if !messages.is_empty() {
-                tally.note(Change::SystemMoved, place);
+    let (system, messages) = alternate(
+        turns,
+        tally,
+        "assistant",
+        |turn, tally| {
+            let place = turn.place.as_str();
+            let blocks: Vec<Value> = turn
+                .items
+                .iter()
+                .filter_map(|item| block(item, turn.role, place, tally))
+                .collect();
+            if !blocks.is_empty() && turn.role == Role::Tool {
+                tally.note(Change::RoleRenamed, place);
             }
-            system.push(system_text(turn));
-            continue;
-        }
-        let role = if turn.role == Role::Assistant {
-            "assistant"
-        } else {
-            "user"
-        };
-        let mut blocks = Vec::with_capacity(turn.items.len());
-        for item in &turn.items {
-            if let Some(block) = block(item, turn.role, place, tally) {
-                blocks.push(block);
-            }
-        }
-        // Emptied by what the target cannot take (already reported).
-        if blocks.is_empty() {
-            continue;
-        }
-        if turn.role == Role::Tool {
-            tally.note(Change::RoleRenamed, place);
-        }
-        match messages.last_mut() {
-            Some((last, content)) if *last == role => {
-                tally.note(Change::TurnsMerged, place);
-                content.extend(blocks);
-                // Tool results must open a user turn.
-                content.sort_by_key(|b| b["type"] != "tool_result");
-            }
-            _ => messages.push((role, blocks)),
-        }
-    }
+            blocks
+        },
+        // Tool results must open a user turn.
+        |content| content.sort_by_key(|b| b["type"] != "tool_result"),
+    );
     let turns = messages.len();
     let messages: Vec<Value> = messages
         .into_iter()

@@ -6,46 +6,28 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_object, split_data_url, system_text};
+use super::{alternate, arguments_object, split_data_url};
 use crate::api::Api;
 use crate::message::{ImageSource, PartExtra, Role};
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let mut system: Vec<String> = Vec::new();
-    let mut contents: Vec<(&'static str, Vec<Value>)> = Vec::new();
-    for turn in turns {
-        let place = turn.place.as_str();
-        if turn.role == Role::System {
-            if !contents.is_empty() {
-                tally.note(Change::SystemMoved, place);
+    let (system, contents) = alternate(
+        turns,
+        tally,
+        "model",
+        |turn, tally| {
+            let place = turn.place.as_str();
+            let mut parts = Vec::with_capacity(turn.items.len());
+            for item in &turn.items {
+                part(item, turn.role, place, tally, &mut parts);
             }
-            system.push(system_text(turn));
-            continue;
-        }
-        let role = if turn.role == Role::Assistant {
-            "model"
-        } else {
-            "user"
-        };
-        let mut parts = Vec::with_capacity(turn.items.len());
-        for item in &turn.items {
-            part(item, turn.role, place, tally, &mut parts);
-        }
-        // Emptied by what the target cannot take (already reported).
-        if parts.is_empty() {
-            continue;
-        }
-        if matches!(turn.role, Role::Assistant | Role::Tool) {
-            tally.note(Change::RoleRenamed, place);
-        }
-        match contents.last_mut() {
-            Some((last, existing)) if *last == role => {
-                tally.note(Change::TurnsMerged, place);
-                existing.extend(parts);
+            if !parts.is_empty() && matches!(turn.role, Role::Assistant | Role::Tool) {
+                tally.note(Change::RoleRenamed, place);
             }
-            _ => contents.push((role, parts)),
-        }
-    }
+            parts
+        },
+        |_| {},
+    );
     let turns = contents.len();
     let contents: Vec<Value> = contents
         .into_iter()

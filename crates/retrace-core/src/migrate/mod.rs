@@ -40,7 +40,7 @@ use serde_json::{json, Value};
 pub use report::{Change, ChangeCount, Report};
 
 use crate::api::Api;
-use crate::message::{ImageSource, Message};
+use crate::message::{ImageSource, Message, Role};
 use prepare::{Image, Item, Turn};
 use report::Tally;
 
@@ -122,6 +122,52 @@ fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally) -> Value 
             json!({ "input": other })
         }
     }
+}
+
+/// The turns of an API that takes the system prompt apart and alternating
+/// turns (Anthropic, Google): the system texts, noting those that came
+/// after the conversation began, and every other turn as `blocks` renders
+/// it, under `assistant` or `"user"`; a turn left empty is dropped, one of
+/// the same role as the turn before is merged into it and then handed to
+/// `merged`.
+fn alternate(
+    turns: &[Turn],
+    tally: &mut Tally,
+    assistant: &'static str,
+    mut blocks: impl FnMut(&Turn, &mut Tally) -> Vec<Value>,
+    merged: impl Fn(&mut Vec<Value>),
+) -> (Vec<String>, Vec<(&'static str, Vec<Value>)>) {
+    let mut system = Vec::new();
+    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    for turn in turns {
+        let place = turn.place.as_str();
+        if turn.role == Role::System {
+            if !out.is_empty() {
+                tally.note(report::Change::SystemMoved, place);
+            }
+            system.push(system_text(turn));
+            continue;
+        }
+        let role = if turn.role == Role::Assistant {
+            assistant
+        } else {
+            "user"
+        };
+        let blocks = blocks(turn, tally);
+        // Emptied by what the target cannot take (already reported).
+        if blocks.is_empty() {
+            continue;
+        }
+        match out.last_mut() {
+            Some((last, content)) if *last == role => {
+                tally.note(report::Change::TurnsMerged, place);
+                content.extend(blocks);
+                merged(content);
+            }
+            _ => out.push((role, blocks)),
+        }
+    }
+    (system, out)
 }
 
 /// A tool turn for the OpenAI APIs, whose tool outputs are text only: each
