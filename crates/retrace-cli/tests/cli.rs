@@ -1,40 +1,17 @@
 //! The `retrace` binary on real corpus files.
 
+mod common;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn corpus(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel);
-    p.to_string_lossy().into_owned()
-}
-
-fn retrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .args(args)
-        .output()
-        .expect("run retrace")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8(o.stdout.clone()).expect("utf-8 output")
-}
+use common::{corpus, fixture, retrace, scratch, stdout};
 
 fn json_lines(o: &Output) -> Vec<serde_json::Value> {
     stdout(o)
         .lines()
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 const PI_V1: &str = "pi/badlogic__pi-mono/session.jsonl";
@@ -454,13 +431,6 @@ fn tree_marks_structural_fanouts_and_subagents() {
     let text = stdout(&retrace(&["tree", &corpus(PROJECT)]));
     assert_eq!(text.matches("] subagent ").count(), 6, "{text}");
     assert_eq!(text.matches("(default)").count(), 1, "{text}");
-}
-
-fn fixture(rel: &str) -> String {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(rel);
-    p.to_string_lossy().into_owned()
 }
 
 const CODEX: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";

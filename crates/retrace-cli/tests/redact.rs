@@ -1,34 +1,19 @@
 //! `retrace redact` and `--redact` on real files: streams, `.gz`, atomic
 //! output, reports, custom rules, `--check` and exit codes.
 
+mod common;
+
 use std::io::{Read, Write};
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-fn corpus(rel: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus")
-        .join(rel)
-        .to_string_lossy()
-        .into_owned()
-}
+use common::{corpus, retrace, scratch, stderr, stdout};
 
 /// The generated evaluation fixture: fake secrets and PII on known lines.
 fn fixture() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures/redact/corpus-s11.jsonl")
-        .to_string_lossy()
-        .into_owned()
+    common::fixture("redact/corpus-s11.jsonl")
 }
 
 const CLAUDE: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl";
-
-fn retrace(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .args(args)
-        .output()
-        .expect("run retrace")
-}
 
 fn with_stdin(args: &[&str], input: &[u8]) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_retrace"))
@@ -50,17 +35,6 @@ fn with_stdin(args: &[&str], input: &[u8]) -> Output {
     out
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
 fn line_count(b: &[u8]) -> usize {
     b.split_inclusive(|&c| c == b'\n').count()
 }
@@ -75,7 +49,7 @@ fn redacts_to_stdout_and_the_output_checks_clean() {
     for line in o.stdout.split(|&c| c == b'\n').filter(|l| !l.is_empty()) {
         serde_json::from_slice::<serde_json::Value>(line).expect("JSON line");
     }
-    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    let text = stdout(&o);
     assert!(text.contains("[REDACTED:aws-access-key-id]"));
     // The summary names counts per kind on stderr.
     assert!(stderr(&o).contains("redacted "), "{}", stderr(&o));
@@ -167,7 +141,7 @@ fn broken_lines_pass_through_and_are_reported() {
         b"{\"a\":\"mail maria.okafor@amber.io\"}\nnot json password=Summer2024!\n{\"b\":1}\n";
     let o = with_stdin(&["redact", "-"], input);
     assert_eq!(
-        String::from_utf8(o.stdout.clone()).unwrap(),
+        stdout(&o),
         "{\"a\":\"mail ***\"}\nnot json password=Summer2024!\n{\"b\":1}\n"
     );
     // The line is kept, and the match left in it makes the exit 1. Line 2
