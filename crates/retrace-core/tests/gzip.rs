@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use retrace_core::{DiagnosticKind, EntryId, Inflated, Reader, Session, Severity, Source};
+use retrace_core::{DiagnosticKind, Inflated, Session, Severity, Source};
 
 /// A gzip member of `bytes` (deflate level 6), written here so the tests
 /// need no tool.
@@ -19,44 +19,11 @@ fn gzip(bytes: &[u8]) -> Vec<u8> {
     out
 }
 
-fn open_pushed(name: &str, bytes: &[u8], chunk: usize) -> Session {
-    let mut reader = Reader::new();
-    reader.begin_file(name);
-    for piece in bytes.chunks(chunk.max(1)) {
-        reader.push(piece);
-    }
-    reader.finish()
-}
-
 /// Everything a view sees of a session, bodies included.
 fn observe(s: &Session, source: &mut dyn Source) -> String {
     use std::fmt::Write;
-    let mut out = String::new();
-    for (i, e) in s.entries().iter().enumerate() {
-        let id = EntryId(i as u32);
-        writeln!(
-            out,
-            "{} {} {} {} {:?} {:?} {:?}",
-            e.line,
-            e.offset,
-            e.len,
-            s.kind(id),
-            s.id(id),
-            e.timestamp(),
-            s.tree().parent(id)
-        )
-        .unwrap();
-    }
+    let mut out = fingerprint(s);
     writeln!(out, "{:?}", s.diagnostics()).unwrap();
-    writeln!(
-        out,
-        "{:?} {:?} {:?} {:?}",
-        s.tree().tips(),
-        s.tree().branch_points(),
-        s.tree().default_leaf(),
-        s.format()
-    )
-    .unwrap();
     for &tip in s.tree().tips() {
         let messages = s.context(tip, source).unwrap();
         writeln!(out, "{}", serde_json::to_string(&messages).unwrap()).unwrap();
@@ -87,7 +54,7 @@ fn gzip_equals_plain() {
         let packed = gzip(&plain);
         // Whole, and in chunks that split the header and the trailer.
         for chunk in [packed.len(), 7, 4096] {
-            let b = open_pushed(&name, &packed, chunk);
+            let b = open_chunked(&name, &packed, chunk);
             assert!(b.files()[0].gzip.is_some(), "{name}");
             assert_eq!(b.files()[0].size, plain.len() as u64, "{name}");
             let mut source = Inflated::new(packed.as_slice(), &b);
@@ -105,7 +72,7 @@ fn two_members_are_one_stream() {
     let plain = read_fixture("codex/rollback.jsonl");
     let packed = read_fixture("gzip/rollback-two-members.jsonl.gz");
     let a = Session::from_bytes("r", &plain);
-    let b = open_pushed("r", &packed, 100);
+    let b = open_chunked("r", &packed, 100);
     assert_eq!(
         observe(&b, &mut Inflated::new(packed.as_slice(), &b)),
         observe(&a, &mut plain.as_slice())
@@ -134,7 +101,7 @@ fn ranges_read_back_through_checkpoints() {
         i += 1;
     }
     let packed = gzip(&plain);
-    let s = open_pushed("big.jsonl.gz", &packed, 256 << 10);
+    let s = open_chunked("big.jsonl.gz", &packed, 256 << 10);
     let index = s.files()[0].gzip.clone().unwrap();
     assert_eq!(
         index.checkpoints(),
@@ -175,7 +142,7 @@ fn gz_diagnostics(s: &Session) -> Vec<&retrace_core::Diagnostic> {
 fn truncated_gzip_keeps_what_was_read() {
     let packed = read_fixture("gzip/rollback-truncated.jsonl.gz");
     let plain = read_fixture("codex/rollback.jsonl");
-    let s = open_pushed("t.jsonl.gz", &packed, 64);
+    let s = open_chunked("t.jsonl.gz", &packed, 64);
     let found = gz_diagnostics(&s);
     assert_eq!(found.len(), 1);
     let d = found[0];
@@ -202,7 +169,7 @@ fn truncated_gzip_keeps_what_was_read() {
 #[test]
 fn broken_gzip_streams_are_reported() {
     // Bytes flipped in a block header: inflating stops at once.
-    let s = open_pushed(
+    let s = open_chunked(
         "x",
         &read_fixture("gzip/rollback-bad-deflate.jsonl.gz"),
         1 << 20,
@@ -217,7 +184,7 @@ fn broken_gzip_streams_are_reported() {
 
     // Bytes flipped inside compressed data: garbage comes out, and the
     // member's CRC-32 says so at its end.
-    let s = open_pushed(
+    let s = open_chunked(
         "x",
         &read_fixture("gzip/rollback-corrupt.jsonl.gz"),
         1 << 20,
@@ -233,7 +200,7 @@ fn broken_gzip_streams_are_reported() {
 
     // A damaged trailer over intact data: every line reads, the CRC is
     // reported.
-    let s = open_pushed(
+    let s = open_chunked(
         "x",
         &read_fixture("gzip/rollback-bad-crc.jsonl.gz"),
         1 << 20,
@@ -250,17 +217,17 @@ fn bytes_after_the_last_member() {
     let plain = read_fixture("events/events.jsonl");
     let mut packed = gzip(&plain);
     packed.extend_from_slice(&[0; 16]);
-    let s = open_pushed("z", &packed, 1000);
+    let s = open_chunked("z", &packed, 1000);
     let found = gz_diagnostics(&s);
     assert_eq!(found.len(), 1);
     assert_eq!(found[0].kind, DiagnosticKind::GzipTrailingData);
     assert_eq!(found[0].severity, Severity::Info);
     assert_eq!(s.entries().len(), 9);
     packed.extend_from_slice(b"garbage");
-    let s = open_pushed("z", &packed, 1000);
+    let s = open_chunked("z", &packed, 1000);
     assert_eq!(gz_diagnostics(&s)[0].severity, Severity::Warning);
     // Not gzip: a one-byte file and plain text stay plain.
-    let s = open_pushed("one", b"\x1f", 1);
+    let s = open_chunked("one", b"\x1f", 1);
     assert!(s.files()[0].gzip.is_none());
     assert_eq!(s.entries().len(), 1);
 }
