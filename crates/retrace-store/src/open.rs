@@ -240,24 +240,34 @@ fn read_document(
     Ok(())
 }
 
-/// `threads + 1` offsets from 0 to `size`, each inner one where an element
-/// of the document seems to begin; fewer when none is found.
-fn element_split_points(
+fn is_gzip(file: &File) -> bool {
+    let mut magic = [0u8; 2];
+    matches!(file.read_at(&mut magic, 0), Ok(2)) && magic == [0x1f, 0x8b]
+}
+
+fn is_regular(file: &File) -> bool {
+    file.metadata().map(|m| m.is_file()).unwrap_or(false)
+}
+
+/// `parts + 1` offsets from 0 to `size`: each inner one the first boundary
+/// `find` sees (as an offset into a window of the file) from its share of
+/// the file on, before the next share begins; a share without one adds no
+/// point. Windows overlap by `overlap` bytes, so a boundary that is a
+/// longer pattern is seen whole.
+fn split_where(
     file: &File,
     size: u64,
-    threads: usize,
-    starts: &ElementStarts,
+    parts: usize,
+    overlap: usize,
+    find: impl Fn(&[u8]) -> Option<usize>,
 ) -> std::io::Result<Vec<u64>> {
     const WINDOW: usize = 64 << 10;
-    // Windows overlap, so a start that straddles two is seen whole with the
-    // comma before it.
-    const OVERLAP: usize = 4 << 10;
     let mut points = vec![0u64];
     let mut window = vec![0u8; WINDOW];
-    for i in 1..threads as u64 {
-        let from = size * i / threads as u64;
-        let limit = size * (i + 1) / threads as u64;
-        let mut at = from.max(*points.last().expect("non-empty") + 1);
+    for i in 1..parts as u64 {
+        let share = size * i / parts as u64;
+        let limit = size * (i + 1) / parts as u64;
+        let mut at = share.max(*points.last().expect("non-empty") + 1);
         let found = loop {
             if at >= limit {
                 break None;
@@ -266,13 +276,13 @@ fn element_split_points(
             if n == 0 {
                 break None;
             }
-            if let Some(k) = starts.find(&window[..n]) {
+            if let Some(k) = find(&window[..n]) {
                 break Some(at + k as u64);
             }
-            if n <= OVERLAP {
+            if n <= overlap {
                 break None;
             }
-            at += (n - OVERLAP) as u64;
+            at += (n - overlap) as u64;
         };
         if let Some(p) = found.filter(|&p| p < size) {
             points.push(p);
@@ -283,43 +293,23 @@ fn element_split_points(
     Ok(points)
 }
 
-fn is_gzip(file: &File) -> bool {
-    let mut magic = [0u8; 2];
-    matches!(file.read_at(&mut magic, 0), Ok(2)) && magic == [0x1f, 0x8b]
+/// Split points at line starts, so every part starts at a line start.
+fn split_points(file: &File, size: u64, parts: usize) -> std::io::Result<Vec<u64>> {
+    split_where(file, size, parts, 0, |window| {
+        window.iter().position(|&b| b == b'\n').map(|nl| nl + 1)
+    })
 }
 
-fn is_regular(file: &File) -> bool {
-    file.metadata().map(|m| m.is_file()).unwrap_or(false)
-}
-
-/// `threads + 1` offsets from 0 to `size`, each inner one just after a
-/// newline, so every part starts at a line start.
-fn split_points(file: &File, size: u64, threads: usize) -> std::io::Result<Vec<u64>> {
-    let mut points = vec![0u64];
-    let mut window = vec![0u8; 64 << 10];
-    for i in 1..threads as u64 {
-        let mut at = (size * i / threads as u64).max(*points.last().expect("non-empty"));
-        let found = loop {
-            if at >= size {
-                break None;
-            }
-            let n = file.read_at(&mut window, at)?;
-            if n == 0 {
-                break None;
-            }
-            if let Some(nl) = window[..n].iter().position(|&b| b == b'\n') {
-                break Some(at + nl as u64 + 1);
-            }
-            at += n as u64;
-        };
-        match found {
-            Some(p) if p < size => points.push(p),
-            _ => break,
-        }
-    }
-    points.push(size);
-    points.dedup();
-    Ok(points)
+/// Split points where an element of the document seems to begin (windows
+/// overlap, so a start that straddles two is seen whole with the comma
+/// before it).
+fn element_split_points(
+    file: &File,
+    size: u64,
+    parts: usize,
+    starts: &ElementStarts,
+) -> std::io::Result<Vec<u64>> {
+    split_where(file, size, parts, 4 << 10, |window| starts.find(window))
 }
 
 /// Reads `start..end` (to EOF when `end` is `None`) in chunks into `reader`.
