@@ -91,8 +91,9 @@ impl Pass {
         });
         let end = (self.at + SLICE).min(size);
         if self.at < end {
+            let file = u16::try_from(self.file).map_err(|_| format!("no file {}", self.file))?;
             let bytes = source
-                .read(FileId(self.file), self.at..end)
+                .read(FileId(file), self.at..end)
                 .map_err(|e| e.to_string())?;
             redactor.push(&bytes, out);
             self.at = end;

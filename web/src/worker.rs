@@ -194,6 +194,13 @@ async fn open(
         .into_iter()
         .partition(|f| f.name().ends_with(".meta.json"));
     order_files(&mut sessions);
+    if sessions.len() > FileId::LIMIT {
+        return Err(format!(
+            "{} files dropped; one session holds at most {}",
+            sessions.len(),
+            FileId::LIMIT
+        ));
+    }
     let total: f64 = sessions.iter().map(|f| f.size()).sum();
     let mut base = 0.0;
     let mut reader = Reader::new();
@@ -396,7 +403,7 @@ fn summarize(
                 .then(|| first_prompt(s, source, seg.first, seg.len))
                 .flatten(),
             sidechain: s.is_sidechain(seg.first),
-            file: s.entry(seg.first).file.0,
+            file: u32::from(s.entry(seg.first).file.0),
         })
         .collect();
     let requested_entry = entry.and_then(|id| s.find(id)).map(|e| e.0);
@@ -413,7 +420,7 @@ fn summarize(
                 name: f.name.clone(),
                 size: f.size,
                 lines: f.lines,
-                format: s.file_format(FileId(i as u32)).describe(),
+                format: s.file_format(FileId(i as u16)).describe(),
             })
             .collect(),
         format: s.format().describe(),
@@ -439,7 +446,7 @@ fn summarize(
             .subagents()
             .iter()
             .map(|a| SubagentInfo {
-                file: a.file.0,
+                file: u32::from(a.file.0),
                 agent_id: a.agent_id.clone(),
                 spawned_by: a.spawned_by.map(|e| e.0),
                 description: s.files()[a.file.0 as usize]
@@ -580,7 +587,7 @@ impl Open {
                 role,
                 time: r.time,
                 marks: r.marks,
-                file: entry.file.0,
+                file: u32::from(entry.file.0),
                 line: entry.line,
             });
         }

@@ -160,7 +160,7 @@ struct JsonTree {
 #[derive(Serialize)]
 struct JsonNode {
     id: String,
-    file: u32,
+    file: u16,
     line: u32,
     #[serde(rename = "type")]
     kind: String,

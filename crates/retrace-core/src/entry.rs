@@ -5,9 +5,18 @@ use serde::{Deserialize, Serialize};
 use crate::intern::Sym;
 
 /// Which input file an entry came from (index into `Session::files`).
+///
+/// Sixteen bits, so that an [`Entry`] fills one 64-byte cache line: the
+/// index of a large session is tens of megabytes of entries, and every
+/// byte of an entry is a byte to write, copy and fault in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
-pub struct FileId(pub u32);
+pub struct FileId(pub u16);
+
+impl FileId {
+    /// How many files one session can hold.
+    pub const LIMIT: usize = 1 << 16;
+}
 
 /// An entry's position in `Session::entries` (file order, files in the order
 /// they were read).

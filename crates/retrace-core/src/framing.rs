@@ -244,7 +244,7 @@ impl Reader {
                     self.diagnostics.push(Diagnostic {
                         severity: Severity::Info,
                         kind: DiagnosticKind::ByteOrderMark,
-                        file: crate::entry::FileId(file as u32),
+                        file: crate::entry::FileId(file as u16),
                         line: 1,
                         offset: 0,
                         message: "file starts with a UTF-8 byte order mark (ignored)".into(),
@@ -430,7 +430,7 @@ impl Reader {
     /// Handles what the document framer found.
     fn on_document(&mut self, event: DocEvent) {
         let file_index = self.current_file();
-        let file = crate::entry::FileId(file_index as u32);
+        let file = crate::entry::FileId(file_index as u16);
         match event {
             DocEvent::Element {
                 bytes,
@@ -541,7 +541,7 @@ impl Reader {
         complete: bool,
         scanned: Option<&mut LineScan>,
     ) {
-        let file = crate::entry::FileId(self.current_file() as u32);
+        let file = crate::entry::FileId(self.current_file() as u16);
         let broken = |reader: &mut Reader, at: usize, kind, message: String| {
             let line_of_error =
                 line + memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count() as u32;

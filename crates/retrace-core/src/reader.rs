@@ -80,6 +80,9 @@ pub(crate) struct FileState {
     gzip: Option<Box<GzState>>,
     /// Bytes pushed (compressed ones for gzip).
     input: u64,
+    /// The size hint: bytes the file brings from where this reader began
+    /// it, counting parts appended later (0: unknown).
+    expected: u64,
     /// Offset of the next line's first byte.
     offset: u64,
     /// Lines completed so far.
@@ -130,9 +133,14 @@ impl Reader {
     /// Starts a new input file; `name` is how diagnostics and views refer to it
     /// (a path, or a file name in the browser). Ends the previous file if one
     /// is open.
+    ///
+    /// # Panics
+    /// If [`FileId::LIMIT`] files were begun already.
     pub fn begin_file(&mut self, name: &str) -> FileId {
         self.end_file();
-        let id = FileId(self.files.len() as u32);
+        let id = u16::try_from(self.files.len())
+            .map(FileId)
+            .expect("a session holds at most FileId::LIMIT files");
         self.files.push(FileInfo {
             name: name.to_owned(),
             size: 0,
@@ -152,6 +160,7 @@ impl Reader {
             sniff: Some(Vec::new()),
             gzip: None,
             input: 0,
+            expected: 0,
             offset: 0,
             lines: 0,
             crlf: 0,
@@ -575,17 +584,58 @@ impl Reader {
         }
     }
 
-    /// Adds an entry. The index grows by a quarter at a time rather than
-    /// doubling: formats with short lines (Codex writes a `token_count`
-    /// event of a few hundred bytes per request) have an entry per
-    /// kilobyte, and a doubled vector plus the copy made while growing was
-    /// most of the memory of opening them.
+    /// Says how many bytes the current file brings from where this reader
+    /// began it, counting the parts that will be appended to it (see
+    /// [`Reader::append_part`]); for a part reader, the part's length.
+    ///
+    /// Only a hint: once a sample of the file has been read, the index is
+    /// sized for the whole of it at the density seen so far, in one step,
+    /// instead of growing a quarter at a time. Each growth copies the
+    /// index, and copying into fresh memory costs a page fault per page
+    /// besides; with room made in advance, appending a part copies only
+    /// the part's entries.
+    pub fn size_hint(&mut self, bytes: u64) {
+        if let Some(state) = &mut self.current {
+            state.expected = bytes;
+        }
+    }
+
+    /// Adds an entry.
     #[inline]
     pub(crate) fn push_entry(&mut self, entry: Entry) {
         if self.entries.len() == self.entries.capacity() {
-            self.entries.reserve_exact(self.entries.len() / 4 + 1024);
+            self.grow_entries();
         }
         self.entries.push(entry);
+    }
+
+    /// Makes room for more entries. Without a size hint the index grows by
+    /// a quarter at a time rather than doubling: formats with short lines
+    /// (Codex writes a `token_count` event of a few hundred bytes per
+    /// request) have an entry per kilobyte, and a doubled vector plus the
+    /// copy made while growing was most of the memory of opening them.
+    #[cold]
+    fn grow_entries(&mut self) {
+        /// Bytes read before their density is trusted to size the index.
+        const SAMPLE: u64 = 1 << 20;
+        /// Fewer bytes per entry than this is not believed of a whole file
+        /// (it caps what a dense first stretch can make the index reserve).
+        const MIN_ENTRY_BYTES: u64 = 32;
+        let len = self.entries.len();
+        let mut extra = len / 4 + 1024;
+        if let Some(state) = self.current.as_ref().filter(|s| s.expected > 0) {
+            if state.input >= SAMPLE {
+                let first = self.files[state.id.0 as usize].first_entry as usize;
+                let seen = (len - first) as u128;
+                let total = (seen * u128::from(state.expected) / u128::from(state.input))
+                    .min(u128::from(state.expected / MIN_ENTRY_BYTES));
+                // A sixteenth more, for a file that grows denser further on.
+                let want = total + total / 16 + 1024;
+                let more = usize::try_from(want.saturating_sub(seen)).unwrap_or(usize::MAX);
+                extra = extra.max(more);
+            }
+        }
+        self.entries.reserve_exact(extra);
     }
 
     /// Builds the entry for object `object` of the scanned line.
@@ -733,4 +783,89 @@ fn parse_epoch(s: &[u8]) -> Option<i64> {
 
 fn parse_int(s: &[u8]) -> Option<i64> {
     std::str::from_utf8(s).ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `count` pi-style lines of about `width` bytes, ids from `first`.
+    fn lines(first: usize, count: usize, width: usize) -> Vec<u8> {
+        let mut out = Vec::new();
+        for i in first..first + count {
+            let head = format!(
+                r#"{{"type":"message","id":"e{i}","parentId":"e{}","text":""#,
+                i.max(1) - 1
+            );
+            out.extend_from_slice(head.as_bytes());
+            out.resize(out.len() + width.saturating_sub(head.len() + 3), b'x');
+            out.extend_from_slice(b"\"}\n");
+        }
+        out
+    }
+
+    /// Reads `bytes` in 64 KiB pushes; the capacity of the index before
+    /// the session is built, and the session.
+    fn read(bytes: &[u8], hint: Option<u64>) -> (usize, Session) {
+        let mut reader = Reader::new();
+        reader.begin_file("x.jsonl");
+        if let Some(hint) = hint {
+            reader.size_hint(hint);
+        }
+        for chunk in bytes.chunks(64 << 10) {
+            reader.push(chunk);
+        }
+        reader.end_file();
+        (reader.entries.capacity(), reader.finish())
+    }
+
+    fn same_index(a: &Session, b: &Session) {
+        assert_eq!(a.entries().len(), b.entries().len());
+        for (x, y) in a.entries().iter().zip(b.entries()) {
+            assert_eq!((x.line, x.offset, x.len), (y.line, y.offset, y.len));
+            assert_eq!((x.kind, x.id, x.parent), (y.kind, y.id, y.parent));
+        }
+        assert_eq!(a.diagnostics(), b.diagnostics());
+        assert_eq!(a.tree().tips(), b.tree().tips());
+    }
+
+    #[test]
+    fn an_entry_is_one_cache_line() {
+        assert_eq!(std::mem::size_of::<Entry>(), 64);
+    }
+
+    #[test]
+    fn size_hint_reserves_the_file_once_it_has_a_sample() {
+        let bytes = lines(0, 6000, 500);
+        let (plain_cap, plain) = read(&bytes, None);
+        let (cap, hinted) = read(&bytes, Some(bytes.len() as u64));
+        same_index(&plain, &hinted);
+        let n = hinted.entries().len();
+        assert_eq!(n, 6000);
+        // One step from the first growth after the sample: room for the
+        // whole file and a sixteenth, where a quarter at a time overshoots.
+        let room = n + n / 16 + 1024;
+        assert!(cap >= n && cap <= room + n / 100, "{cap} for {n}");
+        assert!(plain_cap > room + n / 100, "{plain_cap} without the hint");
+    }
+
+    #[test]
+    fn size_hint_from_a_dense_start_is_capped_and_changes_nothing() {
+        // Tiny objects first, then long lines: the density of the sample
+        // overstates the file fourfold, and the reservation stops at 32
+        // bytes per entry of the hinted size.
+        let mut bytes = b"{\"n\":1}\n".repeat(200_000);
+        let first = bytes.len();
+        bytes.extend(lines(0, 4000, 8000));
+        let hint = bytes.len() as u64;
+        let (_, plain) = read(&bytes, None);
+        let (cap, hinted) = read(&bytes, Some(hint));
+        same_index(&plain, &hinted);
+        assert!(first > 1 << 20, "the sample is all short lines");
+        let cap_limit = (hint / 32) as usize;
+        assert!(
+            cap <= cap_limit + cap_limit / 16 + 1024,
+            "{cap} > {cap_limit}"
+        );
+    }
 }

@@ -187,7 +187,7 @@ impl Session {
         };
         self.entries
             .iter()
-            .position(|e| e.file.0 == file && e.line == line)
+            .position(|e| u32::from(e.file.0) == file && e.line == line)
             .map(|i| EntryId(i as u32))
     }
 
@@ -216,7 +216,7 @@ impl Session {
         for (f, info) in files.iter().enumerate() {
             let unrecognised = file_formats[f] == Format::Generic && options.format.is_none();
             if unrecognised && info.end_entry > info.first_entry {
-                diagnostics.push(unknown_format(FileId(f as u32)));
+                diagnostics.push(unknown_format(FileId(f as u16)));
             }
         }
         let n = entries.len();

@@ -27,7 +27,7 @@ pub struct SourceError {
 impl SourceError {
     pub fn new(file: FileId, range: Range<u64>, reason: impl Into<String>) -> SourceError {
         SourceError {
-            file: file.0,
+            file: u32::from(file.0),
             start: range.start,
             end: range.end,
             reason: reason.into(),

@@ -262,14 +262,14 @@ fn a_split_session_is_one_chain_in_time_order() {
     }
     let s = reader.finish();
     for (f, bytes) in all.iter().enumerate() {
-        assert_lossless_file(names[f], &s, retrace_core::FileId(f as u32), bytes);
+        assert_lossless_file(names[f], &s, retrace_core::FileId(f as u16), bytes);
     }
     assert_eq!(s.tree().roots().len(), 1);
     let root = s.tree().roots()[0];
     assert_eq!(s.entry(root).file.0, 1);
     let leaf = s.tree().default_leaf().unwrap();
     assert_eq!((s.entry(leaf).file.0, s.entry(leaf).line), (0, 13));
-    let path: Vec<(u32, u32)> = s
+    let path: Vec<(u16, u32)> = s
         .tree()
         .path(leaf)
         .iter()

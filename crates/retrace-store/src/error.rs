@@ -17,6 +17,8 @@ pub enum StoreError {
     },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
+    #[error("{count} files given; one session holds at most {limit}")]
+    TooManyFiles { count: usize, limit: usize },
 }
 
 impl StoreError {

@@ -11,7 +11,7 @@ use std::io::Read;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
-use retrace_core::{ElementStarts, Reader, ReaderOptions, Session};
+use retrace_core::{ElementStarts, FileId, Reader, ReaderOptions, Session};
 
 use crate::error::{StoreError, StoreResult};
 
@@ -67,6 +67,12 @@ pub fn open_files(
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
 ) -> StoreResult<Session> {
+    if inputs.len() > FileId::LIMIT {
+        return Err(StoreError::TooManyFiles {
+            count: inputs.len(),
+            limit: FileId::LIMIT,
+        });
+    }
     let mut reader = Reader::with_options(options.reader);
     for input in inputs {
         let name = input.path.to_string_lossy();
@@ -113,6 +119,7 @@ pub fn read_parallel(
         .metadata()
         .map_err(|e| StoreError::from_io(e, path))?
         .len();
+    reader.size_hint(size);
     // A gzip stream can only be inflated from its start: one pass.
     if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) || is_gzip(&file)
     {
@@ -169,6 +176,7 @@ fn read_parts(
                 scope.spawn(move || {
                     let mut part = Reader::with_options(options.reader);
                     begin(&mut part, name, start);
+                    part.size_hint(end - start);
                     read_range(
                         &mut part,
                         file,
@@ -357,6 +365,20 @@ mod tests {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../../shared/corpus")
             .join(rel)
+    }
+
+    /// More files than a session can number is an error before any is
+    /// opened, not a panic after.
+    #[test]
+    fn too_many_files_is_an_error() {
+        let inputs: Vec<Input> = (0..=FileId::LIMIT)
+            .map(|i| Input::new(format!("/nonexistent/{i}.jsonl")))
+            .collect();
+        let err = open_files(&inputs, &OpenOptions::default(), None).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "65537 files given; one session holds at most 65536"
+        );
     }
 
     /// Splitting a file over threads gives exactly the index one pass gives.

@@ -129,7 +129,7 @@ fn link_subagents(session: &Session) -> Vec<Subagent> {
     let entries = session.entries();
     let mut out = Vec::new();
     for (f, info) in session.files().iter().enumerate() {
-        if session.file_format(FileId(f as u32)) != Format::ClaudeCode {
+        if session.file_format(FileId(f as u16)) != Format::ClaudeCode {
             continue;
         }
         let own = &entries[info.first_entry as usize..info.end_entry as usize];
@@ -155,7 +155,7 @@ fn link_subagents(session: &Session) -> Vec<Subagent> {
             })
             .map(|i| EntryId(i as u32));
         out.push(Subagent {
-            file: FileId(f as u32),
+            file: FileId(f as u16),
             agent_id: session.interner().str(agent).into_owned(),
             spawned_by,
         });

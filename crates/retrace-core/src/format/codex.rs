@@ -315,7 +315,7 @@ impl Rules for Codex {
         let interner = s.interner();
         let mut out = Vec::new();
         for (f, info) in s.files().iter().enumerate() {
-            let file = FileId(f as u32);
+            let file = FileId(f as u16);
             if s.file_format(file) != Format::Codex {
                 continue;
             }
