@@ -242,8 +242,25 @@ impl Session {
         // across the files it was given together.
         for cx in &cxs {
             let rules = cx.format.rules();
+            // Per type: 0 not asked yet, 1 known, 2 unknown.
+            let mut known_kind: Vec<u8> = Vec::new();
             for entry in cx.own() {
-                if !entry.is_broken() && !rules.is_known_type(entry, &interner) {
+                if entry.is_broken() {
+                    continue;
+                }
+                let known = if entry.kind.is_none() {
+                    rules.is_known_type(entry, &interner)
+                } else {
+                    let k = entry.kind.index();
+                    if k >= known_kind.len() {
+                        known_kind.resize(k + 1, 0);
+                    }
+                    if known_kind[k] == 0 {
+                        known_kind[k] = 2 - u8::from(rules.is_known_type(entry, &interner));
+                    }
+                    known_kind[k] == 1
+                };
+                if !known {
                     diagnostics.push(unknown_type(entry, &interner));
                 }
             }

@@ -348,7 +348,8 @@ pub(crate) trait Rules: Sync {
     // ---- the tree ----
 
     /// Whether an entry type is one the format is known to write (others
-    /// are reported, and kept).
+    /// are reported, and kept). For an entry with a `type`, the answer
+    /// must follow from that type alone: it is asked once per type.
     fn is_known_type(&self, _e: &Entry, _interner: &Interner) -> bool {
         true
     }
