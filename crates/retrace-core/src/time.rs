@@ -8,32 +8,25 @@
 /// Fractions beyond milliseconds are truncated. A missing offset is read as
 /// UTC. Returns `None` for anything that is not such a timestamp.
 pub fn parse_rfc3339_ms(s: &[u8]) -> Option<i64> {
-    fn digits(s: &[u8], at: usize, n: usize) -> Option<i64> {
-        let mut v = 0i64;
-        for &b in s.get(at..at + n)? {
-            if !b.is_ascii_digit() {
-                return None;
-            }
-            v = v * 10 + i64::from(b - b'0');
-        }
-        Some(v)
-    }
-    let year = digits(s, 0, 4)?;
-    if s.get(4) != Some(&b'-') || s.get(7) != Some(&b'-') {
+    // The fixed-width head `YYYY-MM-DDTHH:MM:SS` from a fixed-size array:
+    // every line of most formats has a timestamp, so no bounds checks and
+    // no early exits per digit.
+    let head: &[u8; 19] = s.get(..19)?.try_into().ok()?;
+    let d = |i: usize| i64::from(head[i].wrapping_sub(b'0'));
+    let all_digits = [0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18]
+        .iter()
+        .all(|&i| head[i].wrapping_sub(b'0') < 10);
+    let separators = head[4] == b'-'
+        && head[7] == b'-'
+        && matches!(head[10], b'T' | b't' | b' ')
+        && head[13] == b':'
+        && head[16] == b':';
+    if !all_digits || !separators {
         return None;
     }
-    let month = digits(s, 5, 2)?;
-    let day = digits(s, 8, 2)?;
-    if !matches!(s.get(10), Some(b'T' | b't' | b' ')) || s.get(13) != Some(&b':') {
-        return None;
-    }
-    let hour = digits(s, 11, 2)?;
-    let minute = digits(s, 14, 2)?;
-    let second = if s.get(16) == Some(&b':') {
-        digits(s, 17, 2)?
-    } else {
-        return None;
-    };
+    let year = d(0) * 1000 + d(1) * 100 + d(2) * 10 + d(3);
+    let (month, day) = (d(5) * 10 + d(6), d(8) * 10 + d(9));
+    let (hour, minute, second) = (d(11) * 10 + d(12), d(14) * 10 + d(15), d(17) * 10 + d(18));
     if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
         return None;
     }
@@ -59,7 +52,7 @@ pub fn parse_rfc3339_ms(s: &[u8]) -> Option<i64> {
         None => 0,
         Some(b'Z' | b'z') if i + 1 == s.len() => 0,
         Some(&sign @ (b'+' | b'-')) if s.len() == i + 6 && s[i + 3] == b':' => {
-            let m = digits(s, i + 1, 2)? * 60 + digits(s, i + 4, 2)?;
+            let m = two_digits(s, i + 1)? * 60 + two_digits(s, i + 4)?;
             if sign == b'+' {
                 m
             } else {
@@ -71,6 +64,14 @@ pub fn parse_rfc3339_ms(s: &[u8]) -> Option<i64> {
     let days = days_from_civil(year, month, day);
     let secs = days * 86_400 + hour * 3600 + minute * 60 + second - offset_min * 60;
     Some(secs * 1000 + millis)
+}
+
+/// The number written by the two digits at `s[at..at + 2]`.
+fn two_digits(s: &[u8], at: usize) -> Option<i64> {
+    match s.get(at..at + 2)? {
+        &[a @ b'0'..=b'9', b @ b'0'..=b'9'] => Some(i64::from(a - b'0') * 10 + i64::from(b - b'0')),
+        _ => None,
+    }
 }
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
@@ -116,6 +117,70 @@ fn civil_from_days(z: i64) -> (i64, i64, i64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The head of the first version of the parser, digit by digit: what
+    /// the fixed-width one must agree with.
+    fn reference_head(s: &[u8]) -> Option<(i64, i64, i64, i64, i64, i64)> {
+        fn digits(s: &[u8], at: usize, n: usize) -> Option<i64> {
+            let mut v = 0i64;
+            for &b in s.get(at..at + n)? {
+                if !b.is_ascii_digit() {
+                    return None;
+                }
+                v = v * 10 + i64::from(b - b'0');
+            }
+            Some(v)
+        }
+        let year = digits(s, 0, 4)?;
+        if s.get(4) != Some(&b'-') || s.get(7) != Some(&b'-') {
+            return None;
+        }
+        let month = digits(s, 5, 2)?;
+        let day = digits(s, 8, 2)?;
+        if !matches!(s.get(10), Some(b'T' | b't' | b' ')) || s.get(13) != Some(&b':') {
+            return None;
+        }
+        let hour = digits(s, 11, 2)?;
+        let minute = digits(s, 14, 2)?;
+        let second = if s.get(16) == Some(&b':') {
+            digits(s, 17, 2)?
+        } else {
+            return None;
+        };
+        if !(1..=12).contains(&month) || !(1..=31).contains(&day) || hour > 23 || minute > 59 {
+            return None;
+        }
+        if second > 60 {
+            return None;
+        }
+        Some((year, month, day, hour, minute, second))
+    }
+
+    #[test]
+    fn fixed_width_head_agrees_with_digit_by_digit() {
+        let base = *b"2025-12-17T19:52:23.230Z";
+        let alphabet = b"0123456789-:T t.Z+x\x00\xff";
+        let mut checked = 0;
+        for at in 0..base.len() {
+            for &b in alphabet {
+                let mut s = base;
+                s[at] = b;
+                for len in [19, 20, 23, 24] {
+                    let s = &s[..len];
+                    let got = parse_rfc3339_ms(s);
+                    if reference_head(s).is_none() {
+                        assert_eq!(got, None, "{}", String::from_utf8_lossy(s));
+                    } else if let Some(ms) = got {
+                        let (y, mo, d, h, mi, se) = reference_head(s).unwrap();
+                        let secs = days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + se;
+                        assert_eq!(ms.div_euclid(1000), secs, "{}", String::from_utf8_lossy(s));
+                    }
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 2000);
+    }
 
     #[test]
     fn parses_real_timestamps() {
