@@ -622,7 +622,7 @@ impl Reader {
         /// (it caps what a dense first stretch can make the index reserve).
         const MIN_ENTRY_BYTES: u64 = 32;
         let len = self.entries.len();
-        let mut extra = len / 4 + 1024;
+        let step = len / 4 + 1024;
         if let Some(state) = self.current.as_ref().filter(|s| s.expected > 0) {
             if state.input >= SAMPLE {
                 let first = self.files[state.id.0 as usize].first_entry as usize;
@@ -632,10 +632,15 @@ impl Reader {
                 // A sixteenth more, for a file that grows denser further on.
                 let want = total + total / 16 + 1024;
                 let more = usize::try_from(want.saturating_sub(seen)).unwrap_or(usize::MAX);
-                extra = extra.max(more);
+                // Asked, not demanded: a dense start of a huge file can ask
+                // for more than the system will map at once, and then the
+                // index grows step by step as it would without a hint.
+                if more > step && self.entries.try_reserve_exact(more).is_ok() {
+                    return;
+                }
             }
         }
-        self.entries.reserve_exact(extra);
+        self.entries.reserve_exact(step);
     }
 
     /// Builds the entry for object `object` of the scanned line.
@@ -847,6 +852,16 @@ mod tests {
         let room = n + n / 16 + 1024;
         assert!(cap >= n && cap <= room + n / 100, "{cap} for {n}");
         assert!(plain_cap > room + n / 100, "{plain_cap} without the hint");
+    }
+
+    #[test]
+    fn a_size_hint_beyond_memory_falls_back_to_growing() {
+        // 2^50 bytes at this density is more room than any system maps.
+        let bytes = lines(0, 6000, 500);
+        let (_, plain) = read(&bytes, None);
+        let (cap, hinted) = read(&bytes, Some(1 << 50));
+        same_index(&plain, &hinted);
+        assert!(cap < 1 << 20, "{cap}");
     }
 
     #[test]
