@@ -404,12 +404,18 @@ mod tests {
             let a = open_files(&[Input::new(&path)], &one, None).unwrap();
             let b = open_files(&[Input::new(&path)], &many, None).unwrap();
             assert_eq!(a.entries().len(), b.entries().len(), "{rel}");
-            for (x, y) in a.entries().iter().zip(b.entries()) {
+            for (i, (x, y)) in a.entries().iter().zip(b.entries()).enumerate() {
+                let e = retrace_core::EntryId(i as u32);
                 assert_eq!((x.line, x.offset, x.len), (y.line, y.offset, y.len));
+                assert_eq!((x.flags, x.timestamp), (y.flags, y.timestamp), "{rel} {i}");
+                // Strings through each session's own table: the parts'
+                // tables were merged into the first one's.
                 assert_eq!(
-                    a.id(retrace_core::EntryId(0)),
-                    b.id(retrace_core::EntryId(0))
+                    (a.id(e), a.kind(e), a.role(e)),
+                    (b.id(e), b.kind(e), b.role(e)),
+                    "{rel} {i}"
                 );
+                assert_eq!(a.tree().parent(e), b.tree().parent(e), "{rel} {i}");
             }
             assert_eq!(a.diagnostics(), b.diagnostics(), "{rel}");
             assert_eq!(a.tree().tips(), b.tree().tips(), "{rel}");
