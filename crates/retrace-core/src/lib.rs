@@ -39,6 +39,8 @@ mod scan;
 mod scan_simd;
 mod session;
 mod source;
+#[cfg(test)]
+mod test_rng;
 mod time;
 mod transcript;
 mod tree;

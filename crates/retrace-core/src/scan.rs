@@ -803,6 +803,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
 
     fn scan(s: &str) -> LineScan {
         let mut out = LineScan::default();
@@ -1021,12 +1022,8 @@ mod tests {
                     Some(_) => self.i += 1,
                 }
             }
-            let end = self.i.min(self.s.len());
-            if end >= self.s.len() {
-                return Err(depth);
-            }
             self.i += 1;
-            Ok((start as u32, end as u32))
+            Ok((start as u32, self.i as u32 - 1))
         }
 
         /// A value inside a container at `depth`; its span and kind.
@@ -1105,18 +1102,26 @@ mod tests {
                     None if depth <= 2 => self.fields.push((object, parent, key, value, kind)),
                     None => {}
                 }
-                self.blanks();
-                match self.peek() {
-                    Some(b',') => {
-                        self.i += 1;
-                        self.blanks();
-                    }
-                    Some(b'}') => {
-                        self.i += 1;
-                        return Ok(());
-                    }
-                    _ => return Err(depth),
+                if self.closes(b'}', depth)? {
+                    return Ok(());
                 }
+            }
+        }
+
+        /// After a member: a comma (false) or the `close` bracket (true).
+        fn closes(&mut self, close: u8, depth: u32) -> Result<bool, u32> {
+            self.blanks();
+            match self.peek() {
+                Some(b',') => {
+                    self.i += 1;
+                    self.blanks();
+                    Ok(false)
+                }
+                Some(b) if b == close => {
+                    self.i += 1;
+                    Ok(true)
+                }
+                _ => Err(depth),
             }
         }
 
@@ -1129,39 +1134,10 @@ mod tests {
             }
             loop {
                 self.value(depth, None)?;
-                self.blanks();
-                match self.peek() {
-                    Some(b',') => {
-                        self.i += 1;
-                        self.blanks();
-                    }
-                    Some(b']') => {
-                        self.i += 1;
-                        return Ok(());
-                    }
-                    _ => return Err(depth),
+                if self.closes(b']', depth)? {
+                    return Ok(());
                 }
             }
-        }
-    }
-
-    /// A small deterministic generator (xorshift64*).
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n as u64) as usize
-        }
-
-        fn pick<'a>(&mut self, from: &[&'a [u8]]) -> &'a [u8] {
-            from[self.below(from.len())]
         }
     }
 
