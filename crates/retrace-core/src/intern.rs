@@ -9,6 +9,9 @@ pub struct Sym(u32);
 
 impl Sym {
     pub const NONE: Sym = Sym(u32::MAX);
+    /// Set, but not interned yet (see the reader's `PendingIds`); never
+    /// seen outside the reader.
+    pub(crate) const PENDING: Sym = Sym(u32::MAX - 1);
 
     pub fn is_none(self) -> bool {
         self == Sym::NONE
@@ -105,7 +108,7 @@ impl Default for Interner {
     }
 }
 
-fn hash(s: &[u8]) -> u64 {
+pub(crate) fn hash(s: &[u8]) -> u64 {
     let mut h = FxHasher::default();
     h.write(s);
     // Fx mixes low bits poorly; the table index uses the high ones.
@@ -114,12 +117,41 @@ fn hash(s: &[u8]) -> u64 {
 
 impl Interner {
     pub fn intern(&mut self, s: &[u8]) -> Sym {
-        for &sym in &self.recent {
-            if !sym.is_none() && self.get(sym) == s {
-                return sym;
-            }
+        if let Some(sym) = self.recent(s) {
+            return sym;
         }
-        let h = hash(s);
+        self.intern_hashed(s, hash(s))
+    }
+
+    /// `s` if it is one of the last few strings interned or found.
+    #[inline]
+    pub fn recent(&self, s: &[u8]) -> Option<Sym> {
+        self.recent
+            .iter()
+            .copied()
+            .find(|&sym| !sym.is_none() && self.get(sym) == s)
+    }
+
+    /// Starts loading the table slot where a string of hash `h` is looked
+    /// up first, so that interning it a little later finds it in cache.
+    #[inline]
+    pub fn prefetch(&self, h: u64) {
+        if self.table.is_empty() {
+            return;
+        }
+        let slot: *const Slot = &self.table[self.slot(h)];
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: SSE is part of x86_64, and a prefetch only hints at an
+        // address (this one is in bounds besides).
+        unsafe {
+            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(slot.cast());
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = slot;
+    }
+
+    /// Interns `s`, whose [`hash`] is `h`, without checking the recent ones.
+    pub fn intern_hashed(&mut self, s: &[u8], h: u64) -> Sym {
         if let Some(sym) = self.find(s, h) {
             self.remember(sym);
             return sym;

@@ -15,7 +15,7 @@ use crate::fields::{Action, KeyTable, Slot};
 use crate::format::Format;
 use crate::framing::{DocState, Framing, Head};
 use crate::gzip::{self, GzDecoder};
-use crate::intern::{Interner, Sym};
+use crate::intern::{hash, Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
 use crate::time::parse_rfc3339_ms;
@@ -57,6 +57,8 @@ pub struct Reader {
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
+    /// Ids of the last entry, interned when the next one is read.
+    pending: PendingIds,
     pub(crate) diagnostics: Vec<Diagnostic>,
     current: Option<FileState>,
     /// The unfinished last line of the previous chunk.
@@ -115,6 +117,90 @@ impl Default for Keys {
             tool_result: memmem::Finder::new(b"\"tool_result\""),
             is_error: memmem::Finder::new(b"\"is_error\":true"),
         }
+    }
+}
+
+/// Ids waiting to be interned. Most ids are new strings, and a new string
+/// costs a cache miss in the string table (an id is one of hundreds of
+/// thousands); an entry's ids are therefore hashed and their table slots
+/// prefetched as the entry is read, and interned just before the next
+/// entry is, once the next line has been scanned meanwhile. Strings get
+/// their symbols in the same order whoever reads the line (a part reader
+/// or one pass), so parts still merge into what one pass gives.
+#[derive(Debug, Default)]
+struct PendingIds {
+    ids: Vec<PendingId>,
+    /// Their bytes, back to back (the line they came from is gone by then).
+    bytes: Vec<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct PendingId {
+    entry: usize,
+    target: Target,
+    hash: u64,
+    end: usize,
+}
+
+/// Which symbol of an entry an id goes to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Target {
+    Slot(Slot),
+    Parent,
+}
+
+impl Target {
+    fn of(self, e: &mut Entry) -> &mut Sym {
+        match self {
+            Target::Slot(Slot::Kind) => &mut e.kind,
+            Target::Slot(Slot::Subtype) => &mut e.subtype,
+            Target::Slot(Slot::Id) => &mut e.id,
+            Target::Slot(Slot::Reference) => &mut e.reference,
+            Target::Slot(Slot::Role) => &mut e.role,
+            Target::Slot(Slot::Group) => &mut e.group,
+            Target::Slot(Slot::Agent) => &mut e.agent,
+            Target::Parent => &mut e.parent,
+        }
+    }
+
+    /// Whether values of this slot are mostly unique ids, worth deferring.
+    /// Types, roles and agents repeat, and the reader itself looks at the
+    /// role while indexing the entry.
+    fn is_id(self) -> bool {
+        matches!(
+            self,
+            Target::Parent | Target::Slot(Slot::Id | Slot::Reference | Slot::Group)
+        )
+    }
+}
+
+impl PendingIds {
+    /// The symbol of `value` for `target` of entry `entry`: interned now
+    /// when it is not an id or was just seen, [`Sym::PENDING`] otherwise.
+    #[inline]
+    fn intern(
+        &mut self,
+        interner: &mut Interner,
+        value: &[u8],
+        entry: usize,
+        target: Target,
+    ) -> Sym {
+        if !target.is_id() {
+            return interner.intern(value);
+        }
+        if let Some(sym) = interner.recent(value) {
+            return sym;
+        }
+        let hash = hash(value);
+        interner.prefetch(hash);
+        self.bytes.extend_from_slice(value);
+        self.ids.push(PendingId {
+            entry,
+            target,
+            hash,
+            end: self.bytes.len(),
+        });
+        Sym::PENDING
     }
 }
 
@@ -210,6 +296,8 @@ impl Reader {
     /// Moves what `part` indexed (entries, strings, diagnostics, position)
     /// after what this reader read of its current file.
     pub(crate) fn append_index(&mut self, part: &mut Reader, part_state: FileState) {
+        self.resolve_pending();
+        part.resolve_pending();
         let state = self.current.as_ref().expect("an open file");
         let (file, line_base) = (state.id, state.lines);
         // Re-intern the part's strings into this reader's table.
@@ -486,6 +574,7 @@ impl Reader {
                 info.line_ends_with_newline = false;
             }
         }
+        self.resolve_pending();
         let state = self.current.take().expect("checked above");
         if state.crlf > 0 {
             self.diagnostics.push(Diagnostic {
@@ -643,7 +732,19 @@ impl Reader {
         self.entries.reserve_exact(step);
     }
 
-    /// Builds the entry for object `object` of the scanned line.
+    /// Interns the ids [`PendingIds`] holds into the entries they belong to.
+    fn resolve_pending(&mut self) {
+        let mut start = 0;
+        for p in self.pending.ids.drain(..) {
+            let value = &self.pending.bytes[start..p.end];
+            start = p.end;
+            *p.target.of(&mut self.entries[p.entry]) = self.interner.intern_hashed(value, p.hash);
+        }
+        self.pending.bytes.clear();
+    }
+
+    /// Builds the entry for object `object` of the scanned line; the caller
+    /// pushes it next.
     pub(crate) fn entry(
         &mut self,
         file: FileId,
@@ -665,8 +766,11 @@ impl Reader {
             span.end - span.start,
             shared,
         );
+        self.resolve_pending();
+        let this = self.entries.len();
         let fields = &self.scan.fields;
         let interner = &mut self.interner;
+        let pending = &mut self.pending;
         let table = KeyTable::get();
         let mut content: Option<&Field> = None;
         // The container of the depth-one key whose nested keys follow.
@@ -698,25 +802,17 @@ impl Reader {
                     if !string {
                         continue;
                     }
-                    let target = match slot {
-                        Slot::Kind => &mut e.kind,
-                        Slot::Subtype => &mut e.subtype,
-                        Slot::Id => &mut e.id,
-                        Slot::Reference => &mut e.reference,
-                        Slot::Role => &mut e.role,
-                        Slot::Group => &mut e.group,
-                        Slot::Agent => &mut e.agent,
-                    };
-                    if weak && !target.is_none() {
+                    let target = Target::Slot(slot);
+                    if weak && !target.of(&mut e).is_none() {
                         continue;
                     }
-                    *target = interner.intern(value);
+                    *target.of(&mut e) = pending.intern(interner, value, this, target);
                     e.flags.0 |= flag;
                 }
                 Action::Parent => {
                     e.flags.0 |= Flags::HAS_PARENT_FIELD;
                     if string {
-                        e.parent = interner.intern(value);
+                        e.parent = pending.intern(interner, value, this, Target::Parent);
                     }
                 }
                 Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
@@ -793,6 +889,7 @@ fn parse_int(s: &[u8]) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::entry::EntryId;
 
     /// `count` pi-style lines of about `width` bytes, ids from `first`.
     fn lines(first: usize, count: usize, width: usize) -> Vec<u8> {
@@ -832,6 +929,66 @@ mod tests {
         }
         assert_eq!(a.diagnostics(), b.diagnostics());
         assert_eq!(a.tree().tips(), b.tree().tips());
+    }
+
+    /// Ids are interned a line late (`PendingIds`): each way a reading
+    /// ends or joins must still give every entry its own ids.
+    #[test]
+    fn ids_interned_a_line_late_land_on_their_entries() {
+        let check = |session: &Session, want: &[(&str, Option<&str>)]| {
+            let got: Vec<(&str, Option<&str>)> = (0..session.entries().len())
+                .map(|i| {
+                    let e = EntryId(i as u32);
+                    let parent = session.interner.get(session.entry(e).parent);
+                    (
+                        session.id(e).unwrap_or("-"),
+                        (!parent.is_empty()).then(|| std::str::from_utf8(parent).unwrap()),
+                    )
+                })
+                .collect();
+            assert_eq!(got, want);
+        };
+        // Two objects on one line, and a last line without its newline.
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null} {"type":"message","id":"b","parentId":"a"}"#,
+            "\n",
+            r#"{"type":"message","id":"c","parentId":"b"}"#,
+            "\n",
+            r#"{"type":"message","id":"d","parentId":"c"}"#,
+        );
+        let want = [
+            ("s", None),
+            ("a", None),
+            ("b", Some("a")),
+            ("c", Some("b")),
+            ("d", Some("c")),
+        ];
+        let one_pass = Session::from_bytes("x.jsonl", text.as_bytes());
+        check(&one_pass, &want);
+        // The same lines read as two parts: the first reader's last ids and
+        // the part's last complete line's are both pending when they are
+        // joined.
+        let split = text.find("{\"type\":\"message\",\"id\":\"c\"").unwrap();
+        let mut first = Reader::new();
+        first.begin_file("x.jsonl");
+        first.push(&text.as_bytes()[..split]);
+        let mut part = Reader::new();
+        part.begin_part("x.jsonl", split as u64);
+        part.push(&text.as_bytes()[split..]);
+        first.append_part(part);
+        let parts = first.finish();
+        check(&parts, &want);
+        // Down to the symbols: strings are numbered as one pass numbers them.
+        same_index(&one_pass, &parts);
+        // A JSON document's elements, ended by the document's end.
+        let doc = r#"{"sessionId":"d","messages":[{"id":"m1","type":"user","content":"hi"},{"id":"m2","type":"gemini","content":"yo"}]}"#;
+        let session = Session::from_bytes("d.json", doc.as_bytes());
+        let ids: Vec<_> = (0..session.entries().len())
+            .map(|i| session.id(EntryId(i as u32)))
+            .collect();
+        assert_eq!(ids, [Some("m1"), Some("m2")]);
     }
 
     #[test]

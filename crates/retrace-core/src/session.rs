@@ -201,6 +201,12 @@ impl Session {
             mut diagnostics,
             ..
         } = reader;
+        debug_assert!(
+            entries.iter().all(|e| {
+                ![e.id, e.parent, e.reference, e.group].contains(&crate::intern::Sym::PENDING)
+            }),
+            "the reader left an id uninterned"
+        );
         let file_formats: Vec<Format> = files
             .iter()
             .map(|f| {
