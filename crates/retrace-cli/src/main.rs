@@ -24,7 +24,9 @@ struct Cli {
     #[command(subcommand)]
     command: Command,
     /// Read every input as this format instead of detecting it: pi,
-    /// claude-code, codex, events, generic.
+    /// claude-code, codex, events, gemini-cli, anthropic-messages,
+    /// openai-chat-messages, openai-responses-items, google-contents,
+    /// agentscope, generic.
     #[arg(long, global = true, value_name = "NAME", value_parser = parse_format)]
     format: Option<Format>,
 }

@@ -566,6 +566,16 @@ fn format_can_be_named() {
     let o = retrace(&["info", "--format", "gemini-pro", &events]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("unknown format `gemini-pro`"));
+    // The help names every format the option takes.
+    let help = retrace(&["info", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let words: Vec<&str> = help
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.']))
+        .collect();
+    for (name, _) in retrace_core::Format::NAMES {
+        assert!(words.contains(name), "{name} missing from: {help}");
+    }
 }
 
 const GEMINI_ARCHIVE: &str = "gemini-cli/mischa-thisness__M-Gemini/Archives";
