@@ -278,17 +278,43 @@ impl Interner {
             .next_power_of_two()
             .max(self.table.len() * 2)
             .max(64);
-        self.table = vec![Slot::default(); len];
-        for (sym, &h) in self.hashes.iter().enumerate() {
-            let mut i = self.slot(h);
-            while self.table[i].sym != 0 {
-                i = (i + 1) & (len - 1);
+        let old = std::mem::replace(&mut self.table, vec![Slot::default(); len]);
+        // In the old table's order: a string's slot comes from the top bits
+        // of its hash in both tables, so the new slots come nearly in order
+        // too, and the table is written as a stream instead of missing the
+        // cache at every string. A run that wrapped round the old table's
+        // end (at most one) is placed after the rest.
+        let start = old.iter().position(|s| s.sym == 0).unwrap_or(0);
+        for slot in old[start..].iter().chain(&old[..start]) {
+            if slot.sym != 0 {
+                self.place(Sym(slot.sym - 1), self.hashes[slot.sym as usize - 1]);
             }
-            self.table[i] = Slot {
-                sym: sym as u32 + 1,
-                tag: tag(h),
-            };
         }
+    }
+
+    /// Makes room for `strings` strings of `bytes` bytes in all, if the
+    /// system grants it (else the table grows as strings come), so that
+    /// neither the table is rebuilt nor the arena copied on the way.
+    pub fn reserve(&mut self, strings: usize, bytes: usize) {
+        let (more, more_bytes) = (
+            strings.saturating_sub(self.len()),
+            bytes.saturating_sub(self.bytes.len()),
+        );
+        if more == 0
+            || self.ends.try_reserve_exact(more).is_err()
+            || self.hashes.try_reserve_exact(more).is_err()
+            || self.bytes.try_reserve_exact(more_bytes).is_err()
+        {
+            return;
+        }
+        if strings * 2 > self.table.len() {
+            self.grow(strings);
+        }
+    }
+
+    /// The bytes of all strings together.
+    pub fn byte_len(&self) -> usize {
+        self.bytes.len()
     }
 
     pub fn len(&self) -> usize {
@@ -334,6 +360,32 @@ mod tests {
         let empty = t.intern(b"");
         assert_eq!(t.get(empty), b"");
         assert_eq!(t.get(Sym::NONE), b"");
+    }
+
+    #[test]
+    fn reserved_room_takes_the_strings_without_rebuilding() {
+        let mut t = Interner::default();
+        t.intern(b"first");
+        t.reserve(20_000, 200_000);
+        let (table, bytes) = (t.table.len(), t.bytes.as_ptr());
+        assert!(table >= 40_000, "at most half full: {table}");
+        let syms: Vec<Sym> = (0..19_999)
+            .map(|i| t.intern(format!("id-{i:06}").as_bytes()))
+            .collect();
+        assert_eq!((t.table.len(), t.bytes.as_ptr()), (table, bytes));
+        for (i, &s) in syms.iter().enumerate() {
+            assert_eq!(t.lookup(format!("id-{i:06}").as_bytes()), s);
+        }
+        // More than was reserved still fits, by growing.
+        for i in 0..30_000 {
+            t.intern(format!("more-{i}").as_bytes());
+        }
+        assert_eq!(t.len(), 50_000);
+        assert!(t.table.len() >= 100_000);
+        assert_eq!(t.lookup(b"id-000007"), syms[7]);
+        // A reservation beyond what the system grants is skipped.
+        t.reserve(usize::MAX / 2, usize::MAX / 2);
+        assert_eq!(t.lookup(b"more-29999"), Sym(49_999));
     }
 
     #[test]

@@ -725,6 +725,16 @@ impl Reader {
                 // for more than the system will map at once, and then the
                 // index grows step by step as it would without a hint.
                 if more > step && self.entries.try_reserve_exact(more).is_ok() {
+                    // The string table the same way: sized once, rather
+                    // than rebuilt at each doubling and again when parts
+                    // are merged (in fresh memory each time, which costs a
+                    // page fault per 4 KiB besides the copy).
+                    let scale = |n: usize| {
+                        let n = n as u128 * want / seen.max(1);
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    };
+                    let (strings, bytes) = (self.interner.len(), self.interner.byte_len());
+                    self.interner.reserve(scale(strings), scale(bytes));
                     return;
                 }
             }
