@@ -71,13 +71,19 @@ impl Tree {
         // restores the starts.
         let mut child_start = vec![0u32; n + 1];
         let mut roots = Vec::new();
+        // Whether every parent comes before its children in the file (as
+        // almost always): then file order is an order the walks can take.
+        let mut forward = true;
         for e in 0..n {
             if !node[e] {
                 continue;
             }
             match parent[e] {
                 NONE => roots.push(EntryId(e as u32)),
-                p => child_start[p as usize + 1] += 1,
+                p => {
+                    forward &= (p as usize) < e;
+                    child_start[p as usize + 1] += 1;
+                }
             }
         }
         for e in 0..n {
@@ -106,7 +112,7 @@ impl Tree {
         } = if (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
             csr.walk_linear()
         } else {
-            csr.walk(&roots, is_real_fork, is_branch_start)
+            csr.walk(&roots, forward, is_real_fork, is_branch_start)
         };
         Tree {
             parent,
@@ -265,22 +271,43 @@ impl Csr<'_> {
         }
     }
 
+    /// The general walk. `forward`: every parent comes before its children
+    /// in the file, so file order serves as pre-order (a parent before its
+    /// children) without computing one; otherwise (a parent can be written
+    /// after its child) a real pre-order is walked.
     fn walk(
         &self,
         roots: &[EntryId],
+        forward: bool,
+        is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
+        is_branch_start: impl Fn(EntryId) -> bool,
+    ) -> Walked {
+        if forward {
+            let n = self.node.len() as u32;
+            let nodes = (0..n).filter(|&e| self.node[e as usize]);
+            self.walk_in(roots, nodes, is_real_fork, is_branch_start)
+        } else {
+            let order = preorder(roots, self.child_start, self.children);
+            self.walk_in(roots, order.iter().copied(), is_real_fork, is_branch_start)
+        }
+    }
+
+    /// The walk over `order`: the nodes under `roots`, each parent before
+    /// its children.
+    fn walk_in(
+        &self,
+        roots: &[EntryId],
+        order: impl DoubleEndedIterator<Item = u32> + Clone,
         is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
         is_branch_start: impl Fn(EntryId) -> bool,
     ) -> Walked {
         let n = self.node.len();
-        // The latest entry in each subtree, bottom-up. Parents usually come
-        // before children in the file, but not always (a parent can be
-        // written later), so walk a real post-order.
-        // Also whether a subtree holds a branch start (a typed prompt) at
-        // all: a side line without one is never a branch of its own.
+        // The latest entry in each subtree, bottom-up; also whether a
+        // subtree holds a branch start (a typed prompt) at all: a side line
+        // without one is never a branch of its own.
         let mut last = vec![0u32; n];
         let mut has_start = vec![false; n];
-        let order = preorder(roots, self.child_start, self.children);
-        for &e in order.iter().rev() {
+        for e in order.clone().rev() {
             let e = e as usize;
             let mut m = e as u32;
             let mut start = is_branch_start(EntryId(e as u32));
@@ -305,7 +332,7 @@ impl Csr<'_> {
             visible[r.index()] = true;
         }
         let mut tips = Vec::new();
-        for &e in &order {
+        for e in order {
             let e = e as usize;
             let kids = self.children(e);
             let Some(&next) = kids.iter().max_by_key(|&&c| last[c as usize]) else {
@@ -361,6 +388,61 @@ fn preorder(roots: &[EntryId], child_start: &[u32], children: &[u32]) -> Vec<u32
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_rng::Rng;
+
+    /// Random forests whose parents come before their children (what the
+    /// build checks for): walking them in file order decides exactly what
+    /// walking a computed pre-order decides.
+    #[test]
+    fn file_order_walk_agrees_with_preorder() {
+        let mut rng = Rng(0x7ee_5eed);
+        let (mut fan_outs, mut hidden) = (0, 0);
+        for _ in 0..300 {
+            let n = 1 + rng.below(60);
+            let node: Vec<bool> = (0..n).map(|_| rng.below(8) != 0).collect();
+            let parent: Vec<u32> = (0..n)
+                .map(|e| match rng.below(4) {
+                    _ if e == 0 => NONE,
+                    0 => NONE,
+                    // Mostly the previous entry, sometimes an earlier one:
+                    // chains with fan-outs.
+                    1 => rng.below(e) as u32,
+                    _ => (e - 1) as u32,
+                })
+                .map(|p| {
+                    if p != NONE && !node[p as usize] {
+                        NONE
+                    } else {
+                        p
+                    }
+                })
+                .collect();
+            let real_fork = |e: EntryId, kids: &[u32]| (e.0 + kids.len() as u32).is_multiple_of(3);
+            let start = |e: EntryId| e.0 % 5 != 1;
+            let tree = Tree::build(node, parent.clone(), None, real_fork, start);
+            let csr = Csr {
+                node: &tree.node,
+                child_start: &tree.child_start,
+                children: &tree.children,
+            };
+            let by_file = csr.walk(&tree.roots, true, real_fork, start);
+            let by_preorder = csr.walk(&tree.roots, false, real_fork, start);
+            assert_eq!(by_file.continuation, by_preorder.continuation, "{parent:?}");
+            assert_eq!(by_file.real, by_preorder.real, "{parent:?}");
+            assert_eq!(
+                by_file.branch_points, by_preorder.branch_points,
+                "{parent:?}"
+            );
+            assert_eq!(by_file.tips, by_preorder.tips, "{parent:?}");
+            fan_outs += by_file.branch_points.len();
+            hidden += tree.leaves().count() - by_file.tips.len();
+        }
+        // Fan-outs, and leaves that are not tips, were exercised.
+        assert!(
+            fan_outs > 300 && hidden > 100,
+            "{fan_outs} fan-outs, {hidden} hidden"
+        );
+    }
 
     /// Chains and trees with and without fan-out: the linear fast path and
     /// the general walk agree wherever both apply, and the general walk
