@@ -78,11 +78,67 @@ pub(crate) struct Interner {
     /// is the previous entry's id), and comparing a few hot bytes beats a
     /// hash probe that misses the cache.
     recent: [Sym; RECENT],
+    /// See [`Interner::intern_common`].
+    common: [CommonSlot; COMMON],
     /// Where the next symbol goes in `recent`.
     recent_next: usize,
 }
 
 const RECENT: usize = 4;
+
+/// Slots of the common-string cache.
+const COMMON: usize = 64;
+
+/// A string's length and its first and last eight bytes (zero-padded).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Common {
+    len: usize,
+    first: u64,
+    last: u64,
+}
+
+impl Common {
+    #[inline]
+    fn of(s: &[u8]) -> Common {
+        let word = |b: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..b.len()].copy_from_slice(b);
+            u64::from_le_bytes(w)
+        };
+        let n = s.len();
+        Common {
+            len: n,
+            first: word(&s[..n.min(8)]),
+            last: word(&s[n.saturating_sub(8)..]),
+        }
+    }
+
+    fn slot(&self) -> usize {
+        let mix = (self.first ^ self.last.rotate_left(23) ^ self.len as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        (mix >> 58) as usize
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+struct CommonSlot {
+    key: Common,
+    sym: Sym,
+}
+
+impl Default for CommonSlot {
+    fn default() -> Self {
+        CommonSlot {
+            // No string is longer than this.
+            key: Common {
+                len: usize::MAX,
+                first: 0,
+                last: 0,
+            },
+            sym: Sym::NONE,
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
@@ -103,6 +159,7 @@ impl Default for Interner {
             hashes: Vec::new(),
             table: Vec::new(),
             recent: [Sym::NONE; RECENT],
+            common: [CommonSlot::default(); COMMON],
             recent_next: 0,
         }
     }
@@ -121,6 +178,24 @@ impl Interner {
             return sym;
         }
         self.intern_hashed(s, hash(s))
+    }
+
+    /// [`Interner::intern`] for a string of a small set that repeats (a
+    /// type, a role): found in a cache of such strings by its length and
+    /// first and last eight bytes, without hashing it whole or reading the
+    /// arena (up to 16 bytes those say it all). Unique strings such as ids
+    /// would only evict the others: they go to [`Interner::intern`].
+    #[inline]
+    pub fn intern_common(&mut self, s: &[u8]) -> Sym {
+        let key = Common::of(s);
+        let slot = key.slot();
+        let cached = &self.common[slot];
+        if cached.key == key && (s.len() <= 16 || self.get(cached.sym) == s) {
+            return cached.sym;
+        }
+        let sym = self.intern(s);
+        self.common[slot] = CommonSlot { key, sym };
+        sym
     }
 
     /// `s` if it is one of the last few strings interned or found.
@@ -360,6 +435,39 @@ mod tests {
         let empty = t.intern(b"");
         assert_eq!(t.get(empty), b"");
         assert_eq!(t.get(Sym::NONE), b"");
+    }
+
+    #[test]
+    fn common_strings_get_the_symbols_interning_gives() {
+        let mut t = Interner::default();
+        let mut words: Vec<Vec<u8>> = vec![
+            b"".to_vec(),
+            b"a".to_vec(),
+            b"a\0".to_vec(),
+            b"message".to_vec(),
+            b"function_call".to_vec(),
+            b"function_call_output".to_vec(),
+        ];
+        // Over 16 bytes with the same length, head and tail: only the
+        // middle tells them apart.
+        for m in b'a'..=b'z' {
+            words.push([&b"response_item_"[..], &[m], b"_function_output"].concat());
+            words.push([&b"response"[..], &[m], b"_function"].concat());
+        }
+        // More strings than slots, so slots are shared and replaced.
+        words.extend((0..200).map(|i| format!("type-{i}").into_bytes()));
+        for round in 0..3 {
+            for (i, w) in words.iter().enumerate() {
+                let sym = if (i + round) % 2 == 0 {
+                    t.intern_common(w)
+                } else {
+                    t.intern(w)
+                };
+                assert_eq!(t.get(sym), &w[..], "round {round}");
+                assert_eq!(t.lookup(w), sym);
+            }
+        }
+        assert_eq!(t.len(), words.len());
     }
 
     #[test]

@@ -186,7 +186,7 @@ impl PendingIds {
         target: Target,
     ) -> Sym {
         if !target.is_id() {
-            return interner.intern(value);
+            return interner.intern_common(value);
         }
         if let Some(sym) = interner.recent(value) {
             return sym;
