@@ -100,16 +100,31 @@ struct Common {
 impl Common {
     #[inline]
     fn of(s: &[u8]) -> Common {
-        let word = |b: &[u8]| {
-            let mut w = [0u8; 8];
-            w[..b.len()].copy_from_slice(b);
-            u64::from_le_bytes(w)
-        };
         let n = s.len();
         Common {
             len: n,
-            first: word(&s[..n.min(8)]),
-            last: word(&s[n.saturating_sub(8)..]),
+            first: Common::word(&s[..n.min(8)]),
+            last: Common::word(&s[n.saturating_sub(8)..]),
+        }
+    }
+
+    /// Up to eight bytes as a little-endian word, zero-padded. Read in at
+    /// most two overlapping loads: copying them into a buffer first was a
+    /// `memcpy` call and a stalled load, on every line.
+    #[inline]
+    fn word(b: &[u8]) -> u64 {
+        let n = b.len();
+        debug_assert!(n <= 8);
+        if n >= 4 {
+            let lo = u32::from_le_bytes(b[..4].try_into().expect("4 bytes"));
+            let hi = u32::from_le_bytes(b[n - 4..].try_into().expect("4 bytes"));
+            u64::from(lo) | (u64::from(hi) << (8 * (n - 4)))
+        } else if n > 0 {
+            u64::from(b[0])
+                | (u64::from(b[n / 2]) << (8 * (n / 2)))
+                | (u64::from(b[n - 1]) << (8 * (n - 1)))
+        } else {
+            0
         }
     }
 
@@ -435,6 +450,20 @@ mod tests {
         let empty = t.intern(b"");
         assert_eq!(t.get(empty), b"");
         assert_eq!(t.get(Sym::NONE), b"");
+    }
+
+    #[test]
+    fn a_word_is_the_bytes_zero_padded() {
+        let bytes = b"\x01\x82\x03\xf4\x05\x06\x77\x08";
+        for n in 0..=8 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&bytes[..n]);
+            assert_eq!(
+                Common::word(&bytes[..n]),
+                u64::from_le_bytes(w),
+                "{n} bytes"
+            );
+        }
     }
 
     #[test]
