@@ -293,17 +293,11 @@ fn scan_with<K: Kernel, const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> O
     let mut str_carry = 0u64;
     let mut pos = 0usize;
     let mut newlines = 0u32;
-    let mut pad = [b' '; 64];
     while pos < line.len() {
-        let block: &[u8; 64] = if line.len() - pos >= 64 {
-            line[pos..pos + 64].try_into().expect("64 bytes")
-        } else {
-            let n = line.len() - pos;
-            pad[..n].copy_from_slice(&line[pos..]);
-            pad[n..].fill(b' ');
-            &pad
+        let m: Masks = match line.get(pos..pos + 64) {
+            Some(block) => K::classify(block.try_into().expect("64 bytes")),
+            None => K::classify_tail(&line[pos..]),
         };
-        let m: Masks = K::classify(block);
         let escaped = escaped_bytes(m.backslash, &mut esc_carry);
         let quotes = m.quote & !escaped;
         if quotes == 0 && str_carry != 0 {

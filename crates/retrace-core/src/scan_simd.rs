@@ -137,6 +137,16 @@ pub(crate) fn classify_portable(block: &[u8; 64]) -> Masks {
 /// carry-less multiply for the string prefix XOR.
 pub(crate) trait Kernel {
     fn classify(block: &[u8; 64]) -> Masks;
+
+    /// Classifies the last, partial block of a line (fewer than 64 bytes),
+    /// as if blanks followed it.
+    #[inline(always)]
+    fn classify_tail(tail: &[u8]) -> Masks {
+        let mut block = [b' '; 64];
+        block[..tail.len()].copy_from_slice(tail);
+        Self::classify(&block)
+    }
+
     /// For each bit, the XOR of all bits at or below it.
     fn prefix_xor(x: u64) -> u64;
 }
@@ -233,15 +243,13 @@ impl Avx512 {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Kernel for Avx512 {
+impl Avx512 {
     #[inline(always)]
-    fn classify(block: &[u8; 64]) -> Masks {
+    fn classify_vector(v: core::arch::x86_64::__m512i) -> Masks {
         use core::arch::x86_64::*;
-        // SAFETY: only reached from `#[target_feature(enable = "avx512bw")]`
-        // code after `Avx512::available()`; the load is an unaligned 64-byte
-        // load of the array.
+        // SAFETY: as for the loads, the CPU has AVX-512BW and this runs in
+        // code compiled for it.
         unsafe {
-            let v = _mm512_loadu_si512(block.as_ptr() as *const __m512i);
             let folded = _mm512_or_si512(v, _mm512_set1_epi8(0x20));
             let eq = |x: __m512i, c: u8| _mm512_cmpeq_epi8_mask(x, _mm512_set1_epi8(c as i8));
             Masks {
@@ -254,6 +262,35 @@ impl Kernel for Avx512 {
                 newline: eq(v, b'\n'),
             }
         }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Kernel for Avx512 {
+    #[inline(always)]
+    fn classify(block: &[u8; 64]) -> Masks {
+        use core::arch::x86_64::*;
+        // SAFETY: only reached from `#[target_feature(enable = "avx512bw")]`
+        // code after `Avx512::available()`; the load is an unaligned 64-byte
+        // load of the array.
+        let v = unsafe { _mm512_loadu_si512(block.as_ptr() as *const __m512i) };
+        Self::classify_vector(v)
+    }
+
+    /// A masked load: no copy into a padded buffer (a `memcpy` call and a
+    /// load that waits for the copy's stores, once per line). The bytes
+    /// past the tail read as zero, which no class contains, as blanks.
+    #[inline(always)]
+    fn classify_tail(tail: &[u8]) -> Masks {
+        use core::arch::x86_64::*;
+        debug_assert!(tail.len() < 64);
+        let keep = (1u64 << tail.len()) - 1;
+        // SAFETY: only reached after `Avx512::available()`, from code
+        // compiled with AVX-512BW; the load reads only the bytes its mask
+        // keeps, all inside `tail` (masked-off bytes are not accessed and
+        // cannot fault).
+        let v = unsafe { _mm512_maskz_loadu_epi8(keep, tail.as_ptr() as *const i8) };
+        Self::classify_vector(v)
     }
 
     #[inline(always)]
@@ -330,6 +367,48 @@ mod tests {
     #[target_feature(enable = "avx512bw,pclmulqdq")]
     fn avx512_classify(block: &[u8; 64]) -> Masks {
         Avx512::classify(block)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512bw,pclmulqdq")]
+    fn avx512_classify_tail(tail: &[u8]) -> Masks {
+        Avx512::classify_tail(tail)
+    }
+
+    /// A partial block classifies as the block padded with blanks, whatever
+    /// follows it in memory (here: structural bytes, which must not show).
+    #[test]
+    fn tails_classify_as_if_blanks_followed() {
+        let mut bytes = [0u8; 128];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            *b = b"\"\\{}[]:,\nab"[i % 11];
+        }
+        for len in 0..64 {
+            let tail = &bytes[..len];
+            let mut padded = [b' '; 64];
+            padded[..len].copy_from_slice(tail);
+            let want = scalar(&padded);
+            let mut got = vec![Baseline::classify_tail(tail)];
+            #[cfg(target_arch = "x86_64")]
+            if Avx512::available() {
+                // SAFETY: the CPU has the features.
+                got.push(unsafe { avx512_classify_tail(tail) });
+            }
+            for got in got {
+                let masks = |m: Masks| {
+                    [
+                        m.quote,
+                        m.backslash,
+                        m.open,
+                        m.close,
+                        m.colon,
+                        m.comma,
+                        m.newline,
+                    ]
+                };
+                assert_eq!(masks(got), masks(want), "{len} bytes");
+            }
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
