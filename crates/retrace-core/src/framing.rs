@@ -342,7 +342,7 @@ impl Reader {
         self.doc.sample.extend(state.sample.into_iter().take(room));
         self.framing = part.framing;
         let (part_state, _) = part.take_part_state();
-        self.append_index(&mut part, part_state);
+        self.append_index(&mut part, part_state, &crate::reader::one_then_other);
         true
     }
 

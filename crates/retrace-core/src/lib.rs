@@ -56,7 +56,7 @@ pub use gzip::{GzIndex, Inflated, CHECKPOINT_EVERY};
 pub use message::{ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage};
 pub use normalize::ContextOptions;
 pub use outline::Segment;
-pub use reader::{Reader, ReaderOptions};
+pub use reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{FileInfo, Session, Subagent};
 pub use source::{Source, SourceError};

@@ -5,6 +5,7 @@
 //! its number of entries, not its size. The browser feeds `File.slice`
 //! pieces, native code feeds `read` buffers or a whole mapped file.
 
+use std::mem::MaybeUninit;
 use std::sync::Arc;
 
 use memchr::{memchr, memchr_iter, memmem};
@@ -19,6 +20,19 @@ use crate::intern::{hash, Interner, Sym};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
 use crate::time::parse_rfc3339_ms;
+
+/// Runs two jobs, both at once where it can (see
+/// [`Reader::append_part_with`]).
+pub type Join<'a> = &'a dyn Fn(&mut (dyn FnMut() + Send), &mut (dyn FnMut() + Send));
+
+/// The [`Join`] of a single thread.
+pub(crate) fn one_then_other(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+    a();
+    b();
+}
+
+/// Entries of a part below which its copy is not worth a second thread.
+const PARALLEL_APPEND: usize = 1 << 15;
 
 /// Options for a [`Reader`].
 #[derive(Debug, Clone, Copy)]
@@ -274,7 +288,20 @@ impl Reader {
     /// # Panics
     /// If this reader has no open file, stopped in the middle of a line, or
     /// `part` read a different stretch of bytes than the one that follows.
-    pub fn append_part(&mut self, mut part: Reader) {
+    pub fn append_part(&mut self, part: Reader) {
+        self.append_part_with(part, &one_then_other);
+    }
+
+    /// [`Reader::append_part`], with the copy of the part's index split in
+    /// two jobs that `join` runs, both at once where it can. The copy goes
+    /// into fresh memory, which costs a page fault per 4 KiB besides, and
+    /// for a large part it is the longest step after the parallel read.
+    /// The core starts no threads: the store passes a `join` that does.
+    ///
+    /// # Panics
+    /// As [`Reader::append_part`]; and if `join` returns without having run
+    /// both jobs.
+    pub fn append_part_with(&mut self, mut part: Reader, join: Join<'_>) {
         if self.framing == Framing::Head {
             // A part follows, so the file is JSON lines.
             self.apply_head(Framing::Lines);
@@ -290,12 +317,17 @@ impl Reader {
         );
         let start = part.files[part_state.id.0 as usize].part_start;
         assert_eq!(start, state.offset, "parts must be contiguous");
-        self.append_index(&mut part, part_state);
+        self.append_index(&mut part, part_state, join);
     }
 
     /// Moves what `part` indexed (entries, strings, diagnostics, position)
     /// after what this reader read of its current file.
-    pub(crate) fn append_index(&mut self, part: &mut Reader, part_state: FileState) {
+    pub(crate) fn append_index(
+        &mut self,
+        part: &mut Reader,
+        part_state: FileState,
+        join: Join<'_>,
+    ) {
         self.resolve_pending();
         part.resolve_pending();
         let state = self.current.as_ref().expect("an open file");
@@ -303,20 +335,53 @@ impl Reader {
         // Re-intern the part's strings into this reader's table.
         let map = self.interner.merge(&part.interner);
         let remap = |s: Sym| if s.is_none() { s } else { map[s.index()] };
-        self.entries.reserve(part.entries.len());
-        for mut e in part.entries.drain(..) {
-            e.file = file;
-            e.line += line_base;
-            e.kind = remap(e.kind);
-            e.subtype = remap(e.subtype);
-            e.id = remap(e.id);
-            e.parent = remap(e.parent);
-            e.reference = remap(e.reference);
-            e.role = remap(e.role);
-            e.group = remap(e.group);
-            e.agent = remap(e.agent);
-            self.entries.push(e);
+        let moved = |e: &Entry| Entry {
+            file,
+            line: e.line + line_base,
+            kind: remap(e.kind),
+            subtype: remap(e.subtype),
+            id: remap(e.id),
+            parent: remap(e.parent),
+            reference: remap(e.reference),
+            role: remap(e.role),
+            group: remap(e.group),
+            agent: remap(e.agent),
+            ..e.clone()
+        };
+        let n = part.entries.len();
+        self.entries.reserve(n);
+        let len = self.entries.len();
+        let half = n / 2;
+        let (to_a, to_b) = self.entries.spare_capacity_mut()[..n].split_at_mut(half);
+        let (from_a, from_b) = part.entries.split_at(half);
+        let copy = |to: &mut [MaybeUninit<Entry>], from: &[Entry]| {
+            for (slot, e) in to.iter_mut().zip(from) {
+                slot.write(moved(e));
+            }
+        };
+        let (mut done_a, mut done_b) = (false, false);
+        let mut a = || {
+            copy(&mut *to_a, from_a);
+            done_a = true;
+        };
+        let mut b = || {
+            copy(&mut *to_b, from_b);
+            done_b = true;
+        };
+        if n >= PARALLEL_APPEND {
+            join(&mut a, &mut b);
+        } else {
+            one_then_other(&mut a, &mut b);
         }
+        assert!(
+            done_a && done_b,
+            "append_part_with: `join` must run both jobs"
+        );
+        // SAFETY: the `n` slots after `len` are initialised: the two halves
+        // cover them, and both jobs ran to their end (checked above; a job
+        // that panics never gets here).
+        unsafe { self.entries.set_len(len + n) };
+        part.entries.clear();
         for mut d in part.diagnostics.drain(..) {
             d.file = file;
             d.line += line_base;
@@ -999,6 +1064,52 @@ mod tests {
             .map(|i| session.id(EntryId(i as u32)))
             .collect();
         assert_eq!(ids, [Some("m1"), Some("m2")]);
+    }
+
+    /// A part large enough for its copy to be split in two jobs: whichever
+    /// order `join` runs them in, the index is the one a single pass gives.
+    #[test]
+    fn a_part_appended_in_two_jobs_equals_one_pass() {
+        let bytes = lines(0, 3 * PARALLEL_APPEND, 60);
+        let (_, one_pass) = read(&bytes, None);
+        let split = bytes.len() / 3;
+        let split = split + memchr(b'\n', &bytes[split..]).unwrap() + 1;
+        let mut first = Reader::new();
+        first.begin_file("x.jsonl");
+        first.push(&bytes[..split]);
+        let mut part = Reader::new();
+        part.begin_part("x.jsonl", split as u64);
+        part.push(&bytes[split..]);
+        assert!(part.entries.len() >= PARALLEL_APPEND);
+        let jobs = std::cell::Cell::new(0);
+        first.append_part_with(part, &|a, b| {
+            b();
+            a();
+            jobs.set(jobs.get() + 2);
+        });
+        assert_eq!(jobs.get(), 2);
+        let parts = first.finish();
+        same_index(&one_pass, &parts);
+        for (x, y) in one_pass.entries().iter().zip(parts.entries()) {
+            assert_eq!((x.file, x.line, x.timestamp), (y.file, y.line, y.timestamp));
+        }
+    }
+
+    /// A `join` that skips a job is a bug in the caller, reported as one:
+    /// the index never holds entries that were not written.
+    #[test]
+    #[should_panic(expected = "must run both jobs")]
+    fn a_join_that_skips_a_job_panics() {
+        let bytes = lines(0, 3 * PARALLEL_APPEND, 60);
+        let split = bytes.len() / 2;
+        let split = split + memchr(b'\n', &bytes[split..]).unwrap() + 1;
+        let mut first = Reader::new();
+        first.begin_file("x.jsonl");
+        first.push(&bytes[..split]);
+        let mut part = Reader::new();
+        part.begin_part("x.jsonl", split as u64);
+        part.push(&bytes[split..]);
+        first.append_part_with(part, &|a, _| a());
     }
 
     #[test]

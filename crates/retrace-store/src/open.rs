@@ -148,9 +148,18 @@ pub fn read_parallel(
         },
     )?;
     for part in parts {
-        reader.append_part(part);
+        reader.append_part_with(part, &both_at_once);
     }
     Ok(())
+}
+
+/// Runs `a` on a thread of its own while `b` runs on this one (see
+/// [`Reader::append_part_with`]).
+fn both_at_once(a: &mut (dyn FnMut() + Send), b: &mut (dyn FnMut() + Send)) {
+    std::thread::scope(|scope| {
+        scope.spawn(a);
+        b();
+    });
 }
 
 /// Reads `bounds[0]..bounds[1]` into `reader` on this thread and each later
