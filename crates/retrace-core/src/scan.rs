@@ -346,7 +346,12 @@ fn scan_with<K: Kernel, const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> O
                 let opening = in_string & mask != 0;
                 let r = st.quote(line, p, opening);
                 if r.is_ok() && opening {
-                    st.compact_fields(line, pos, bit, quotes, &mut rest, out);
+                    let block = Block {
+                        pos,
+                        quotes,
+                        events: all,
+                    };
+                    st.compact_fields(line, block, bit, &mut rest, out);
                 }
                 r
             } else if m.open & mask != 0 {
@@ -516,6 +521,15 @@ fn follow_container_with<K: Kernel>(
     }
 }
 
+/// A block as [`State::compact_fields`] reads it: where it starts, its
+/// unescaped quotes and all its events at the first two levels.
+#[derive(Clone, Copy)]
+struct Block {
+    pos: usize,
+    quotes: u64,
+    events: u64,
+}
+
 struct State {
     /// Open containers.
     depth: u32,
@@ -571,25 +585,29 @@ impl State {
         Ok(())
     }
 
-    /// After the opening quote at `bit` of the block at `pos`: when it opens
-    /// a key, reads on through `"key":"value",` written without blanks
-    /// (what agents write), field after field, as far as this block holds
-    /// them, and leaves the frame exactly as the events would, with `rest`
-    /// past what was taken. Each field is otherwise six trips round the
+    /// After the opening quote at `bit` of `block`: when it opens
+    /// a key, reads on through `"key":"value",` or `"key":123,` written
+    /// without blanks (what agents write), field after field, as far as
+    /// this block holds them, and leaves the frame exactly as the events
+    /// would, with `rest` past what was taken. Each field is otherwise six trips round the
     /// loop, each with its own checks of the gap before it; here the gaps
     /// are empty by construction. It stops, to let the events go on, at
-    /// anything else: a blank, a value that is not a string, a closing
-    /// bracket, the end of the block.
+    /// anything else: a blank, a container, a closing bracket, a value
+    /// that is no token, the end of the block.
     #[inline]
     fn compact_fields(
         &mut self,
         line: &[u8],
-        pos: usize,
+        block: Block,
         mut bit: u32,
-        quotes: u64,
         rest: &mut u64,
         out: &mut LineScan,
     ) {
+        let Block {
+            pos,
+            quotes,
+            events,
+        } = block;
         let depth = self.depth as usize;
         if !matches!(depth, 1 | 2) {
             return;
@@ -623,34 +641,49 @@ impl State {
             frame.colon = true;
             frame.value_start = key.end + 2;
             last = key_close + 1;
-            // A string value: its opening quote, then its closing one.
-            if key_close + 2 >= 64 || at(key_close + 2) != Some(b'"') {
-                break;
-            }
-            self.string_start = key.end + 3;
-            last = key_close + 2;
-            let value_close = after(key_close + 2).trailing_zeros();
-            if value_close >= 64 {
-                break;
-            }
-            frame.value_done = true;
-            frame.tail_start = (pos + value_close as usize) as u32 + 1;
-            last = value_close;
+            let (value, kind, comma_bit) = if key_close + 2 < 64 && at(key_close + 2) == Some(b'"')
+            {
+                // A string value: its opening quote, its closing one, and
+                // the comma right after.
+                self.string_start = key.end + 3;
+                last = key_close + 2;
+                let value_close = after(key_close + 2).trailing_zeros();
+                if value_close >= 64 {
+                    break;
+                }
+                frame.value_done = true;
+                frame.tail_start = (pos + value_close as usize) as u32 + 1;
+                last = value_close;
+                if value_close >= 63 || at(value_close + 1) != Some(b',') {
+                    break;
+                }
+                let value = Span {
+                    start: key.end + 3,
+                    end: frame.tail_start - 1,
+                };
+                (value, ValueKind::String, value_close + 1)
+            } else {
+                // A number or literal: what lies before the next event, if
+                // that is a comma (a bracket or quote is no scalar's end).
+                let comma_bit = (events & (!1u64 << (key_close + 1))).trailing_zeros();
+                if comma_bit >= 64 || at(comma_bit) != Some(b',') {
+                    break;
+                }
+                let value = trim(line, frame.value_start, (pos + comma_bit as usize) as u32);
+                if value.start == value.end || !is_scalar(value.get(line)) {
+                    break;
+                }
+                (value, ValueKind::Other, comma_bit)
+            };
             // The comma: the field is complete.
-            if value_close >= 63 || at(value_close + 1) != Some(b',') {
-                break;
-            }
-            let comma = frame.tail_start;
+            let comma = (pos + comma_bit as usize) as u32;
             if out.fields.len() < u16::MAX as usize {
                 out.fields.push(Field {
                     object,
                     parent,
                     key,
-                    value: Span {
-                        start: key.end + 3,
-                        end: comma - 1,
-                    },
-                    kind: ValueKind::String,
+                    value,
+                    kind,
                 });
             }
             frame.pending_key = None;
@@ -659,14 +692,14 @@ impl State {
             frame.value_done = false;
             frame.after_comma = true;
             frame.value_start = comma + 1;
-            last = value_close + 1;
+            last = comma_bit;
             // The next key's opening quote.
-            if value_close >= 62 || at(value_close + 2) != Some(b'"') {
+            if comma_bit >= 63 || at(comma_bit + 1) != Some(b'"') {
                 break;
             }
             frame.after_comma = false;
             self.string_start = comma + 2;
-            bit = value_close + 2;
+            bit = comma_bit + 1;
             last = bit;
         }
         *rest = (!0u64 << last) << 1;
