@@ -294,21 +294,32 @@ fn scan_with<K: Kernel, const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> O
     let mut pos = 0usize;
     let mut newlines = 0u32;
     while pos < line.len() {
-        let m: Masks = match line.get(pos..pos + 64) {
-            Some(block) => K::classify(block.try_into().expect("64 bytes")),
+        let full: Option<&[u8; 64]> = line
+            .get(pos..pos + 64)
+            .map(|b| b.try_into().expect("64 bytes"));
+        let (quote, backslash) = match full {
+            Some(block) => K::quotes(block),
+            None => {
+                let m = K::classify_tail(&line[pos..]);
+                (m.quote, m.backslash)
+            }
+        };
+        let escaped = escaped_bytes(backslash, &mut esc_carry);
+        let quotes = quote & !escaped;
+        let classify = || match full {
+            Some(block) => K::structure(block, quote, backslash),
             None => K::classify_tail(&line[pos..]),
         };
-        let escaped = escaped_bytes(m.backslash, &mut esc_carry);
-        let quotes = m.quote & !escaped;
         if quotes == 0 && str_carry != 0 {
             // The whole block lies inside a string (decided before the
             // prefix XOR, whose latency would hold up the branch).
             if AHEAD {
-                newlines += m.newline.count_ones();
+                newlines += classify().newline.count_ones();
             }
             pos += 64;
             continue;
         }
+        let m: Masks = classify();
         let in_string = K::prefix_xor(quotes) ^ str_carry;
         str_carry = ((in_string as i64) >> 63) as u64;
         let outside = !in_string;
