@@ -78,10 +78,10 @@ pub(crate) struct Interner {
     /// is the previous entry's id), and comparing a few hot bytes beats a
     /// hash probe that misses the cache.
     recent: [Sym; RECENT],
-    /// See [`Interner::intern_common`].
-    common: [CommonSlot; COMMON],
     /// Where the next symbol goes in `recent`.
     recent_next: usize,
+    /// See [`Interner::intern_common`].
+    common: [CommonSlot; COMMON],
 }
 
 const RECENT: usize = 4;
@@ -174,8 +174,8 @@ impl Default for Interner {
             hashes: Vec::new(),
             table: Vec::new(),
             recent: [Sym::NONE; RECENT],
-            common: [CommonSlot::default(); COMMON],
             recent_next: 0,
+            common: [CommonSlot::default(); COMMON],
         }
     }
 }
