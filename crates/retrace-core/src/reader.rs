@@ -12,11 +12,12 @@ use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{Entry, FileId, Flags};
-use crate::fields::{Action, KeyTable, Slot};
+use crate::fields::{Action, KeyTable};
 use crate::format::Format;
 use crate::framing::{DocState, Framing, Head};
 use crate::gzip::{self, GzDecoder};
-use crate::intern::{hash, Interner, Sym};
+use crate::intern::{Interner, Sym};
+use crate::pending::{PendingIds, Target};
 use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
 use crate::session::{FileInfo, Session};
 use crate::time::parse_rfc3339_ms;
@@ -131,90 +132,6 @@ impl Default for Keys {
             tool_result: memmem::Finder::new(b"\"tool_result\""),
             is_error: memmem::Finder::new(b"\"is_error\":true"),
         }
-    }
-}
-
-/// Ids waiting to be interned. Most ids are new strings, and a new string
-/// costs a cache miss in the string table (an id is one of hundreds of
-/// thousands); an entry's ids are therefore hashed and their table slots
-/// prefetched as the entry is read, and interned just before the next
-/// entry is, once the next line has been scanned meanwhile. Strings get
-/// their symbols in the same order whoever reads the line (a part reader
-/// or one pass), so parts still merge into what one pass gives.
-#[derive(Debug, Default)]
-struct PendingIds {
-    ids: Vec<PendingId>,
-    /// Their bytes, back to back (the line they came from is gone by then).
-    bytes: Vec<u8>,
-}
-
-#[derive(Debug, Clone, Copy)]
-struct PendingId {
-    entry: usize,
-    target: Target,
-    hash: u64,
-    end: usize,
-}
-
-/// Which symbol of an entry an id goes to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Target {
-    Slot(Slot),
-    Parent,
-}
-
-impl Target {
-    fn of(self, e: &mut Entry) -> &mut Sym {
-        match self {
-            Target::Slot(Slot::Kind) => &mut e.kind,
-            Target::Slot(Slot::Subtype) => &mut e.subtype,
-            Target::Slot(Slot::Id) => &mut e.id,
-            Target::Slot(Slot::Reference) => &mut e.reference,
-            Target::Slot(Slot::Role) => &mut e.role,
-            Target::Slot(Slot::Group) => &mut e.group,
-            Target::Slot(Slot::Agent) => &mut e.agent,
-            Target::Parent => &mut e.parent,
-        }
-    }
-
-    /// Whether values of this slot are mostly unique ids, worth deferring.
-    /// Types, roles and agents repeat, and the reader itself looks at the
-    /// role while indexing the entry.
-    fn is_id(self) -> bool {
-        matches!(
-            self,
-            Target::Parent | Target::Slot(Slot::Id | Slot::Reference | Slot::Group)
-        )
-    }
-}
-
-impl PendingIds {
-    /// The symbol of `value` for `target` of entry `entry`: interned now
-    /// when it is not an id or was just seen, [`Sym::PENDING`] otherwise.
-    #[inline]
-    fn intern(
-        &mut self,
-        interner: &mut Interner,
-        value: &[u8],
-        entry: usize,
-        target: Target,
-    ) -> Sym {
-        if !target.is_id() {
-            return interner.intern_common(value);
-        }
-        if let Some(sym) = interner.recent(value) {
-            return sym;
-        }
-        let hash = hash(value);
-        interner.prefetch(hash);
-        self.bytes.extend_from_slice(value);
-        self.ids.push(PendingId {
-            entry,
-            target,
-            hash,
-            end: self.bytes.len(),
-        });
-        Sym::PENDING
     }
 }
 
@@ -809,13 +726,7 @@ impl Reader {
 
     /// Interns the ids [`PendingIds`] holds into the entries they belong to.
     fn resolve_pending(&mut self) {
-        let mut start = 0;
-        for p in self.pending.ids.drain(..) {
-            let value = &self.pending.bytes[start..p.end];
-            start = p.end;
-            *p.target.of(&mut self.entries[p.entry]) = self.interner.intern_hashed(value, p.hash);
-        }
-        self.pending.bytes.clear();
+        self.pending.resolve(&mut self.interner, &mut self.entries);
     }
 
     /// Builds the entry for object `object` of the scanned line; the caller
