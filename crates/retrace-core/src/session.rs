@@ -307,7 +307,16 @@ impl Session {
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
         let default_leaf = default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id);
-        let rules_of = |e: u32| file_formats[entries[e as usize].file.0 as usize].rules();
+        // One file (the usual case): its rules, without reading every
+        // entry for its file (a pass over the whole index, for formats
+        // whose answers do not look at the entry).
+        let only = match file_formats[..] {
+            [one] => Some(one.rules()),
+            _ => None,
+        };
+        let rules_of = |e: u32| {
+            only.unwrap_or_else(|| file_formats[entries[e as usize].file.0 as usize].rules())
+        };
         let tree = Tree::build(
             node,
             parent,
