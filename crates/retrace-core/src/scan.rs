@@ -117,6 +117,21 @@ pub(crate) struct LineScan {
 }
 
 impl LineScan {
+    /// Records a field of the object being scanned (as many as a `u16`
+    /// can number; the rest are not indexed).
+    #[inline]
+    fn push_field(&mut self, parent: Option<u16>, key: Span, value: Span, kind: ValueKind) {
+        if self.fields.len() < u16::MAX as usize {
+            self.fields.push(Field {
+                object: self.objects.len() as u16,
+                parent,
+                key,
+                value,
+                kind,
+            });
+        }
+    }
+
     fn clear(&mut self) {
         self.objects.clear();
         self.fields.clear();
@@ -154,6 +169,18 @@ struct Frame {
     tail_start: u32,
     /// The last separator was a comma (so a closing bracket is an error).
     after_comma: bool,
+}
+
+impl Frame {
+    /// After a comma at `p`: the next member begins.
+    #[inline]
+    fn next_member(&mut self, p: u32) {
+        self.expect_key = self.is_object;
+        self.colon = false;
+        self.value_done = false;
+        self.after_comma = true;
+        self.value_start = p + 1;
+    }
 }
 
 const NO_FRAME: Frame = Frame {
@@ -639,7 +666,6 @@ impl State {
         if !matches!(depth, 1 | 2) {
             return;
         }
-        let object = out.objects.len() as u16;
         let parent = if depth == 2 {
             self.frames[1].field
         } else {
@@ -668,10 +694,8 @@ impl State {
             frame.colon = true;
             frame.value_start = key.end + 2;
             last = key_close + 1;
-            let (value, kind, comma_bit) = if key_close + 2 < 64 && at(key_close + 2) == Some(b'"')
-            {
-                // A string value: its opening quote, its closing one, and
-                // the comma right after.
+            let comma_bit = if key_close + 2 < 64 && at(key_close + 2) == Some(b'"') {
+                // A string value: its opening quote, then its closing one.
                 self.string_start = key.end + 3;
                 last = key_close + 2;
                 let value_close = after(key_close + 2).trailing_zeros();
@@ -681,44 +705,44 @@ impl State {
                 frame.value_done = true;
                 frame.tail_start = (pos + value_close as usize) as u32 + 1;
                 last = value_close;
-                if value_close >= 63 || at(value_close + 1) != Some(b',') {
-                    break;
-                }
-                let value = Span {
-                    start: key.end + 3,
-                    end: frame.tail_start - 1,
-                };
-                (value, ValueKind::String, value_close + 1)
+                value_close + 1
             } else {
-                // A number or literal: what lies before the next event, if
-                // that is a comma (a bracket or quote is no scalar's end).
-                let comma_bit = (events & (!1u64 << (key_close + 1))).trailing_zeros();
-                if comma_bit >= 64 || at(comma_bit) != Some(b',') {
+                // A number or literal: all up to the next event (a bracket
+                // or quote there is no scalar's end, nor is a blank).
+                let end = (events & (!1u64 << (key_close + 1))).trailing_zeros();
+                let token = line.get(frame.value_start as usize..pos + end as usize);
+                if !token.is_some_and(is_scalar) {
                     break;
                 }
-                let value = trim(line, frame.value_start, (pos + comma_bit as usize) as u32);
-                if value.start == value.end || !is_scalar(value.get(line)) {
-                    break;
-                }
-                (value, ValueKind::Other, comma_bit)
+                end
             };
-            // The comma: the field is complete.
-            let comma = (pos + comma_bit as usize) as u32;
-            if out.fields.len() < u16::MAX as usize {
-                out.fields.push(Field {
-                    object,
-                    parent,
-                    key,
-                    value,
-                    kind,
-                });
+            // The comma, which completes the field: recorded as
+            // `finish_field` would, from what is known here without trimming
+            // or looking at the value again.
+            if comma_bit >= 64 || at(comma_bit) != Some(b',') {
+                break;
             }
+            let comma = (pos + comma_bit as usize) as u32;
+            let (value, kind) = if frame.value_done {
+                (
+                    Span {
+                        start: key.end + 3,
+                        end: frame.tail_start - 1,
+                    },
+                    ValueKind::String,
+                )
+            } else {
+                (
+                    Span {
+                        start: frame.value_start,
+                        end: comma,
+                    },
+                    ValueKind::Other,
+                )
+            };
             frame.pending_key = None;
-            frame.expect_key = true;
-            frame.colon = false;
-            frame.value_done = false;
-            frame.after_comma = true;
-            frame.value_start = comma + 1;
+            frame.next_member(comma);
+            out.push_field(parent, key, value, kind);
             last = comma_bit;
             // The next key's opening quote.
             if comma_bit >= 63 || at(comma_bit + 1) != Some(b'"') {
@@ -829,26 +853,14 @@ impl State {
         } else {
             None
         };
-        if out.fields.len() < u16::MAX as usize {
-            out.fields.push(Field {
-                object: (out.objects.len()) as u16,
-                parent,
-                key,
-                value,
-                kind,
-            });
-        }
+        out.push_field(parent, key, value, kind);
     }
 
     #[inline]
     fn comma(&mut self, line: &[u8], p: u32, out: &mut LineScan) -> Result<(), ScanError> {
         self.end_value(line, p, false, out)?;
         if let Some(frame) = self.frame() {
-            frame.expect_key = frame.is_object;
-            frame.colon = false;
-            frame.value_done = false;
-            frame.after_comma = true;
-            frame.value_start = p + 1;
+            frame.next_member(p);
         }
         Ok(())
     }
