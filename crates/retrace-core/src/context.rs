@@ -1,16 +1,17 @@
 //! Bodies on demand: the messages of a branch, and the deep check that parses
 //! every body.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::entry::{EntryId, FileId, Flags};
-use crate::format::{Mode, Normalize, Origin, Rules};
-use crate::intern::Sym;
+use crate::format::{Format, Mode, Normalize, Origin, Rules};
+use crate::intern::{Interner, Sym};
 use crate::message::{Message, MessageKind, Usage};
 use crate::normalize::ContextOptions;
+use crate::pairing::{self, BranchRule, Side};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -74,7 +75,23 @@ impl Session {
     /// lines of structural fan-outs along it, such as a tool result recorded
     /// beside the next tool call.
     pub fn branch(&self, leaf: EntryId) -> Vec<EntryId> {
-        self.rules_of(leaf).branch(self, leaf)
+        let path = self.tree.path(leaf);
+        let Some(folds) = self.rules_of(leaf).side_lines() else {
+            return path;
+        };
+        let mut out = path.clone();
+        for (i, &p) in path.iter().enumerate() {
+            if self.tree.children(p).len() < 2 {
+                continue;
+            }
+            for c in self.tree.children(p) {
+                if path.get(i + 1) != Some(&c) && folds(self, p, c) {
+                    out.extend(self.tree.subtree(c));
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// [`Session::branch`] plus what it needs before it to stand alone as a
@@ -132,10 +149,11 @@ impl Session {
     pub fn check<S: Source + ?Sized>(&self, source: &mut S) -> Result<Check, SourceError> {
         let mut check = Check::default();
         let mut tally = Tally {
-            calls: vec![Vec::new(); self.entries.len()],
-            results: vec![Vec::new(); self.entries.len()],
-            seen_groups: HashSet::new(),
-            call_ids: HashSet::new(),
+            tool_ids: Interner::default(),
+            calls: Vec::new(),
+            results: Vec::new(),
+            called: Vec::new(),
+            seen_groups: vec![false; self.interner.len()],
         };
         let mut normalizer: Option<(FileId, Box<dyn Normalize>)> = None;
         let mut emitted: Vec<Message> = Vec::new();
@@ -206,7 +224,7 @@ impl Session {
         for m in check.models.values_mut() {
             m.settle();
         }
-        self.check_pairing(&tally.calls, &tally.results, &mut check);
+        self.check_pairing(&tally, &mut check);
         check
             .diagnostics
             .sort_by_key(|d| (d.file, d.offset, d.line));
@@ -239,21 +257,28 @@ impl Session {
                 continue;
             }
             let entry = &self.entries[i];
+            let e = EntryId(i as u32);
             // A split response counts once.
-            let first_of_group = entry.group.is_none() || tally.seen_groups.insert(entry.group);
+            let first_of_group = entry.group.is_none()
+                || !std::mem::replace(&mut tally.seen_groups[entry.group.index()], true);
             if first_of_group {
                 check.messages += 1;
             }
             for (id, _) in message.tool_calls() {
-                if tally.call_ids.insert(id.to_owned()) {
+                let id = tally.tool_ids.intern(id.as_bytes());
+                if id.index() >= tally.called.len() {
+                    tally.called.resize(id.index() + 1, false);
+                }
+                if !std::mem::replace(&mut tally.called[id.index()], true) {
                     check.tool_calls += 1;
                 }
-                tally.calls[i].push(id.to_owned());
+                tally.calls.push((e, id));
             }
             for (id, is_error) in message.tool_results() {
                 check.tool_results += 1;
                 check.tool_errors += u64::from(is_error);
-                tally.results[i].push(id.to_owned());
+                let id = tally.tool_ids.intern(id.as_bytes());
+                tally.results.push((e, id));
             }
             if let Some(model) = &message.model {
                 let slot = check.models.entry(model.clone()).or_default();
@@ -279,50 +304,60 @@ impl Session {
             .map(|_| EntryId(info.first_entry + i as u32))
     }
 
-    /// Tool-call pairing per branch: every result needs its call earlier on
-    /// the branch, every call a result.
-    fn check_pairing(&self, calls: &[Vec<String>], results: &[Vec<String>], check: &mut Check) {
-        let mut reported: HashSet<(u32, String)> = HashSet::new();
-        let tips: Vec<EntryId> = self.tree.tips().to_vec();
-        for tip in tips {
-            let branch = self.branch(tip);
-            let mut called: HashSet<&str> = HashSet::new();
-            let mut answered: HashSet<&str> = HashSet::new();
-            for &e in &branch {
-                for id in &calls[e.index()] {
-                    called.insert(id);
-                }
-                for id in &results[e.index()] {
-                    answered.insert(id);
-                    if !called.contains(id.as_str()) && reported.insert((e.0, id.clone())) {
-                        check.pairing.results_without_call += 1;
-                        let entry = self.entry(e);
-                        check.diagnostics.push(Diagnostic::at(
-                            entry,
-                            Severity::Warning,
-                            DiagnosticKind::ResultWithoutCall,
-                            format!("tool result for \"{id}\" has no call before it on its branch"),
-                        ));
-                    }
-                }
+    /// Tool-call pairing on every branch (see `pairing.rs`): every result
+    /// needs its call earlier on the branch, every call a result.
+    fn check_pairing(&self, tally: &Tally, check: &mut Check) {
+        // Tips by format: a branch is read the way its tip's format says.
+        let mut formats: Vec<(Format, Vec<EntryId>)> = Vec::new();
+        for &tip in self.tree.tips() {
+            let format = self.file_format(self.entry(tip).file);
+            match formats.iter_mut().find(|(f, _)| *f == format) {
+                Some((_, tips)) => tips.push(tip),
+                None => formats.push((format, vec![tip])),
             }
-            for &e in &branch {
-                for id in &calls[e.index()] {
-                    if !answered.contains(id.as_str()) && reported.insert((e.0, id.clone())) {
-                        check.pairing.calls_without_result += 1;
-                        let entry = self.entry(e);
-                        check.diagnostics.push(Diagnostic::at(
-                            entry,
-                            Severity::Warning,
-                            DiagnosticKind::CallWithoutResult,
-                            format!(
-                                "tool call \"{id}\" has no result on the branch ending at {}",
-                                self.label(tip)
-                            ),
-                        ));
-                    }
+        }
+        let folds: Vec<_> = formats
+            .iter()
+            .map(|(f, _)| {
+                let side = f.rules().side_lines();
+                side.map(|side| move |p, c| side(self, p, c))
+            })
+            .collect();
+        let rules: Vec<BranchRule> = formats
+            .into_iter()
+            .zip(&folds)
+            .map(|((_, tips), folds)| BranchRule {
+                tips,
+                folds: folds.as_ref().map(|f| f as pairing::Folds),
+            })
+            .collect();
+        for u in pairing::unpaired(&self.tree, &rules, &tally.calls, &tally.results) {
+            let entry = self.entry(u.entry);
+            let id = String::from_utf8_lossy(tally.tool_ids.get(u.id));
+            let diagnostic = match u.side {
+                Side::Result => {
+                    check.pairing.results_without_call += 1;
+                    Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::ResultWithoutCall,
+                        format!("tool result for \"{id}\" has no call before it on its branch"),
+                    )
                 }
-            }
+                Side::Call => {
+                    check.pairing.calls_without_result += 1;
+                    Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::CallWithoutResult,
+                        format!(
+                            "tool call \"{id}\" has no result on the branch ending at {}",
+                            self.label(u.tip)
+                        ),
+                    )
+                }
+            };
+            check.diagnostics.push(diagnostic);
         }
     }
 
@@ -357,11 +392,15 @@ fn column_offset(bytes: &[u8], line: usize, column: usize) -> u64 {
 
 /// Running counts of [`Session::check`].
 struct Tally {
-    /// Per entry: the tool calls and results credited to it.
-    calls: Vec<Vec<String>>,
-    results: Vec<Vec<String>>,
-    seen_groups: HashSet<Sym>,
-    call_ids: HashSet<String>,
+    /// Tool call ids, each stored once.
+    tool_ids: Interner,
+    /// The tool calls and results credited to entries, as found.
+    calls: Vec<(EntryId, Sym)>,
+    results: Vec<(EntryId, Sym)>,
+    /// Per tool call id: whether a call named it (calls are counted once).
+    called: Vec<bool>,
+    /// Per `group` symbol: whether a line of that response was counted.
+    seen_groups: Vec<bool>,
 }
 
 /// What [`Session::check`] found.

@@ -32,6 +32,7 @@ mod message;
 pub mod migrate;
 mod normalize;
 mod outline;
+mod pairing;
 mod pending;
 mod reader;
 pub mod redact;

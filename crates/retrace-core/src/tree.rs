@@ -224,6 +224,11 @@ impl Tree {
             .collect()
     }
 
+    /// Number of entries the tree was built over (nodes or not).
+    pub(crate) fn entry_count(&self) -> usize {
+        self.node.len()
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.node.iter().filter(|&&n| n).count()

@@ -8,11 +8,13 @@
 //! node with two or more typed prompts as children, written at different
 //! times.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules};
+use super::{
+    detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, SideLines,
+};
 use crate::entry::{Entry, EntryId, FileId, Flags};
 use crate::fields::{sym, weak, Action, FieldSpec, Slot};
 use crate::intern::{Interner, Sym};
@@ -238,30 +240,13 @@ impl Rules for Claude {
         })
     }
 
-    /// The path, plus the side lines of structural fan-outs along it, such
-    /// as a tool result recorded beside the next tool call.
-    fn branch(&self, s: &Session, leaf: EntryId) -> Vec<EntryId> {
-        let tree = s.tree();
-        let path = tree.path(leaf);
-        let on_path: HashSet<EntryId> = path.iter().copied().collect();
-        let mut out = path.clone();
-        for &p in &path {
-            if tree.children(p).len() < 2 {
-                continue;
-            }
-            let real = tree.is_real_branch_point(p);
-            for c in tree.children(p) {
-                if on_path.contains(&c) {
-                    continue;
-                }
-                if real && is_prompt(s.entry(c), s.interner()) {
-                    continue;
-                }
-                out.extend(tree.subtree(c));
-            }
-        }
-        out.sort();
-        out
+    /// The side lines of fan-outs along a branch's path (a tool result
+    /// recorded beside the next tool call, hook and progress lines), but
+    /// not another prompt at a real fork: that is another branch.
+    fn side_lines(&self) -> Option<SideLines> {
+        Some(|s, parent, child| {
+            !(s.tree().is_real_branch_point(parent) && is_prompt(s.entry(child), s.interner()))
+        })
     }
 
     /// Context restarts at the last compaction boundary.

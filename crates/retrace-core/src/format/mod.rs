@@ -315,6 +315,12 @@ impl Normalize for PerLine {
     }
 }
 
+/// Whether the side line under `child` belongs to a branch whose path
+/// passes the fan-out at `parent` by another child: then the child's whole
+/// subtree is part of the branch, which is in file order (a tool result
+/// recorded beside the next tool call sits where it was written).
+pub(crate) type SideLines = fn(s: &Session, parent: EntryId, child: EntryId) -> bool;
+
 /// What a format says about its files. The defaults suit a linear format
 /// whose every entry is a node and whose fan-outs are all real.
 pub(crate) trait Rules: Sync {
@@ -403,10 +409,10 @@ pub(crate) trait Rules: Sync {
     /// A fresh normalizer for one branch or one file.
     fn normalizer(&self, mode: Mode) -> Box<dyn Normalize>;
 
-    /// The entries of a branch: the path to `leaf` (the default), plus any
-    /// side lines a format folds back in.
-    fn branch(&self, s: &Session, leaf: EntryId) -> Vec<EntryId> {
-        s.tree().path(leaf)
+    /// Which side lines a branch takes in besides its path (see
+    /// [`SideLines`]); `None` (the default): a branch is its path.
+    fn side_lines(&self) -> Option<SideLines> {
+        None
     }
 
     /// The entries of a branch whose bodies make its context, honouring
