@@ -1,11 +1,12 @@
 //! `retrace migrate`: one branch written as the history of a request to a
 //! provider API, with a report of what that loses.
 
-use std::io::Write;
+use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use retrace_core::migrate::{migrate, Report};
 use retrace_core::{Api, ContextOptions};
+use retrace_store::AtomicFile;
 
 use crate::input::{leaf, load};
 use crate::{report, Failure, Outcome};
@@ -32,6 +33,9 @@ pub fn run(path: &str, options: &Options, out: &mut impl Write) -> Result<Outcom
         .context_with(leaf, &mut loaded.source, ContextOptions { payloads: true })
         .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
     let migration = migrate(&messages, options.to);
+    // A long branch's messages and its body are each about the size of
+    // the session: hold one at a time.
+    drop(messages);
     if options.report {
         if options.json {
             serde_json::to_writer_pretty(&mut *out, &migration.report)
@@ -41,16 +45,19 @@ pub fn run(path: &str, options: &Options, out: &mut impl Write) -> Result<Outcom
             write!(out, "{}", migration.report)?;
         }
     }
-    let mut body = serde_json::to_vec_pretty(&migration.body).map_err(std::io::Error::from)?;
-    body.push(b'\n');
     match options.output {
         // Through a temporary file renamed into place (a device such as
         // /dev/null is written as it is).
-        Some(file) => retrace_store::write_atomically(Path::new(file), &body)
-            .map_err(|e| Failure::Input(format!("{file}: cannot write: {e}")))?,
+        Some(file) => {
+            let cannot =
+                |e: &dyn std::fmt::Display| Failure::Input(format!("{file}: cannot write: {e}"));
+            let mut dest = AtomicFile::create(Path::new(file)).map_err(|e| cannot(&e))?;
+            write_body(&mut dest, &migration.body).map_err(|e| cannot(&e))?;
+            dest.commit().map_err(|e| cannot(&e))?;
+        }
         // With `--report` alone, the report is the answer.
         None if options.report => return Ok(Outcome::Clean),
-        None => out.write_all(&body)?,
+        None => write_body(out, &migration.body)?,
     }
     if !options.report {
         if let Some(summary) = losses(&migration.report) {
@@ -61,6 +68,14 @@ pub fn run(path: &str, options: &Options, out: &mut impl Write) -> Result<Outcom
         }
     }
     Ok(Outcome::Clean)
+}
+
+/// The request body, pretty-printed, streamed to `out`.
+fn write_body(out: &mut impl Write, body: &serde_json::Value) -> std::io::Result<()> {
+    let mut out = BufWriter::new(out);
+    serde_json::to_writer_pretty(&mut out, body)?;
+    out.write_all(b"\n")?;
+    out.flush()
 }
 
 /// One line naming what was lost, if anything was.
