@@ -237,6 +237,7 @@ impl Session {
             .iter()
             .enumerate()
             .map(|(i, info)| FileCx {
+                file: FileId(i as u16),
                 info,
                 format: file_formats[i],
                 entries: &entries,

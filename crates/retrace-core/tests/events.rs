@@ -126,3 +126,68 @@ fn split_set_with_a_gap_is_reported() {
     assert_eq!(s.tree().tips().len(), 1);
     assert_eq!(s.tree().roots().len(), 1);
 }
+
+/// Reads `(name, text)` files as one session of event streams (named, as
+/// `--format events` does, so empty files are parts too).
+fn open_events(files: &[(&str, &str)]) -> retrace_core::Session {
+    let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+        format: Some(Format::Events),
+        ..Default::default()
+    });
+    for (name, text) in files {
+        reader.begin_file(name);
+        reader.push(text.as_bytes());
+    }
+    reader.finish()
+}
+
+fn gaps(s: &retrace_core::Session) -> Vec<(&str, &str)> {
+    s.diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::SplitGap)
+        .map(|d| {
+            (
+                s.files()[d.file.0 as usize].name.as_str(),
+                d.message.as_str(),
+            )
+        })
+        .collect()
+}
+
+const EVENT: &str =
+    r#"{"event_type":"user_input","timestamp":"2026-02-10T14:00:00.000Z","data":{"message":"hi"}}"#;
+
+/// Empty parts are parts: a gap after one is reported on the part after it,
+/// and a set of empty files reads as an empty session.
+#[test]
+fn empty_parts_of_a_split_set() {
+    let s = open_events(&[("run/events.jsonl", ""), ("run/events_2.jsonl", "")]);
+    assert!(s.entries().is_empty());
+    assert_eq!(
+        gaps(&s),
+        [(
+            "run/events_2.jsonl",
+            "split set goes from events.jsonl to events_2.jsonl without events_1; the stream continues here"
+        )]
+    );
+    let s = open_events(&[("run/events.jsonl", EVENT), ("run/events_2.jsonl", "")]);
+    assert_eq!(gaps(&s).len(), 1);
+    assert_eq!(gaps(&s)[0].0, "run/events_2.jsonl");
+}
+
+/// A set given from a later part on says which parts it starts without;
+/// one part alone is no set and says nothing.
+#[test]
+fn split_set_without_its_first_parts_is_reported() {
+    let s = open_events(&[("run/events_3.jsonl", EVENT), ("run/events_2.jsonl", EVENT)]);
+    assert_eq!(
+        gaps(&s),
+        [(
+            "run/events_2.jsonl",
+            "split set starts at events_2.jsonl without events, events_1; the stream starts here"
+        )]
+    );
+    assert_eq!(s.tree().roots().len(), 1);
+    let s = open_events(&[("run/events_3.jsonl", EVENT)]);
+    assert!(gaps(&s).is_empty());
+}

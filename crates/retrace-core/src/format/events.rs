@@ -66,24 +66,33 @@ impl Rules for Events {
         for (cx, part) in parts {
             let Some((base, n)) = part else { continue };
             let last = cx.range().rev().find(|&e| links.node[e]);
+            // The parts before `n` from `from` on, by name.
+            let missing = |from: u32| -> String {
+                let names: Vec<String> = (from..n)
+                    .map(|k| match k {
+                        0 => base.to_owned(),
+                        k => format!("{base}_{k}"),
+                    })
+                    .collect();
+                names.join(", ")
+            };
+            let gap = |message: String| Diagnostic {
+                severity: Severity::Warning,
+                kind: DiagnosticKind::SplitGap,
+                file: cx.file,
+                line: 1,
+                offset: 0,
+                message,
+            };
             match previous {
                 Some((before, b, m, tail)) if b == base => {
                     if n > m + 1 {
-                        let missing: Vec<String> =
-                            (m + 1..n).map(|k| format!("{base}_{k}")).collect();
-                        links.diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            kind: DiagnosticKind::SplitGap,
-                            file: cx.entries[cx.range().start.min(cx.entries.len() - 1)].file,
-                            line: 1,
-                            offset: 0,
-                            message: format!(
-                                "split set goes from {} to {} without {}; the stream continues here",
-                                file_name(&before.info.name),
-                                file_name(&cx.info.name),
-                                missing.join(", ")
-                            ),
-                        });
+                        links.diagnostics.push(gap(format!(
+                            "split set goes from {} to {} without {}; the stream continues here",
+                            file_name(&before.info.name),
+                            file_name(&cx.info.name),
+                            missing(m + 1)
+                        )));
                     }
                     if let Some(first) = cx.range().find(|&e| links.node[e]) {
                         if links.parent[first] == NONE && tail != NONE {
@@ -93,7 +102,22 @@ impl Rules for Events {
                     let tail = last.map_or(tail, |l| l as u32);
                     previous = Some((cx, base, n, tail));
                 }
-                _ => previous = Some((cx, base, n, last.map_or(NONE, |l| l as u32))),
+                _ => {
+                    // A set given from a later part on (the first file of
+                    // the set alone is no set).
+                    let more = files
+                        .iter()
+                        .filter(|c| split_part(&c.info.name).is_some_and(|(b, _)| b == base))
+                        .count();
+                    if n > 0 && more > 1 {
+                        links.diagnostics.push(gap(format!(
+                            "split set starts at {} without {}; the stream starts here",
+                            file_name(&cx.info.name),
+                            missing(0)
+                        )));
+                    }
+                    previous = Some((cx, base, n, last.map_or(NONE, |l| l as u32)));
+                }
             }
         }
     }

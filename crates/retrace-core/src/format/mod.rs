@@ -190,6 +190,7 @@ pub(crate) enum Confidence {
 /// One file of a session, as its format's rules see it while the tree is
 /// built.
 pub(crate) struct FileCx<'a> {
+    pub file: FileId,
     pub info: &'a FileInfo,
     pub format: Format,
     /// All entries of the session (this file's are `range()`).
