@@ -186,6 +186,9 @@ pub struct PartExtra {
     /// A tool result's structured value when its text is not all of it (a
     /// Google `response` object other than `{output}` or `{error}`).
     pub structured: Option<serde_json::Value>,
+    /// An OpenAI Responses custom tool call: its input is free text, not
+    /// JSON arguments, and its output item is a `custom_tool_call_output`.
+    pub freeform: bool,
 }
 
 /// Where an image's bytes are.

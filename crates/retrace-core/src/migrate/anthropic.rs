@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
 use super::report::{Change, Tally};
-use super::{alternate, arguments_object, text_or_blocks};
+use super::{alternate, arguments_object, is_image, text_or_blocks};
 use crate::api::Api;
 use crate::message::{ImageSource, Role};
 
@@ -17,7 +17,7 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         "assistant",
         |turn, tally| {
             let place = turn.place.as_str();
-            let blocks: Vec<Value> = turn
+            let mut blocks: Vec<Value> = turn
                 .items
                 .iter()
                 .filter_map(|item| block(item, turn.role, place, tally))
@@ -25,10 +25,11 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
             if !blocks.is_empty() && turn.role == Role::Tool {
                 tally.note(Change::RoleRenamed, place);
             }
+            results_first(&mut blocks);
             blocks
         },
-        // Tool results must open a user turn.
-        |content| content.sort_by_key(|b| b["type"] != "tool_result"),
+        |content| results_first(content),
+        |text| json!({"type": "text", "text": text}),
     );
     let turns = messages.len();
     let messages: Vec<Value> = messages
@@ -41,6 +42,11 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     }
     body.insert("messages".into(), Value::Array(messages));
     (Value::Object(body), turns)
+}
+
+/// Tool results must open a user turn.
+fn results_first(content: &mut [Value]) {
+    content.sort_by_key(|b| b["type"] != "tool_result");
 }
 
 fn block(item: &Item, role: Role, place: &str, tally: &mut Tally) -> Option<Value> {
@@ -115,7 +121,20 @@ fn block(item: &Item, role: Role, place: &str, tally: &mut Tally) -> Option<Valu
     })
 }
 
+/// An image block, or a document block for a PDF (the other media types
+/// Anthropic takes nowhere).
 fn image(image: &Image, place: &str, tally: &mut Tally) -> Option<Value> {
+    let by_url = matches!(image.source, Some(ImageSource::Url(_)));
+    let kind = match image.media_type.as_str() {
+        "application/pdf" => "document",
+        "image/jpeg" | "image/png" | "image/gif" | "image/webp" => "image",
+        // A URL's image is fetched by Anthropic, whatever its type.
+        t if by_url && is_image(t) => "image",
+        _ => {
+            tally.note(Change::MediaDropped, place);
+            return None;
+        }
+    };
     let source = match &image.source {
         Some(ImageSource::Base64(data)) => {
             json!({"type": "base64", "media_type": image.media_type, "data": data})
@@ -126,5 +145,5 @@ fn image(image: &Image, place: &str, tally: &mut Tally) -> Option<Value> {
             return None;
         }
     };
-    Some(json!({"type": "image", "source": source}))
+    Some(json!({"type": kind, "source": source}))
 }

@@ -27,6 +27,7 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
             parts
         },
         |_| {},
+        |text| json!({ "text": text }),
     );
     let turns = contents.len();
     let contents: Vec<Value> = contents
@@ -131,11 +132,38 @@ fn image(image: &Image, place: &str, tally: &mut Tally) -> Option<Value> {
         })),
         Some(ImageSource::Url(url)) => Some(match split_data_url(url) {
             Some((mime, data)) => json!({"inlineData": {"mimeType": mime, "data": data}}),
-            None => json!({"fileData": {"mimeType": image.media_type, "fileUri": url}}),
+            None => {
+                // Google wants the type said; a URL's image may not have one.
+                let Some(mime) = known_type(&image.media_type, url) else {
+                    tally.note(Change::ImageDropped, place);
+                    return None;
+                };
+                json!({"fileData": {"mimeType": mime, "fileUri": url}})
+            }
         }),
         None => {
             tally.note(Change::ImageWithoutPayload, place);
             None
         }
     }
+}
+
+/// The media type of a file given by URL: as the source said, else from
+/// the URL's extension.
+fn known_type<'a>(media_type: &'a str, url: &str) -> Option<&'a str> {
+    if !media_type.ends_with("/*") {
+        return Some(media_type);
+    }
+    let path = url.split(['?', '#']).next().unwrap_or(url);
+    let extension = path.rsplit_once('.')?.1.to_ascii_lowercase();
+    Some(match extension.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "webp" => "image/webp",
+        "gif" => "image/gif",
+        "heic" => "image/heic",
+        "heif" => "image/heif",
+        "pdf" => "application/pdf",
+        _ => return None,
+    })
 }

@@ -26,7 +26,8 @@
 //! - Anthropic `system` blocks become one string; fields the model does not
 //!   keep (`cache_control`, `citations`, message `name`, Responses
 //!   `annotations` contents, `status` of call items) are not written back;
-//! - Google thought parts are dropped (the API takes no thoughts back).
+//! - Google thought parts are dropped (the API takes no thoughts back);
+//! - an OpenAI Chat `refusal` is written back as the message's content.
 
 mod anthropic;
 mod google;
@@ -130,12 +131,17 @@ fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally) -> Value 
 /// it, under `assistant` or `"user"`; a turn left empty is dropped, one of
 /// the same role as the turn before is merged into it and then handed to
 /// `merged`.
+///
+/// A history that opens with the model gets a user turn first, written by
+/// `user_text` (both APIs reject it otherwise, and Google wants a call to
+/// follow a user turn).
 fn alternate(
     turns: &[Turn],
     tally: &mut Tally,
     assistant: &'static str,
     mut blocks: impl FnMut(&Turn, &mut Tally) -> Vec<Value>,
     merged: impl Fn(&mut Vec<Value>),
+    user_text: impl Fn(&str) -> Value,
 ) -> (Vec<String>, Vec<(&'static str, Vec<Value>)>) {
     let mut system = Vec::new();
     let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
@@ -164,21 +170,35 @@ fn alternate(
                 content.extend(blocks);
                 merged(content);
             }
+            None if role == assistant => {
+                tally.note(report::Change::UserTurnAdded, place);
+                out.push(("user", vec![user_text(OPENING)]));
+                out.push((role, blocks));
+            }
             _ => out.push((role, blocks)),
         }
     }
     (system, out)
 }
 
-/// A tool turn for the OpenAI APIs, whose tool outputs are text only: each
-/// result goes to `result` (its call id and output), a dropped error flag
-/// and images noted; the turn's other items come back, to follow the
-/// results as user content.
-fn text_results(
+/// The user turn put before a history that opens with the model.
+const OPENING: &str = "(The conversation continues.)";
+
+/// Whether an API that takes images takes `media_type` as one (`image/*`
+/// is an image whose type the source did not say, as for a URL).
+fn is_image(media_type: &str) -> bool {
+    media_type.starts_with("image/")
+}
+
+/// A tool turn for the OpenAI APIs, which have no error flag: each result
+/// goes to `result` (its call id, output and images), a dropped error flag
+/// noted; the turn's other items come back, to follow the results as user
+/// content.
+fn tool_results(
     items: &[Item],
     place: &str,
     tally: &mut Tally,
-    mut result: impl FnMut(&str, &str),
+    mut result: impl FnMut(&str, &str, &[Image], &mut Tally),
 ) -> Vec<Item> {
     let mut rest = Vec::new();
     for item in items {
@@ -193,8 +213,7 @@ fn text_results(
                 if *is_error {
                     tally.note(report::Change::ErrorFlagDropped, place);
                 }
-                tally.note_n(report::Change::ImageDropped, images.len(), place);
-                result(call_id, output);
+                result(call_id, output, images, tally);
             }
             other => rest.push(other.clone()),
         }
@@ -225,8 +244,12 @@ pub(crate) fn split_data_url(url: &str) -> Option<(&str, &str)> {
     Some((media_type, data))
 }
 
-/// An image as a URL (OpenAI takes data URLs).
+/// An image as a URL (OpenAI takes data URLs); other media are dropped.
 fn image_url(image: &Image, place: &str, tally: &mut Tally) -> Option<String> {
+    if !is_image(&image.media_type) {
+        tally.note(report::Change::MediaDropped, place);
+        return None;
+    }
     match &image.source {
         Some(ImageSource::Base64(data)) => Some(data_url(&image.media_type, data)),
         Some(ImageSource::Url(url)) => Some(url.clone()),

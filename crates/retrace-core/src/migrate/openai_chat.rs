@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::prepare::{Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text, text_results};
+use super::{arguments_string, image_url, system_role, system_text, tool_results};
 use crate::message::Role;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
@@ -24,18 +24,38 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 }
             }
             Role::Assistant => {
-                if let Some(m) = assistant(&turn.items, place, tally) {
-                    messages.push(m);
+                let Some(m) = assistant(&turn.items, place, tally) else {
+                    continue;
+                };
+                // Calls must be answered by the tool messages right after
+                // them: an assistant message that follows one with calls
+                // (parallel calls, which the Responses API writes as an
+                // item each) joins it.
+                match messages.last_mut() {
+                    Some(last)
+                        if last["role"] == "assistant" && last.get("tool_calls").is_some() =>
+                    {
+                        tally.note(Change::TurnsMerged, place);
+                        join_assistant(last, m);
+                    }
+                    _ => messages.push(m),
                 }
             }
             Role::Tool => {
-                let rest = text_results(&turn.items, place, tally, |call_id, output| {
-                    messages.push(json!({
-                        "role": "tool",
-                        "tool_call_id": call_id,
-                        "content": output,
-                    }));
-                });
+                let rest = tool_results(
+                    &turn.items,
+                    place,
+                    tally,
+                    |call_id, output, images, tally| {
+                        // Chat tool messages are text only.
+                        tally.note_n(Change::ImageDropped, images.len(), place);
+                        messages.push(json!({
+                            "role": "tool",
+                            "tool_call_id": call_id,
+                            "content": output,
+                        }));
+                    },
+                );
                 // Text beside the results goes in a user message after them.
                 if let Some(content) = user_content(&rest, place, tally) {
                     messages.push(json!({"role": "user", "content": content}));
@@ -72,6 +92,35 @@ fn user_content(items: &[Item], place: &str, tally: &mut Tally) -> Option<Value>
     }
 }
 
+/// Adds the texts and calls of assistant message `from` to `into`.
+fn join_assistant(into: &mut Value, from: Value) {
+    let texts = |content: &Value| -> Vec<Value> {
+        match content {
+            Value::String(s) => vec![json!({"type": "text", "text": s})],
+            Value::Array(parts) => parts.clone(),
+            _ => Vec::new(),
+        }
+    };
+    let mut all = texts(&into["content"]);
+    all.extend(texts(&from["content"]));
+    into["content"] = assistant_content(all);
+    if let (Some(calls), Some(more)) = (
+        into["tool_calls"].as_array_mut(),
+        from["tool_calls"].as_array(),
+    ) {
+        calls.extend(more.iter().cloned());
+    }
+}
+
+/// An assistant message's content: null, one string, or text parts.
+fn assistant_content(mut texts: Vec<Value>) -> Value {
+    match texts.len() {
+        0 => Value::Null,
+        1 => texts.remove(0)["text"].take(),
+        _ => Value::Array(texts),
+    }
+}
+
 fn assistant(items: &[Item], place: &str, tally: &mut Tally) -> Option<Value> {
     let mut texts: Vec<Value> = Vec::new();
     let mut calls: Vec<Value> = Vec::new();
@@ -100,12 +149,7 @@ fn assistant(items: &[Item], place: &str, tally: &mut Tally) -> Option<Value> {
     }
     let mut m = Map::new();
     m.insert("role".into(), "assistant".into());
-    let content = match texts.len() {
-        0 => Value::Null,
-        1 => texts[0]["text"].clone(),
-        _ => Value::Array(texts),
-    };
-    m.insert("content".into(), content);
+    m.insert("content".into(), assistant_content(texts));
     if !calls.is_empty() {
         m.insert("tool_calls".into(), Value::Array(calls));
     }

@@ -2,16 +2,20 @@
 //! `reasoning` items (only OpenAI's own, by id), `function_call` and
 //! `function_call_output` items paired by `call_id`.
 
+use std::collections::HashSet;
+
 use serde_json::{json, Map, Value};
 
-use super::prepare::{Item, Turn};
+use super::prepare::{Image, Item, Turn};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text, text_results};
+use super::{arguments_string, image_url, system_role, system_text, tool_results};
 use crate::api::Api;
 use crate::message::Role;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut items: Vec<Value> = Vec::new();
+    // Custom (free-text) calls written so far: their outputs are custom too.
+    let mut custom: HashSet<String> = HashSet::new();
     for turn in turns {
         let place = turn.place.as_str();
         match turn.role {
@@ -21,15 +25,16 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 "content": system_text(turn),
             })),
             Role::User => user(&turn.items, place, tally, &mut items),
-            Role::Assistant => assistant(turn, place, tally, &mut items),
+            Role::Assistant => assistant(turn, place, tally, &mut items, &mut custom),
             Role::Tool => {
-                let rest = text_results(&turn.items, place, tally, |call_id, output| {
-                    items.push(json!({
-                        "type": "function_call_output",
-                        "call_id": call_id,
-                        "output": output,
-                    }));
-                });
+                let rest = tool_results(
+                    &turn.items,
+                    place,
+                    tally,
+                    |call_id, output, images, tally| {
+                        items.push(output_item(call_id, output, images, &custom, place, tally));
+                    },
+                );
                 user(&rest, place, tally, &mut items);
             }
         }
@@ -38,6 +43,35 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut body = Map::new();
     body.insert("input".into(), Value::Array(items));
     (Value::Object(body), turns)
+}
+
+/// A tool's output item: its text, or a list of its text and the images it
+/// returned; custom for the output of a custom (free-text) call.
+fn output_item(
+    call_id: &str,
+    output: &str,
+    images: &[Image],
+    custom: &HashSet<String>,
+    place: &str,
+    tally: &mut Tally,
+) -> Value {
+    let images: Vec<Value> = images
+        .iter()
+        .filter_map(|i| image_url(i, place, tally))
+        .map(|url| json!({"type": "input_image", "image_url": url}))
+        .collect();
+    let output = if images.is_empty() {
+        Value::String(output.to_owned())
+    } else {
+        let text = (!output.is_empty()).then(|| json!({"type": "input_text", "text": output}));
+        Value::Array(text.into_iter().chain(images).collect())
+    };
+    let kind = if custom.contains(call_id) {
+        "custom_tool_call_output"
+    } else {
+        "function_call_output"
+    };
+    json!({"type": kind, "call_id": call_id, "output": output})
 }
 
 /// A user message item: a string for one text, else `input_*` parts.
@@ -65,7 +99,13 @@ fn user(items: &[Item], place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
 
 /// An assistant turn in order: consecutive texts as one `message` item,
 /// consecutive thinking parts of one reasoning item as that item, calls.
-fn assistant(turn: &Turn, place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
+fn assistant(
+    turn: &Turn,
+    place: &str,
+    tally: &mut Tally,
+    out: &mut Vec<Value>,
+    custom: &mut HashSet<String>,
+) {
     let own = |api: Option<Api>| api == Some(Api::OpenAiResponses);
     let mut message_id = turn
         .extra
@@ -142,14 +182,26 @@ fn assistant(turn: &Turn, place: &str, tally: &mut Tally, out: &mut Vec<Value>) 
                 ..
             } => {
                 flush(&mut texts, out, &mut message_id);
+                // A custom tool's free text input goes back as it came.
+                let freeform = extra.freeform && own(extra.api) && arguments.is_string();
+                let kind = if freeform {
+                    custom.insert(id.clone());
+                    "custom_tool_call"
+                } else {
+                    "function_call"
+                };
                 let mut c = Map::new();
-                c.insert("type".into(), "function_call".into());
+                c.insert("type".into(), kind.into());
                 if let Some(item_id) = extra.item_id.as_ref().filter(|_| own(extra.api)) {
                     c.insert("id".into(), item_id.clone().into());
                 }
                 c.insert("call_id".into(), id.clone().into());
                 c.insert("name".into(), name.clone().into());
-                c.insert("arguments".into(), arguments_string(arguments).into());
+                if freeform {
+                    c.insert("input".into(), arguments.clone());
+                } else {
+                    c.insert("arguments".into(), arguments_string(arguments).into());
+                }
                 out.push(Value::Object(c));
             }
             Item::Image(_) => tally.note(Change::ImageDropped, place),

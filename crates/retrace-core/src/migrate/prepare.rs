@@ -81,6 +81,10 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
             .first()
             .cloned()
             .unwrap_or_else(|| format!("#{index}"));
+        if m.kind == MessageKind::Marker {
+            tally.note(Change::MarkerLeftOut, &place);
+            continue;
+        }
         if m.model.is_some() || m.usage.is_some() || m.timestamp.is_some() {
             tally.note(Change::MetadataDropped, &place);
         }
@@ -89,6 +93,7 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
         }
         let t = turns.len();
         let mut items: Vec<Item> = Vec::with_capacity(m.content.len());
+        let served = served_calls(m);
         for (i, part) in m.content.iter().enumerate() {
             let extra = m.part_extra(i).cloned().unwrap_or_default();
             // A Gemini thought signature on a text or a call means nothing
@@ -113,6 +118,27 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
                     redacted: *redacted,
                     extra,
                 }),
+                Part::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                } if served.contains(id.as_str()) => {
+                    tally.note(Change::ServerToolFlattened, &place);
+                    items.push(Item::Text {
+                        text: format!("[{name} {}]", arguments_text(arguments)),
+                        extra: PartExtra::default(),
+                    });
+                }
+                Part::ToolResult {
+                    call_id, output, ..
+                } if served.contains(call_id.as_str()) => {
+                    if !output.trim().is_empty() {
+                        items.push(Item::Text {
+                            text: output.clone(),
+                            extra: PartExtra::default(),
+                        });
+                    }
+                }
                 Part::ToolCall {
                     id,
                     name,
@@ -213,8 +239,30 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
             *emit_id = ids[s].1;
         }
     }
-    answer_open_calls(&mut turns, &calls, &ids, tally);
+    place_results(&mut turns, &calls, &ids, &answers, tally);
     turns
+}
+
+/// The calls an assistant message answers itself: tools the provider ran
+/// (a web search), whose outcome it recorded beside the call.
+fn served_calls(m: &Message) -> HashSet<&str> {
+    if m.role != Role::Assistant {
+        return HashSet::new();
+    }
+    let results: HashSet<&str> = m.tool_results().map(|(id, _)| id).collect();
+    m.tool_calls()
+        .map(|(id, _)| id)
+        .filter(|id| results.contains(id))
+        .collect()
+}
+
+/// A call's arguments as one line of text.
+fn arguments_text(arguments: &Value) -> String {
+    match arguments {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
 }
 
 #[derive(Debug)]
@@ -334,16 +382,40 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-/// Gives every unanswered call a result saying none was recorded, in a
-/// tool turn right after the call's turn.
-fn answer_open_calls(
+/// Puts every call's result after the call's turn before anything the user
+/// or system says, where every API wants it: a result written after such a
+/// turn is moved right after its call, and an unanswered call gets one
+/// saying none was recorded. (Assistant turns may sit between: parallel
+/// calls written a turn each, which the renderers join.) The results of one
+/// turn's calls go in call order, after those already there.
+fn place_results(
     turns: &mut Vec<Turn>,
     calls: &[CallSlot],
     ids: &[(String, bool)],
+    answers: &[(usize, usize, usize)],
     tally: &mut Tally,
 ) {
-    // Back to front, so inserting a turn does not move the ones still to do.
-    for (s, slot) in calls.iter().enumerate().rev() {
+    // (call turn, call, result) of each result to place.
+    let mut placed: Vec<(usize, usize, Item)> = Vec::new();
+    let mut late: Vec<(usize, usize, usize)> = answers
+        .iter()
+        .copied()
+        .filter(|&(t, _, s)| {
+            let call = calls[s].turn;
+            t > call + 1
+                && turns[call + 1..t]
+                    .iter()
+                    .any(|x| matches!(x.role, Role::User | Role::System))
+        })
+        .collect();
+    // Back to front, so taking an item out does not move the others.
+    late.sort_by_key(|&(t, i, _)| std::cmp::Reverse((t, i)));
+    for (t, i, s) in late {
+        tally.note(Change::ResultMoved, &turns[t].place.clone());
+        let item = turns[t].items.remove(i);
+        placed.push((calls[s].turn, s, item));
+    }
+    for (s, slot) in calls.iter().enumerate() {
         if slot.answered {
             continue;
         }
@@ -357,24 +429,35 @@ fn answer_open_calls(
             images: Vec::new(),
             structured: None,
         };
-        let next = slot.turn + 1;
+        placed.push((slot.turn, s, result));
+    }
+    placed.sort_by_key(|&(turn, s, _)| (turn, s));
+    // Back to front, so inserting a turn does not move the ones still to do.
+    let mut placed = placed.into_iter().rev().peekable();
+    while let Some((turn, _, last)) = placed.next() {
+        let mut results = vec![last];
+        while let Some((_, _, item)) = placed.next_if(|p| p.0 == turn) {
+            results.push(item);
+        }
+        results.reverse();
+        let next = turn + 1;
         match turns.get_mut(next) {
             Some(t) if t.role == Role::Tool => {
-                // After the results already there, in call order.
+                // After the results already there.
                 let at = t
                     .items
                     .iter()
                     .rposition(|i| matches!(i, Item::Result { .. }))
                     .map_or(0, |i| i + 1);
-                t.items.insert(at, result);
+                t.items.splice(at..at, results);
             }
             _ => {
-                let place = turns[slot.turn].place.clone();
+                let place = turns[turn].place.clone();
                 turns.insert(
                     next,
                     Turn {
                         role: Role::Tool,
-                        items: vec![result],
+                        items: results,
                         place,
                         extra: None,
                     },
@@ -382,6 +465,8 @@ fn answer_open_calls(
             }
         }
     }
+    // A turn that held only results moved away.
+    turns.retain(|t| !t.items.is_empty());
 }
 
 #[cfg(test)]

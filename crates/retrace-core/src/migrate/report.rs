@@ -38,6 +38,9 @@ pub enum Change {
     /// Tool calls with no result after them, given a result saying none
     /// was recorded (every API rejects an unanswered call).
     CallWithoutResult,
+    /// Tool results written after a user or system turn, moved right after
+    /// their call (where every API wants them).
+    ResultMoved,
     /// Roles the target names differently (`assistant` → `model`, tool
     /// results in `user` turns).
     RoleRenamed,
@@ -57,6 +60,18 @@ pub enum Change {
     /// Compaction summaries, shell commands and extension messages, written
     /// as plain user text.
     KindFlattened,
+    /// Timeline markers (a rollback, an aborted turn, an error event):
+    /// retrace's notes of what happened, never said to a model.
+    MarkerLeftOut,
+    /// Calls of tools the provider ran itself (web search), with their
+    /// outcome, written as assistant text: the target cannot be handed a
+    /// call it did not make, nor its result.
+    ServerToolFlattened,
+    /// A user turn put first: the API wants the history to open with one.
+    UserTurnAdded,
+    /// Media other than images (a PDF, audio) where the target takes only
+    /// images.
+    MediaDropped,
 }
 
 impl Change {
@@ -73,6 +88,7 @@ impl Change {
             Change::EmptyDropped => "empty-dropped",
             Change::ResultWithoutCall => "result-without-call",
             Change::CallWithoutResult => "call-without-result",
+            Change::ResultMoved => "result-moved",
             Change::RoleRenamed => "role-renamed",
             Change::SystemMoved => "system-moved",
             Change::TurnsMerged => "turns-merged",
@@ -80,6 +96,10 @@ impl Change {
             Change::IdGenerated => "id-generated",
             Change::ArgumentsWrapped => "arguments-wrapped",
             Change::KindFlattened => "kind-flattened",
+            Change::MarkerLeftOut => "marker-left-out",
+            Change::ServerToolFlattened => "server-tool-flattened",
+            Change::UserTurnAdded => "user-turn-added",
+            Change::MediaDropped => "media-dropped",
         }
     }
 
@@ -88,18 +108,20 @@ impl Change {
         match self {
             Change::ThinkingDropped | Change::RedactedThinkingDropped => "thinking",
             Change::SignatureDropped => "thinking.signature",
-            Change::ImageDropped | Change::ImageWithoutPayload => "image",
+            Change::ImageDropped | Change::ImageWithoutPayload | Change::MediaDropped => "image",
             Change::ErrorFlagDropped => "tool_result.is_error",
             Change::MetadataDropped => "model/usage/timestamp",
             Change::EmptyDropped => "text",
-            Change::ResultWithoutCall => "tool_result",
+            Change::ResultWithoutCall | Change::ResultMoved => "tool_result",
             Change::CallWithoutResult => "tool_call",
             Change::RoleRenamed => "role",
             Change::SystemMoved => "system",
             Change::TurnsMerged => "turns",
             Change::IdRegenerated | Change::IdGenerated => "tool_call.id",
             Change::ArgumentsWrapped => "tool_call.arguments",
-            Change::KindFlattened => "kind",
+            Change::KindFlattened | Change::MarkerLeftOut => "kind",
+            Change::ServerToolFlattened => "tool_call",
+            Change::UserTurnAdded => "turns",
         }
     }
 
@@ -112,6 +134,7 @@ impl Change {
                 | Change::SignatureDropped
                 | Change::ImageDropped
                 | Change::ImageWithoutPayload
+                | Change::MediaDropped
                 | Change::ErrorFlagDropped
         )
     }
@@ -133,6 +156,9 @@ impl Change {
             (Change::SignatureDropped, _) => {
                 "thinking signatures / encrypted reasoning of another API dropped"
             }
+            (Change::ImageDropped, Api::Google) => {
+                "images dropped: given by a URL that does not say their type, which Google needs"
+            }
             (Change::ImageDropped, _) => "images dropped: not allowed there by this API",
             (Change::ImageWithoutPayload, _) => {
                 "images dropped: the session holds only their size, not their bytes"
@@ -149,6 +175,9 @@ impl Change {
             }
             (Change::CallWithoutResult, _) => {
                 "tool calls without a result given one saying none was recorded"
+            }
+            (Change::ResultMoved, _) => {
+                "tool results written after a user or system turn moved right after their call"
             }
             (Change::RoleRenamed, Api::Google) => {
                 "roles renamed: assistant → model, tool results in user turns"
@@ -168,6 +197,21 @@ impl Change {
             }
             (Change::KindFlattened, _) => {
                 "summaries, shell commands and extension messages written as user text"
+            }
+            (Change::MarkerLeftOut, _) => {
+                "timeline markers (rollbacks, aborted turns, errors) left out: never said to a model"
+            }
+            (Change::ServerToolFlattened, _) => {
+                "calls of tools the provider ran itself (web search) written as assistant text, with their outcome"
+            }
+            (Change::MediaDropped, Api::Anthropic) => {
+                "media this API takes nowhere dropped (it takes JPEG, PNG, GIF and WebP images and PDFs)"
+            }
+            (Change::MediaDropped, _) => {
+                "media other than images (a PDF, audio) dropped: this API takes them nowhere here"
+            }
+            (Change::UserTurnAdded, _) => {
+                "a user turn added at the start: this API wants the history to open with one"
             }
         }
     }

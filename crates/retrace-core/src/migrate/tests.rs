@@ -305,11 +305,12 @@ fn openai_chat_round_trip() {
     let m = migrate(&read(list.clone()), Api::OpenAiChat);
     assert_eq!(m.body, json!({ "messages": list }));
     assert!(m.report.changes.is_empty(), "{}", m.report);
-    // To Google: URL images become file data, calls keep their ids.
+    // To Google: URL images become file data of the type the URL names
+    // (Google needs one), calls keep their ids.
     let g = migrate(&read(list), Api::Google);
     assert_eq!(
         g.body["contents"][0]["parts"][1],
-        json!({"fileData": {"mimeType": "image/*", "fileUri": "https://example.com/a.png"}})
+        json!({"fileData": {"mimeType": "image/png", "fileUri": "https://example.com/a.png"}})
     );
     assert_eq!(
         g.body["contents"][2],
@@ -342,4 +343,289 @@ fn images_without_payload_and_metadata_are_reported() {
         "{text}"
     );
     assert!(text.contains("lost"), "{text}");
+}
+
+/// Tools the provider ran itself (a web search: the call and its outcome in
+/// the assistant's own content) cannot be handed to any API as a call of
+/// ours: they become assistant text, and the real call beside them stays.
+#[test]
+fn server_side_tools_become_text() {
+    let list = json!([
+        {"role": "user", "content": "news about rust?"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "rust news"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+                {"type": "web_search_result", "title": "Rust 2.0", "url": "https://example.org"}
+            ]},
+            {"type": "tool_use", "id": "toolu_1", "name": "fetch", "input": {"url": "https://example.org"}}
+        ]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "page"}
+        ]}
+    ]);
+    let messages = read(list);
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        let body = m.body.to_string();
+        assert!(!body.contains("srvtoolu_1"), "{api:?}: {body}");
+        assert!(
+            body.contains("[web_search {\\\"query\\\":\\\"rust news\\\"}]"),
+            "{api:?}: {body}"
+        );
+        assert!(body.contains("Rust 2.0"), "{api:?}: {body}");
+        assert!(body.contains("toolu_1"), "{api:?}: {body}");
+        assert_eq!(m.report.count(Change::ServerToolFlattened), 1, "{api:?}");
+        assert_eq!(m.report.count(Change::CallWithoutResult), 0, "{api:?}");
+    }
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        anthropic.body["messages"][1]["content"],
+        json!([
+            {"type": "text", "text": "[web_search {\"query\":\"rust news\"}]"},
+            {"type": "text", "text": "[{\"title\":\"Rust 2.0\",\"type\":\"web_search_result\",\"url\":\"https://example.org\"}]"},
+            {"type": "tool_use", "id": "toolu_1", "name": "fetch", "input": {"url": "https://example.org"}}
+        ])
+    );
+}
+
+/// Timeline markers (a rollback, an aborted turn) are retrace's notes, not
+/// something said: no API gets them, and the report says so.
+#[test]
+fn markers_are_left_out() {
+    let mut user = Message::new(Role::User);
+    user.content
+        .push(crate::message::Part::Text { text: "hi".into() });
+    let mut marker = Message::new(Role::System);
+    marker.kind = crate::message::MessageKind::Marker;
+    marker.content.push(crate::message::Part::Text {
+        text: "rolled back 2 turn(s)".into(),
+    });
+    let mut answer = Message::new(Role::Assistant);
+    answer.content.push(crate::message::Part::Text {
+        text: "hello".into(),
+    });
+    let messages = [user, marker, answer];
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        assert!(!m.body.to_string().contains("rolled back"), "{api:?}");
+        assert_eq!(m.report.count(Change::MarkerLeftOut), 1, "{api:?}");
+    }
+}
+
+/// The Responses API writes parallel calls as an item each: for OpenAI Chat
+/// they are one assistant message, answered by the tool messages after it.
+#[test]
+fn parallel_calls_from_responses_are_one_chat_message() {
+    let items = json!([
+        {"type": "message", "role": "user", "content": "both?"},
+        {"type": "function_call", "call_id": "call_a", "name": "a", "arguments": "{}"},
+        {"type": "function_call", "call_id": "call_b", "name": "b", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "call_a", "output": "A"},
+        {"type": "function_call_output", "call_id": "call_b", "output": "B"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done"}]}
+    ]);
+    let m = migrate(&read(items), Api::OpenAiChat);
+    assert_eq!(
+        m.body,
+        json!({"messages": [
+            {"role": "user", "content": "both?"},
+            {"role": "assistant", "content": null, "tool_calls": [
+                {"id": "call_a", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+                {"id": "call_b", "type": "function", "function": {"name": "b", "arguments": "{}"}}
+            ]},
+            {"role": "tool", "tool_call_id": "call_a", "content": "A"},
+            {"role": "tool", "tool_call_id": "call_b", "content": "B"},
+            {"role": "assistant", "content": "done"}
+        ]})
+    );
+    assert_eq!(m.report.count(Change::TurnsMerged), 1);
+}
+
+/// Anthropic wants tool results first in a user turn, and a history that
+/// opens with the user; Google wants a call to follow a user turn.
+#[test]
+fn turn_rules_of_anthropic_and_google() {
+    let contents = json!([
+        {"role": "model", "parts": [{"functionCall": {"name": "look", "args": {}}}]},
+        {"role": "user", "parts": [
+            {"text": "here it is"},
+            {"functionResponse": {"name": "look", "response": {"output": "seen"}}}
+        ]}
+    ]);
+    let messages = read(contents);
+    let anthropic = migrate(&messages, Api::Anthropic);
+    let turns = anthropic.body["messages"].as_array().unwrap();
+    assert_eq!(
+        turns[0],
+        json!({"role": "user", "content": "(The conversation continues.)"})
+    );
+    assert_eq!(turns[1]["role"], "assistant");
+    let last: Vec<&Value> = turns[2]["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| &b["type"])
+        .collect();
+    assert_eq!(last, ["tool_result", "text"]);
+    assert_eq!(anthropic.report.count(Change::UserTurnAdded), 1);
+    let google = migrate(&messages, Api::Google);
+    assert_eq!(
+        google.body["contents"][0],
+        json!({"role": "user", "parts": [{"text": "(The conversation continues.)"}]})
+    );
+    // OpenAI has no such rule.
+    let chat = migrate(&messages, Api::OpenAiChat);
+    assert_eq!(chat.body["messages"][0]["role"], "assistant");
+    assert_eq!(chat.report.count(Change::UserTurnAdded), 0);
+}
+
+/// A PDF is not an image: a document for Anthropic, kept for Google,
+/// dropped (and said) for the OpenAI APIs.
+#[test]
+fn media_other_than_images() {
+    let contents = json!([
+        {"role": "user", "parts": [
+            {"text": "summarize"},
+            {"inlineData": {"mimeType": "application/pdf", "data": "JVBERi0x"}},
+            {"inlineData": {"mimeType": "audio/wav", "data": "UklGRg"}}
+        ]}
+    ]);
+    let messages = read(contents.clone());
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        anthropic.body["messages"][0]["content"],
+        json!([
+            {"type": "text", "text": "summarize"},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}}
+        ])
+    );
+    assert_eq!(anthropic.report.count(Change::MediaDropped), 1);
+    for api in [Api::OpenAiChat, Api::OpenAiResponses] {
+        let m = migrate(&messages, api);
+        assert!(!m.body.to_string().contains("JVBERi0x"), "{api:?}");
+        assert_eq!(m.report.count(Change::MediaDropped), 2, "{api:?}");
+    }
+    assert_eq!(migrate(&messages, Api::Google).body["contents"], contents);
+}
+
+/// Responses takes a tool's images back in its output list.
+#[test]
+fn responses_tool_outputs_keep_their_images() {
+    let list = json!([
+        {"role": "user", "content": "screenshot?"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "shot", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": [
+            {"type": "text", "text": "taken"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}
+        ]}]}
+    ]);
+    let m = migrate(&read(list), Api::OpenAiResponses);
+    assert_eq!(
+        m.body["input"][2],
+        json!({"type": "function_call_output", "call_id": "toolu_1", "output": [
+            {"type": "input_text", "text": "taken"},
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0K"}
+        ]})
+    );
+    assert_eq!(m.report.count(Change::ImageDropped), 0);
+}
+
+/// Calls left without a result get one each, in the order of the calls.
+#[test]
+fn unanswered_calls_are_answered_in_call_order() {
+    let list = json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "a", "arguments": "{}"}},
+            {"id": "call_2", "type": "function", "function": {"name": "b", "arguments": "{}"}},
+            {"id": "call_3", "type": "function", "function": {"name": "c", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_2", "content": "B"}
+    ]);
+    let m = migrate(&read(list), Api::OpenAiChat);
+    let answered: Vec<&Value> = m.body["messages"].as_array().unwrap()[2..]
+        .iter()
+        .map(|t| &t["tool_call_id"])
+        .collect();
+    assert_eq!(answered, ["call_2", "call_1", "call_3"]);
+    assert_eq!(m.report.count(Change::CallWithoutResult), 2);
+}
+
+/// An OpenAI refusal is what the assistant said; an Anthropic PDF document
+/// goes back as the document it was.
+#[test]
+fn refusals_and_documents_are_read() {
+    let chat = json!([
+        {"role": "user", "content": "do the bad thing"},
+        {"role": "assistant", "content": null, "refusal": "I can't help with that."}
+    ]);
+    let m = migrate(&read(chat), Api::OpenAiChat);
+    assert_eq!(
+        m.body["messages"][1],
+        json!({"role": "assistant", "content": "I can't help with that."})
+    );
+    let anthropic = json!([
+        {"role": "user", "content": [
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}},
+            {"type": "text", "text": "summarize"}
+        ]}
+    ]);
+    let m = migrate(&read(anthropic.clone()), Api::Anthropic);
+    assert_eq!(m.body, json!({ "messages": anthropic }));
+    assert!(m.report.changes.is_empty(), "{}", m.report);
+}
+
+/// A Responses custom tool call (free text in, not JSON arguments) goes
+/// back as one, with a custom output; other APIs get its text wrapped.
+#[test]
+fn custom_tool_calls_round_trip_to_responses() {
+    let items = json!([
+        {"type": "message", "role": "user", "content": "patch it"},
+        {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p", "name": "apply_patch", "input": "*** Begin Patch\n*** End Patch"},
+        {"type": "custom_tool_call_output", "call_id": "call_p", "output": "Done!"}
+    ]);
+    let messages = read(items.clone());
+    let m = migrate(&messages, Api::OpenAiResponses);
+    let mut want = items;
+    want[0]["content"] = json!("patch it");
+    assert_eq!(m.body["input"], want);
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        anthropic.body["messages"][1]["content"][0]["input"],
+        json!({"input": "*** Begin Patch\n*** End Patch"})
+    );
+    assert_eq!(anthropic.report.count(Change::ArgumentsWrapped), 1);
+}
+
+/// A result written after other turns goes right after its call, where
+/// every API wants it.
+#[test]
+fn late_results_move_next_to_their_call() {
+    let list = json!([
+        {"role": "user", "content": "run it"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_A", "type": "function", "function": {"name": "run", "arguments": "{}"}}
+        ]},
+        {"role": "user", "content": "still there?"},
+        {"role": "tool", "tool_call_id": "call_A", "content": "ok"}
+    ]);
+    let messages = read(list);
+    let chat = migrate(&messages, Api::OpenAiChat);
+    let roles: Vec<&Value> = chat.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| &m["role"])
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "tool", "user"]);
+    assert_eq!(chat.report.count(Change::ResultMoved), 1);
+    assert_eq!(chat.report.count(Change::CallWithoutResult), 0);
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(
+        anthropic.body["messages"][2]["content"],
+        json!([
+            {"type": "tool_result", "tool_use_id": "call_A", "content": "ok"},
+            {"type": "text", "text": "still there?"}
+        ])
+    );
 }

@@ -100,6 +100,10 @@ fn role_message(value: &Value, options: ContextOptions) -> Option<Message> {
         parts.push((thinking(r, false), PartExtra::default()));
     }
     let mut api = None;
+    // An OpenAI Chat refusal instead of content.
+    if let Some(refusal) = str_field(value, "refusal").filter(|r| !r.is_empty()) {
+        parts.push(text_part(refusal.to_owned()));
+    }
     match value.get("content") {
         None | Some(Value::Null) => {}
         Some(Value::String(s)) => parts.push(text_part(s.clone())),
@@ -189,6 +193,7 @@ fn block(b: &Value, options: ContextOptions, out: &mut Parts, api: &mut Option<A
             text_part(str_field(b, "text").unwrap_or_default())
         }
         Some("refusal") => text_part(str_field(b, "refusal").unwrap_or_default()),
+        Some("document") => document_block(b, options),
         Some("thinking") => {
             // Anthropic signs its thinking; AgentScope's has no signature.
             let signature = str_field(b, "signature");
@@ -206,13 +211,23 @@ fn block(b: &Value, options: ContextOptions, out: &mut Parts, api: &mut Option<A
             },
             signed(Some(Api::Anthropic), str_field(b, "data"), options),
         ),
-        Some("tool_use") => tool_call(
+        // A tool Anthropic runs itself (web search) is written like a call
+        // of ours, its outcome in the same assistant content.
+        Some("tool_use" | "server_tool_use") => tool_call(
             str_field(b, "id"),
             str_field(b, "name"),
             b.get("input"),
             PartExtra::default(),
         ),
         Some("tool_result") => return tool_result_block(b, options, out, api),
+        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => (
+            Part::ToolResult {
+                call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
+                output: text_of(b.get("content").unwrap_or(&Value::Null)),
+                is_error: false,
+            },
+            PartExtra::default(),
+        ),
         Some("image") => super::claude::image_block(b, options),
         Some("image_url") => {
             let url = b
@@ -298,20 +313,35 @@ fn responses_item(value: &Value, options: ContextOptions) -> Option<Message> {
             }
             m
         }
-        "function_call" | "custom_tool_call" => {
+        kind @ ("function_call" | "custom_tool_call") => {
             let mut m = Message::new(Role::Assistant);
-            let arguments = value.get("arguments").or_else(|| value.get("input"));
-            let (part, extra) = tool_call(
-                str_field(value, "call_id"),
-                str_field(value, "name"),
-                arguments,
+            let freeform = kind == "custom_tool_call";
+            let (part, extra) = match value.get("input").filter(|_| freeform) {
+                // Free text, even when it happens to parse as JSON.
+                Some(Value::String(input)) => (
+                    Part::ToolCall {
+                        id: str_field(value, "call_id").unwrap_or_default().to_owned(),
+                        name: str_field(value, "name").unwrap_or_default().to_owned(),
+                        arguments: Value::String(input.clone()),
+                    },
+                    PartExtra::default(),
+                ),
+                _ => tool_call(
+                    str_field(value, "call_id"),
+                    str_field(value, "name"),
+                    value.get("arguments").or_else(|| value.get("input")),
+                    PartExtra::default(),
+                ),
+            };
+            m.push_with(
+                part,
                 PartExtra {
                     api: responses,
                     item_id,
-                    ..PartExtra::default()
+                    freeform,
+                    ..extra
                 },
             );
-            m.push_with(part, extra);
             m
         }
         "function_call_output" | "custom_tool_call_output" => {
@@ -473,6 +503,26 @@ fn tool_call(
         },
         extra,
     )
+}
+
+/// An Anthropic `document` block: a PDF (base64 or URL), or plain text.
+fn document_block(b: &Value, options: ContextOptions) -> (Part, PartExtra) {
+    let source = b.get("source").unwrap_or(&Value::Null);
+    let media_type = str_field(source, "media_type");
+    match str_field(source, "type") {
+        Some("text") => text_part(str_field(source, "data").unwrap_or_default().to_owned()),
+        Some("url") => {
+            let (part, _) = image_with(media_type.or(Some("application/pdf")), None, options);
+            let extra = PartExtra {
+                image: str_field(source, "url")
+                    .filter(|_| options.payloads)
+                    .map(|u| ImageSource::Url(u.to_owned())),
+                ..PartExtra::default()
+            };
+            (part, extra)
+        }
+        _ => image_with(media_type, str_field(source, "data"), options),
+    }
 }
 
 /// An image given by URL; a `data:` URL is split into its media type and
