@@ -217,7 +217,14 @@ impl Session {
                 }
             })
             .collect();
-        let format = file_formats.first().copied().unwrap_or(Format::Generic);
+        // The session's format is its first file's, passing over empty files
+        // (a Claude Code project folder can hold a 0-byte session).
+        let format = files
+            .iter()
+            .zip(&file_formats)
+            .find(|(info, _)| info.end_entry > info.first_entry)
+            .or(files.iter().zip(&file_formats).next())
+            .map_or(Format::Generic, |(_, &f)| f);
         // Read anyway, and say so (unless the user asked for plain JSON).
         for (f, info) in files.iter().enumerate() {
             let unrecognised = file_formats[f] == Format::Generic && options.format.is_none();
@@ -470,10 +477,12 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
     by_id
 }
 
-/// The leaf a tool opens by default: the last node of the first file (a
-/// main conversation's sidechain lines do not count unless the file is all
-/// sidechain, a subagent file opened on its own), or what a leaf marker
-/// names; for a stream split over files, followed on to its last part.
+/// The leaf a tool opens by default: the last node of the first file with
+/// nodes (a folder's first file can be a stub: Claude Code writes files
+/// that hold only a `summary` line), where a main conversation's sidechain
+/// lines do not count unless the file is all sidechain (a subagent file
+/// opened on its own), or what a leaf marker names; for a stream split over
+/// files, followed on to its last part.
 fn default_leaf(
     entries: &[Entry],
     file_formats: &[Format],
@@ -483,7 +492,8 @@ fn default_leaf(
     by_id: &IdIndex,
 ) -> Option<EntryId> {
     let n = entries.len();
-    let in_first_file = |e: usize| node[e] && entries[e].file.0 == 0;
+    let main = entries[(0..n).find(|&e| node[e])?].file;
+    let in_first_file = |e: usize| node[e] && entries[e].file == main;
     let last = (0..n)
         .rev()
         .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))

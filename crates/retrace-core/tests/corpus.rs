@@ -7,7 +7,7 @@
 mod common;
 
 use common::*;
-use retrace_core::{BranchKind, Format, Reader, Session, Severity};
+use retrace_core::{BranchKind, EntryId, Format, Reader, Session, Severity};
 
 #[test]
 fn every_corpus_file_opens_losslessly_in_any_chunking() {
@@ -241,6 +241,39 @@ fn default_leaf_is_the_last_entry_in_file_order() {
     let (s, _) = open("claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/agent-c8d9b115.jsonl");
     let leaf = s.tree().default_leaf().unwrap();
     assert_eq!(leaf.index(), s.entries().len() - 1);
+}
+
+/// A Claude Code project folder as the CLI lists it: its first file, by
+/// name, is a stub holding one `summary` line. The default leaf is in the
+/// first file that has a conversation; an empty file first changes neither
+/// that nor the session's format.
+#[test]
+fn a_folder_opening_with_a_stub_or_an_empty_file() {
+    const DIR: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample";
+    let files = [
+        "4e27c414-a885-46a0-b5c8-d58e1417377d.jsonl",
+        "937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl",
+        "fe869ecb-c176-478f-9734-7e4b8ef12cff.jsonl",
+    ];
+    for empty_first in [false, true] {
+        let mut reader = Reader::new();
+        if empty_first {
+            reader.begin_file("0empty.jsonl");
+        }
+        for f in files {
+            reader.begin_file(f);
+            reader.push(&read(&format!("{DIR}/{f}")));
+        }
+        let s = reader.finish();
+        assert_eq!(s.format(), Format::ClaudeCode, "empty first: {empty_first}");
+        let leaf = s.tree().default_leaf().expect("a default leaf");
+        assert_eq!(s.files()[s.entry(leaf).file.0 as usize].name, files[1]);
+        // The last node of that file.
+        let last = (0..s.entries().len() as u32).map(EntryId).rev().find(|&e| {
+            s.tree().contains(e) && s.files()[s.entry(e).file.0 as usize].name == files[1]
+        });
+        assert_eq!(Some(leaf), last);
+    }
 }
 
 #[test]
