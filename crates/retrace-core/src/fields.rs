@@ -40,8 +40,9 @@ pub(crate) enum Action {
     FlagIfObject(u16),
     /// Sets a flag when the value is the string `value`.
     FlagIfString { value: &'static [u8], flag: u16 },
-    /// Sets a flag when the value is present and not `null`.
-    FlagIfNotNull(u16),
+    /// Sets a flag when the value says something: not `null`, `false`, an
+    /// empty string or an empty container.
+    FlagIfSet(u16),
     /// An RFC 3339 string or an integer of epoch milliseconds.
     Timestamp,
     /// A small non-negative integer into `Entry::number`.

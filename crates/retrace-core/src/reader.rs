@@ -807,7 +807,7 @@ impl Reader {
                 Action::FlagIfString { value: want, flag } if string && value == want => {
                     e.flags.0 |= flag
                 }
-                Action::FlagIfNotNull(flag) if value != b"null" => e.flags.0 |= flag,
+                Action::FlagIfSet(flag) if says_something(value, f.kind) => e.flags.0 |= flag,
                 Action::Timestamp => {
                     e.timestamp = if string {
                         parse_rfc3339_ms(value).unwrap_or(i64::MIN)
@@ -847,6 +847,18 @@ impl Reader {
             }
         }
         e
+    }
+}
+
+/// Whether a value (a string without its quotes) is more than `null`,
+/// `false`, `""`, `{}` or `[]`.
+fn says_something(value: &[u8], kind: ValueKind) -> bool {
+    match kind {
+        ValueKind::String => !value.is_empty(),
+        ValueKind::Object | ValueKind::Array => value[1..value.len() - 1]
+            .iter()
+            .any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')),
+        ValueKind::Other => !matches!(value, b"null" | b"false"),
     }
 }
 

@@ -191,3 +191,48 @@ fn split_set_without_its_first_parts_is_reported() {
     let s = open_events(&[("run/events_3.jsonl", EVENT)]);
     assert!(gaps(&s).is_empty());
 }
+
+/// A tool call's `error` marks it failed only when it says something
+/// (frameworks write `""` or `null` beside a good output), and the output
+/// written before the error is kept with it.
+#[test]
+fn tool_call_errors_that_say_something() {
+    let text = [
+        r#"{"event_type":"user_input","timestamp":"2026-02-10T14:00:00.000Z","data":{"message":"go"}}"#,
+        r#"{"event_type":"tool_call","timestamp":"2026-02-10T14:00:01.000Z","data":{"tool_name":"a","parameters":{},"output":"partial result","error":"timeout after 30s"}}"#,
+        r#"{"event_type":"tool_call","timestamp":"2026-02-10T14:00:02.000Z","data":{"tool_name":"b","parameters":{},"output":"ok","error":""}}"#,
+        r#"{"event_type":"tool_call","timestamp":"2026-02-10T14:00:03.000Z","data":{"tool_name":"c","parameters":{},"output":"fine","error":{}}}"#,
+    ]
+    .join("\n");
+    let s = open_events(&[("events.jsonl", &text)]);
+    let flagged: Vec<bool> = s
+        .entries()
+        .iter()
+        .map(|e| e.flags.has(retrace_core::Flags::ERROR))
+        .collect();
+    assert_eq!(flagged, [false, true, false, false]);
+    let mut src = [text.as_bytes()];
+    let leaf = s.tree().default_leaf().unwrap();
+    let results: Vec<(String, bool)> = s
+        .context(leaf, &mut src[..])
+        .unwrap()
+        .iter()
+        .flat_map(|m| m.content.iter())
+        .filter_map(|p| match p {
+            Part::ToolResult {
+                output, is_error, ..
+            } => Some((output.clone(), *is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            ("partial result\ntimeout after 30s".to_owned(), true),
+            ("ok".to_owned(), false),
+            ("fine".to_owned(), false),
+        ]
+    );
+    let check = s.check(&mut src[..]).unwrap();
+    assert_eq!(check.tool_errors, 1);
+}

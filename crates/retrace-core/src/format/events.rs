@@ -17,7 +17,7 @@ use crate::session::Session;
 const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"event_type", sym(Slot::Kind)),
     FieldSpec::top(b"data", Action::FlagIfObject(Flags::HAS_DATA)),
-    FieldSpec::nested(b"data", b"error", Action::FlagIfNotNull(Flags::ERROR)),
+    FieldSpec::nested(b"data", b"error", Action::FlagIfSet(Flags::ERROR)),
 ];
 
 const KNOWN_TYPES: &[&[u8]] = &[

@@ -57,14 +57,20 @@ impl Normalize for Stream {
                     arguments: data.get("parameters").cloned().unwrap_or(Value::Null),
                 });
                 push(call);
-                let error = data.get("error").filter(|e| !e.is_null());
+                // An error says why the call failed; what it output before
+                // that is kept above it.
+                let error = data.get("error").filter(|e| says_something(e));
+                let mut output = field(data, "output");
+                if let Some(e) = error {
+                    if !output.is_empty() {
+                        output.push('\n');
+                    }
+                    output.push_str(&text_of(e));
+                }
                 let mut result = Message::new(Role::Tool);
                 result.content.push(Part::ToolResult {
                     call_id: id,
-                    output: match error {
-                        Some(e) => text_of(e),
-                        None => field(data, "output"),
-                    },
+                    output,
                     is_error: error.is_some(),
                 });
                 push(result);
@@ -157,5 +163,18 @@ fn timestamp(value: Option<&Value>) -> Option<i64> {
             })
         }
         _ => None,
+    }
+}
+
+/// Whether an `error` field says something: not `null`, `false`, `""` or
+/// empty (frameworks write an empty error beside a good output).
+fn says_something(v: &Value) -> bool {
+    match v {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::String(s) => !s.is_empty(),
+        Value::Array(a) => !a.is_empty(),
+        Value::Object(o) => !o.is_empty(),
+        Value::Number(_) => true,
     }
 }
