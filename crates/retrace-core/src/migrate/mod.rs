@@ -110,12 +110,14 @@ fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally) -> Value 
     match arguments {
         Value::Object(_) => arguments.clone(),
         Value::Null => json!({}),
+        // No arguments, as OpenAI writes them for a tool that takes none.
+        Value::String(s) if s.trim().is_empty() => json!({}),
         // A JSON string holding an object (as OpenAI writes arguments).
         Value::String(s) => match serde_json::from_str::<Value>(s) {
             Ok(v @ Value::Object(_)) => v,
-            _ => {
+            parsed => {
                 tally.note(report::Change::ArgumentsWrapped, place);
-                json!({ "input": s })
+                json!({ "input": parsed.unwrap_or_else(|_| Value::String(s.clone())) })
             }
         },
         other => {

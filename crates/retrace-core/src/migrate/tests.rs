@@ -629,3 +629,29 @@ fn late_results_move_next_to_their_call() {
         ])
     );
 }
+
+/// OpenAI arguments that are empty or a JSON string survive: an empty one
+/// is no arguments, a JSON string goes back to OpenAI as written.
+#[test]
+fn empty_and_string_arguments() {
+    let list = json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "now", "arguments": ""}},
+            {"id": "call_2", "type": "function", "function": {"name": "say", "arguments": "\"just a string\""}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "noon"},
+        {"role": "tool", "tool_call_id": "call_2", "content": "said"}
+    ]);
+    let messages = read(list.clone());
+    let chat = migrate(&messages, Api::OpenAiChat);
+    assert_eq!(
+        chat.body["messages"][1]["tool_calls"][1],
+        list[1]["tool_calls"][1]
+    );
+    let anthropic = migrate(&messages, Api::Anthropic);
+    let calls = &anthropic.body["messages"][1]["content"];
+    assert_eq!(calls[0]["input"], json!({}));
+    assert_eq!(calls[1]["input"], json!({"input": "just a string"}));
+    assert_eq!(anthropic.report.count(Change::ArgumentsWrapped), 1);
+}

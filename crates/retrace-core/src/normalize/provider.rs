@@ -489,9 +489,12 @@ fn tool_call(
     extra: PartExtra,
 ) -> (Part, PartExtra) {
     let arguments = match arguments {
-        Some(Value::String(s)) => {
-            serde_json::from_str(s).unwrap_or_else(|_| Value::String(s.clone()))
-        }
+        // Parsed when it holds JSON other than a string: a JSON string
+        // stays as written, so it goes back to OpenAI the same.
+        Some(Value::String(s)) => match serde_json::from_str::<Value>(s) {
+            Ok(v) if !v.is_string() => v,
+            _ => Value::String(s.clone()),
+        },
         Some(v) => v.clone(),
         None => Value::Null,
     };
