@@ -25,7 +25,10 @@
 //! - tool arguments are re-serialized compactly (OpenAI's JSON strings);
 //! - Anthropic `system` blocks become one string; fields the model does not
 //!   keep (`cache_control`, `citations`, message `name`, Responses
-//!   `annotations` contents, `status` of call items) are not written back;
+//!   `annotations` contents, `status` of call items, an image's `detail`)
+//!   are not written back;
+//! - OpenAI Responses messages are written as `type: "message"` items, and
+//!   a request body's `instructions` as a system message first in `input`;
 //! - Google thought parts are dropped (the API takes no thoughts back);
 //! - an OpenAI Chat `refusal` is written back as the message's content.
 
