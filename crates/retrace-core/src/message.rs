@@ -189,6 +189,9 @@ pub struct PartExtra {
     /// An OpenAI Responses custom tool call: its input is free text, not
     /// JSON arguments, and its output item is a `custom_tool_call_output`.
     pub freeform: bool,
+    /// An image a tool returned, written after its result: it belongs to
+    /// that result, not beside it (as an image the user added would).
+    pub of_result: bool,
 }
 
 /// Where an image's bytes are.

@@ -195,16 +195,15 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
                     }
                 }
                 Part::Image { media_type, .. } => {
+                    let of_result = extra.of_result;
                     let image = Image {
                         media_type: media_type.clone(),
                         source: extra.image,
                     };
-                    // A tool message's images belong to the result before
-                    // them (that is how the normalizers split them out).
+                    // Images a tool returned go with its result; others (a
+                    // screenshot the user added) stay beside it.
                     match items.last_mut() {
-                        Some(Item::Result { images, .. }) if m.role == Role::Tool => {
-                            images.push(image)
-                        }
+                        Some(Item::Result { images, .. }) if of_result => images.push(image),
                         _ => items.push(Item::Image(image)),
                     }
                 }

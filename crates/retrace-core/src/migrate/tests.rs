@@ -655,3 +655,29 @@ fn empty_and_string_arguments() {
     assert_eq!(calls[1]["input"], json!({"input": "just a string"}));
     assert_eq!(anthropic.report.count(Change::ArgumentsWrapped), 1);
 }
+
+/// An image the user put after a tool result is the user's, not the
+/// tool's: it stays beside the result (and survives OpenAI Chat, whose tool
+/// messages take no images, as user content after them).
+#[test]
+fn a_user_image_after_a_result_stays_the_users() {
+    let list = json!([
+        {"role": "user", "content": "look"},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.png"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}}
+        ]}
+    ]);
+    let messages = read(list.clone());
+    let anthropic = migrate(&messages, Api::Anthropic);
+    assert_eq!(anthropic.body, json!({ "messages": list }));
+    let chat = migrate(&messages, Api::OpenAiChat);
+    assert_eq!(
+        chat.body["messages"][3],
+        json!({"role": "user", "content": [
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0K"}}
+        ]})
+    );
+    assert_eq!(chat.report.count(Change::ImageDropped), 0);
+}

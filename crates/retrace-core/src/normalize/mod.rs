@@ -113,7 +113,7 @@ fn text_of(value: &Value) -> String {
 
 /// A tool result's content parts split into its output text (text parts
 /// joined by newlines) and the parts that are not text (images), which
-/// follow the result.
+/// follow the result, marked as its own (`PartExtra::of_result`).
 fn tool_output(parts: Parts) -> (String, Parts) {
     let mut output = String::new();
     let mut rest = Vec::new();
@@ -125,7 +125,13 @@ fn tool_output(parts: Parts) -> (String, Parts) {
                 }
                 output.push_str(&text);
             }
-            other => rest.push((other, extra)),
+            other => rest.push((
+                other,
+                PartExtra {
+                    of_result: true,
+                    ..extra
+                },
+            )),
         }
     }
     (output, rest)
