@@ -46,6 +46,9 @@ pub(crate) enum Action {
     Timestamp,
     /// A small non-negative integer into `Entry::number`.
     Number,
+    /// A fingerprint of the value's bytes, kept beside the entry (see
+    /// `digest.rs`).
+    Digest,
     /// Claude Code `message.content`: searched for `tool_result` blocks
     /// when the role is `user` (older lines have no `toolUseResult`).
     ToolResultContent,

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::digest::{digest, Digests};
 use crate::entry::{Entry, FileId, Flags};
 use crate::fields::{Action, KeyTable};
 use crate::format::Format;
@@ -72,6 +73,8 @@ pub struct Reader {
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
+    /// Fingerprints of the values formats asked for (a Codex payload).
+    pub(crate) digests: Digests,
     /// Ids of the last entry, interned when the next one is read.
     pending: PendingIds,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -299,6 +302,7 @@ impl Reader {
         // that panics never gets here).
         unsafe { self.entries.set_len(len + n) };
         part.entries.clear();
+        self.digests.append(&mut part.digests, len);
         for mut d in part.diagnostics.drain(..) {
             d.file = file;
             d.line += line_base;
@@ -820,6 +824,7 @@ impl Reader {
                         e.number = u32::try_from(n).unwrap_or(u32::MAX);
                     }
                 }
+                Action::Digest => self.digests.push(this, digest(value)),
                 Action::ToolResultContent => content = Some(&fields[index]),
                 _ => {}
             }
@@ -922,6 +927,35 @@ mod tests {
         part.begin_part("x.jsonl", split as u64);
         part.push(&bytes[split..]);
         (first, part)
+    }
+
+    /// Codex payloads are fingerprinted beside the entries; a part's
+    /// fingerprints land on the entries they belong to.
+    #[test]
+    fn payload_digests_survive_a_split() {
+        let mut bytes = Vec::new();
+        for i in 0..40 {
+            bytes.extend_from_slice(
+                format!(
+                    "{{\"timestamp\":\"2026-03-01T09:00:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"agent_message\",\"message\":\"{}\"}}}}\n",
+                    "x".repeat(i * 13)
+                )
+                .as_bytes(),
+            );
+            // Lines without a payload have no fingerprint.
+            bytes.extend_from_slice(b"{\"type\":\"message\"}\n");
+        }
+        let mut whole = Reader::new();
+        whole.begin_file("x.jsonl");
+        whole.push(&bytes);
+        assert_eq!(whole.digests.get(79), 0);
+        let distinct: std::collections::HashSet<u32> =
+            (0..80).step_by(2).map(|e| whole.digests.get(e)).collect();
+        assert!(!distinct.contains(&0));
+        assert_eq!(distinct.len(), 40);
+        let (mut first, part) = two_parts(&bytes, line_start_after(&bytes, bytes.len() / 2));
+        first.append_part(part);
+        assert_eq!(first.digests, whole.digests);
     }
 
     fn same_index(a: &Session, b: &Session) {

@@ -198,6 +198,7 @@ impl Session {
             files,
             mut entries,
             interner,
+            digests,
             mut diagnostics,
             ..
         } = reader;
@@ -242,6 +243,7 @@ impl Session {
                 format: file_formats[i],
                 entries: &entries,
                 interner: &interner,
+                digests: &digests,
             })
             .collect();
 

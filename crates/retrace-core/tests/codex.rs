@@ -226,6 +226,76 @@ fn fork_and_subagent_link_to_their_parent() {
     assert_eq!(context[2].lines, [9]);
 }
 
+const CHAIN_A: &str =
+    "codex/fork-chain/rollout-2026-03-01T10-00-00-0199d100-0000-7000-8000-00000000000a.jsonl";
+const CHAIN_B: &str =
+    "codex/fork-chain/rollout-2026-03-01T11-00-00-0199d100-0000-7000-8000-00000000000b.jsonl";
+
+/// The typed prompts on the branch to `leaf`.
+fn prompts(s: &Session, leaf: EntryId, src: &mut [&[u8]]) -> Vec<String> {
+    s.context(leaf, src)
+        .unwrap()
+        .iter()
+        .filter(|m| m.role == Role::User && m.kind == MessageKind::Normal)
+        .map(|m| m.text())
+        .collect()
+}
+
+#[test]
+fn a_fork_from_an_earlier_turn_keeps_its_own_turn() {
+    // B copied A's first turn (with new timestamps) and went on with a turn
+    // whose lines have the same kinds and lengths as A's second turn.
+    let (s, files) = open_fixtures(&[CHAIN_A, CHAIN_B]);
+    let mut src = source(&files);
+    let tree = s.tree();
+    let fork_point = entry_at(&s, 0, 8);
+    assert_eq!(tree.parent(entry_at(&s, 1, 1)), Some(fork_point));
+    for line in 2..=9 {
+        assert!(!tree.contains(entry_at(&s, 1, line)), "line {line}");
+    }
+    for line in 10..=18 {
+        assert!(tree.contains(entry_at(&s, 1, line)), "line {line}");
+    }
+    assert_eq!(tree.parent(entry_at(&s, 1, 10)), Some(entry_at(&s, 1, 1)));
+    assert_eq!(
+        tree.real_branch_points()
+            .map(|b| b.entry)
+            .collect::<Vec<_>>(),
+        [fork_point]
+    );
+    assert_eq!(tree.tips(), [entry_at(&s, 0, 17), entry_at(&s, 1, 18)]);
+    let copied: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::CopiedHistory)
+        .map(|d| (d.file.0, d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        copied,
+        [(
+            1,
+            2,
+            "lines 2–9 copy the parent rollout (from its line 1); they are shown there"
+        )]
+    );
+
+    assert_eq!(
+        prompts(&s, entry_at(&s, 1, 18), &mut src),
+        ["list the files", "count the files"]
+    );
+    assert_eq!(
+        prompts(&s, entry_at(&s, 0, 17), &mut src),
+        ["list the files", "count the lines"]
+    );
+    // A's two requests and B's own one.
+    let check = s.check(&mut src[..]).unwrap();
+    let usage = check.models["gpt-5.2-codex"].usage;
+    assert_eq!(
+        (usage.input, usage.cache_read, usage.output),
+        (400, 200, 90)
+    );
+}
+
 #[test]
 fn fork_and_subagent_alone_are_whole_sessions() {
     let (s, files) = open_fixtures(&[FORK]);

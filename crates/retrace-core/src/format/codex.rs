@@ -8,7 +8,8 @@
 //! `thread_rolled_back {num_turns}` drops the last turns from the context,
 //! so those turns become an abandoned branch and what follows the rollback
 //! hangs where they began. A fork is a new file (`forked_from_id`) that
-//! starts with its own `session_meta` and then copies the parent's lines;
+//! starts with its own `session_meta` and then copies the parent's lines
+//! (the same payloads under new timestamps);
 //! read with the parent, the copy is left out of the tree and the fork hangs
 //! under the parent's line it was copied up to. A sub-agent's rollout names
 //! its `parent_thread_id`.
@@ -24,6 +25,8 @@ use crate::normalize;
 use crate::session::{Session, Subagent};
 
 const FIELDS: &[FieldSpec] = &[
+    // What a fork's copy of a line keeps (its timestamp is new).
+    FieldSpec::top(b"payload", Action::Digest),
     FieldSpec::nested(b"payload", b"type", sym(Slot::Subtype)),
     FieldSpec::nested(b"payload", b"role", sym(Slot::Role)),
     // The thread id of a `session_meta`.
@@ -249,13 +252,18 @@ impl Rules for Codex {
             let copy_start = fork.range().skip_while(|&e| e <= meta).find(|&e| {
                 fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner)
             });
-            let same = |a: &Entry, b: &Entry| {
-                a.kind == b.kind && a.subtype == b.subtype && a.role == b.role
+            // Codex writes the copy with new timestamps; the payloads are
+            // the parent's.
+            let same = |f: usize, p: usize| {
+                let digest = fork.digests.get(f);
+                digest != 0
+                    && digest == fork.digests.get(p)
+                    && fork.entries[f].kind == parent.entries[p].kind
             };
             let mut copied = 0usize;
             if let Some(start) = copy_start {
                 for (f, &p) in (start..fork.range().end).zip(&parent_nodes) {
-                    if fork.entries[f].is_broken() || !same(&fork.entries[f], &parent.entries[p]) {
+                    if fork.entries[f].is_broken() || !same(f, p) {
                         break;
                     }
                     copied += 1;
