@@ -230,6 +230,8 @@ const CHAIN_A: &str =
     "codex/fork-chain/rollout-2026-03-01T10-00-00-0199d100-0000-7000-8000-00000000000a.jsonl";
 const CHAIN_B: &str =
     "codex/fork-chain/rollout-2026-03-01T11-00-00-0199d100-0000-7000-8000-00000000000b.jsonl";
+const CHAIN_C: &str =
+    "codex/fork-chain/rollout-2026-03-01T12-00-00-0199d100-0000-7000-8000-00000000000c.jsonl";
 
 /// The typed prompts on the branch to `leaf`.
 fn prompts(s: &Session, leaf: EntryId, src: &mut [&[u8]]) -> Vec<String> {
@@ -294,6 +296,68 @@ fn a_fork_from_an_earlier_turn_keeps_its_own_turn() {
         (usage.input, usage.cache_read, usage.output),
         (400, 200, 90)
     );
+}
+
+#[test]
+fn a_fork_of_a_fork_shows_each_line_once_in_any_file_order() {
+    // C copied all of B, B's own copy of A's first turn included.
+    for order in [[CHAIN_A, CHAIN_B, CHAIN_C], [CHAIN_C, CHAIN_B, CHAIN_A]] {
+        let (s, files) = open_fixtures(&order);
+        let mut src = source(&files);
+        let file = |name: &str| order.iter().position(|&o| o == name).unwrap() as u16;
+        let (a, b, c) = (file(CHAIN_A), file(CHAIN_B), file(CHAIN_C));
+        let tree = s.tree();
+        assert_eq!(tree.parent(entry_at(&s, b, 1)), Some(entry_at(&s, a, 8)));
+        assert_eq!(tree.parent(entry_at(&s, c, 1)), Some(entry_at(&s, b, 18)));
+        for line in 2..=19 {
+            assert!(!tree.contains(entry_at(&s, c, line)), "line {line}");
+        }
+        assert_eq!(tree.parent(entry_at(&s, c, 20)), Some(entry_at(&s, c, 1)));
+        let leaf = entry_at(&s, c, 26);
+        assert_eq!(tree.tips(), {
+            let mut tips = [entry_at(&s, a, 17), leaf];
+            tips.sort();
+            tips
+        });
+        let mut copied: Vec<_> = s
+            .diagnostics()
+            .iter()
+            .filter(|d| d.kind == DiagnosticKind::CopiedHistory)
+            .map(|d| (d.file.0, d.message.as_str()))
+            .collect();
+        copied.sort();
+        let mut want = [
+            (
+                b,
+                "lines 2–9 copy the parent rollout (from its line 1); they are shown there",
+            ),
+            (
+                c,
+                "lines 2–19 copy the parent rollout (from its line 1); they are shown there",
+            ),
+        ];
+        want.sort();
+        assert_eq!(copied, want);
+
+        // A's first turn once, then B's turn, then C's.
+        assert_eq!(
+            prompts(&s, leaf, &mut src),
+            ["list the files", "count the files", "name the files"]
+        );
+        // Each response once: A's three (a call, then two answers), B's
+        // two, C's one; and each request's usage once.
+        let check = s.check(&mut src[..]).unwrap();
+        let model = &check.models["gpt-5.2-codex"];
+        assert_eq!(model.messages, 6);
+        assert_eq!(
+            (
+                model.usage.input,
+                model.usage.cache_read,
+                model.usage.output
+            ),
+            (600, 500, 120)
+        );
+    }
 }
 
 #[test]

@@ -228,62 +228,52 @@ impl Rules for Codex {
     /// Forks hang under the parent's line they copied up to; the copy is
     /// left out of the tree (it is the parent's history, already there).
     fn link_files(&self, files: &[&FileCx], links: &mut Links) {
-        // A file's own session_meta: its first.
-        let thread = |cx: &FileCx| -> Option<usize> {
-            cx.range()
-                .find(|&e| is_session_meta(&cx.entries[e], cx.interner))
-        };
-        for fork in files {
-            let Some(meta) = thread(fork) else {
-                continue;
-            };
-            let from = fork.entries[meta].reference;
-            if from.is_none() {
-                continue;
+        let forks: Vec<Fork> = files
+            .iter()
+            .filter_map(|fork| find_copy(fork, files))
+            .collect();
+        if forks.is_empty() {
+            return;
+        }
+        // Every file's context holds all the session's entries.
+        let entries = files[0].entries;
+        // The parent line each copied line stands for. A fork of a fork
+        // copies lines its parent copied in turn: they stand for the
+        // grandparent's line, whatever order the files came in.
+        let mut copy_of = vec![NONE; links.node.len()];
+        for fork in &forks {
+            for (f, &p) in fork.copy.clone().zip(&fork.originals) {
+                copy_of[f] = p;
             }
-            let Some(parent) = files
-                .iter()
-                .find(|p| thread(p).is_some_and(|m| p.entries[m].id == from))
-            else {
-                continue;
-            };
-            let parent_nodes: Vec<usize> = parent.range().filter(|&e| links.node[e]).collect();
-            // The copy starts at the parent's own session_meta line.
-            let copy_start = fork.range().skip_while(|&e| e <= meta).find(|&e| {
-                fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner)
-            });
-            // Codex writes the copy with new timestamps; the payloads are
-            // the parent's.
-            let same = |f: usize, p: usize| {
-                let digest = fork.digests.get(f);
-                digest != 0
-                    && digest == fork.digests.get(p)
-                    && fork.entries[f].kind == parent.entries[p].kind
-            };
-            let mut copied = 0usize;
-            if let Some(start) = copy_start {
-                for (f, &p) in (start..fork.range().end).zip(&parent_nodes) {
-                    if fork.entries[f].is_broken() || !same(f, p) {
-                        break;
-                    }
-                    copied += 1;
+        }
+        let original = |mut e: usize| {
+            // Bounded: a copy of a copy never goes round, unless files
+            // name each other as parents.
+            for _ in 0..=forks.len() {
+                match copy_of[e] {
+                    NONE => break,
+                    p => e = p as usize,
                 }
             }
+            e
+        };
+        for fork in &forks {
+            let copy = fork.copy.clone();
             // Without a copy, the fork continues from the parent's last line.
-            let fork_point = match copied {
-                0 => parent_nodes.last().copied(),
-                n => Some(parent_nodes[n - 1]),
+            let fork_point = if copy.is_empty() {
+                fork.parent_last
+            } else {
+                Some(copy.end - 1)
             };
-            let Some(fork_point) = fork_point else {
+            let Some(fork_point) = fork_point.map(original) else {
                 continue;
             };
-            if let Some(start) = copy_start.filter(|_| copied > 0) {
-                let copy = start..start + copied;
-                let before = links.parent[start];
+            if !copy.is_empty() {
+                let before = links.parent[copy.start];
                 for e in copy.clone() {
                     links.node[e] = false;
                 }
-                for e in copy.end..fork.range().end {
+                for e in copy.end..fork.end {
                     let p = links.parent[e] as usize;
                     if !links.node[e] || !copy.contains(&p) {
                         continue;
@@ -294,10 +284,10 @@ impl Rules for Codex {
                     links.parent[e] = if p + 1 == copy.end && e == copy.end {
                         before
                     } else {
-                        parent_nodes[p - start] as u32
+                        original(p) as u32
                     };
                 }
-                let first = &fork.entries[start];
+                let first = &entries[copy.start];
                 links.diagnostics.push(Diagnostic::at(
                     first,
                     Severity::Info,
@@ -305,13 +295,13 @@ impl Rules for Codex {
                     format!(
                         "lines {}–{} copy the parent rollout (from its line {}); they are shown there",
                         first.line,
-                        fork.entries[copy.end - 1].line,
-                        parent.entries[parent_nodes[0]].line
+                        entries[copy.end - 1].line,
+                        entries[fork.originals[0] as usize].line
                     ),
                 ));
             }
             // The fork's first line hangs under the fork point.
-            if let Some(root) = fork.range().find(|&e| links.node[e]) {
+            if let Some(root) = (fork.start..fork.end).find(|&e| links.node[e]) {
                 if links.parent[root] == NONE {
                     links.parent[root] = fork_point as u32;
                 }
@@ -405,6 +395,77 @@ impl Rules for Codex {
             kind => ITEM_TYPES.contains(&kind.as_bytes()),
         }
     }
+}
+
+/// A fork read with its parent: which of its lines copy the parent's.
+struct Fork {
+    /// The fork's entries.
+    start: usize,
+    end: usize,
+    /// The fork's lines that copy the parent (empty when none do).
+    copy: std::ops::Range<usize>,
+    /// The parent line each line of `copy` copies.
+    originals: Vec<u32>,
+    /// The parent's last line.
+    parent_last: Option<usize>,
+}
+
+/// A file's own `session_meta`: its first.
+fn thread(cx: &FileCx) -> Option<usize> {
+    cx.range()
+        .find(|&e| is_session_meta(&cx.entries[e], cx.interner))
+}
+
+/// The copy a fork (a file whose `session_meta` has `forked_from_id`)
+/// made of its parent, if the parent is among `files`. Codex writes the
+/// parent's lines again from its `session_meta` on, with new timestamps:
+/// the copy is the run of lines whose payloads are the parent's, line for
+/// line (every line of the parent, the ones it copied from its own parent
+/// too).
+fn find_copy(fork: &FileCx, files: &[&FileCx]) -> Option<Fork> {
+    let meta = thread(fork)?;
+    let from = fork.entries[meta].reference;
+    if from.is_none() {
+        return None;
+    }
+    let parent = files
+        .iter()
+        .find(|p| p.file != fork.file && thread(p).is_some_and(|m| p.entries[m].id == from))?;
+    let parent_meta = thread(parent)?;
+    let parent_lines: Vec<usize> = (parent_meta..parent.range().end)
+        .filter(|&e| !parent.entries[e].is_broken())
+        .collect();
+    // The copy starts at the parent's own session_meta line.
+    let copy_start = fork
+        .range()
+        .skip_while(|&e| e <= meta)
+        .find(|&e| fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner));
+    // Codex writes the copy with new timestamps; the payloads are the
+    // parent's.
+    let same = |f: usize, p: usize| {
+        let digest = fork.digests.get(f);
+        !fork.entries[f].is_broken()
+            && digest != 0
+            && digest == fork.digests.get(p)
+            && fork.entries[f].kind == parent.entries[p].kind
+    };
+    let mut originals = Vec::new();
+    if let Some(start) = copy_start {
+        for (f, &p) in (start..fork.range().end).zip(&parent_lines) {
+            if !same(f, p) {
+                break;
+            }
+            originals.push(p as u32);
+        }
+    }
+    let copy_start = copy_start.unwrap_or(fork.range().end);
+    Some(Fork {
+        start: fork.range().start,
+        end: fork.range().end,
+        copy: copy_start..copy_start + originals.len(),
+        originals,
+        parent_last: parent_lines.last().copied(),
+    })
 }
 
 /// A Codex line's type and payload: the envelope's, or (old layout) the
