@@ -361,6 +361,28 @@ fn a_fork_of_a_fork_shows_each_line_once_in_any_file_order() {
 }
 
 #[test]
+fn a_fork_from_the_parents_last_line_is_where_the_default_leaf_goes() {
+    // F copied all of P (lines 2–16), added a turn, rolled back two turns
+    // (its own and P's second) and added another.
+    let (s, files) = open_fixtures(&[
+        "codex/fork-end/rollout-2026-03-01T10-00-00-0199d200-0000-7000-8000-00000000000a.jsonl",
+        "codex/fork-end/rollout-2026-03-01T11-00-00-0199d200-0000-7000-8000-00000000000b.jsonl",
+    ]);
+    let mut src = source(&files);
+    let tree = s.tree();
+    assert_eq!(tree.parent(entry_at(&s, 1, 1)), Some(entry_at(&s, 0, 15)));
+    // The rollback goes to the end of P's first turn, through the copy.
+    assert_eq!(tree.parent(entry_at(&s, 1, 24)), Some(entry_at(&s, 0, 8)));
+    let leaf = entry_at(&s, 1, 31);
+    assert_eq!(tree.tips(), [entry_at(&s, 1, 23), leaf]);
+    assert_eq!(tree.default_leaf(), Some(leaf));
+    assert_eq!(
+        prompts(&s, leaf, &mut src),
+        ["write a test", "make it pass"]
+    );
+}
+
+#[test]
 fn fork_and_subagent_alone_are_whole_sessions() {
     let (s, files) = open_fixtures(&[FORK]);
     assert_eq!(s.tree().len(), 12);
