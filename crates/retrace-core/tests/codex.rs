@@ -7,7 +7,11 @@
 mod common;
 
 use common::*;
-use retrace_core::{DiagnosticKind, EntryId, Format, MessageKind, Part, Role, Session};
+use retrace_core::migrate::migrate;
+use retrace_core::{
+    Api, ContextOptions, DiagnosticKind, EntryId, Format, MessageKind, Part, PartExtra, Role,
+    Session,
+};
 
 const CORPUS_ROLLOUT: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";
 
@@ -427,6 +431,70 @@ fn bare_layout_before_the_envelope() {
         context[6].text(),
         "A Rust crate: Cargo.toml and src/ (no Cargo.lock yet)."
     );
+}
+
+#[test]
+fn reasoning_keeps_its_openai_item_for_the_responses_api() {
+    // Line 6: `{"type":"reasoning","id":"rs_6893",…,"encrypted_content":"gAAAAABok5"}`.
+    let (s, files) = open_fixtures(&["codex/bare-2025-08.jsonl"]);
+    let leaf = s.tree().default_leaf().unwrap();
+    let payloads = ContextOptions { payloads: true };
+    let context = s
+        .context_with(leaf, &mut source(&files)[..], payloads)
+        .unwrap();
+    let (m, i) = context
+        .iter()
+        .find_map(|m| {
+            let i = m
+                .content
+                .iter()
+                .position(|p| matches!(p, Part::Thinking { .. }))?;
+            Some((m, i))
+        })
+        .unwrap();
+    assert_eq!(m.lines[0], 6);
+    assert_eq!(
+        m.part_extra(i),
+        Some(&PartExtra {
+            api: Some(Api::OpenAiResponses),
+            item_id: Some("rs_6893".into()),
+            signature: Some("gAAAAABok5".into()),
+            ..PartExtra::default()
+        })
+    );
+    // Views do not carry the blob.
+    let context = s.context(leaf, &mut source(&files)[..]).unwrap();
+    let m = context
+        .iter()
+        .find(|m| m.lines.first() == Some(&6))
+        .unwrap();
+    assert_eq!(m.part_extra(i).unwrap().signature, None);
+
+    // Back to Responses: the same item, and nothing about thinking lost.
+    let context = s
+        .context_with(leaf, &mut source(&files)[..], payloads)
+        .unwrap();
+    let migration = migrate(&context, Api::OpenAiResponses);
+    let reasoning: Vec<_> = migration.body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["type"] == "reasoning")
+        .collect();
+    assert_eq!(
+        reasoning,
+        [&serde_json::json!({
+            "type": "reasoning",
+            "id": "rs_6893",
+            "summary": [{"type": "summary_text", "text": "**Listing the directory**"}],
+            "encrypted_content": "gAAAAABok5",
+        })]
+    );
+    assert!(migration
+        .report
+        .changes
+        .iter()
+        .all(|c| !c.code.contains("thinking")));
 }
 
 #[test]

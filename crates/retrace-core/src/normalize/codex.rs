@@ -13,10 +13,11 @@
 
 use serde_json::Value;
 
-use super::{base64_size, image, str_field, text_of};
+use super::{base64_size, image, str_field, text_of, ContextOptions};
+use crate::api::Api;
 use crate::format::codex::envelope;
 use crate::format::{Mode, Normalize, Origin};
-use crate::message::{Message, MessageKind, Part, Role, Usage};
+use crate::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
 /// Texts the harness puts into user-role messages.
@@ -142,8 +143,8 @@ impl Rollout {
         match kind {
             "message" => self.message(origin, item, time, out),
             "reasoning" => {
-                let part = reasoning(item);
-                self.response(origin, time, out).content.push(part);
+                let (part, extra) = reasoning(item, origin.options);
+                self.response(origin, time, out).push_with(part, extra);
             }
             "function_call" => {
                 let name = match (str_field(item, "namespace"), str_field(item, "name")) {
@@ -452,7 +453,10 @@ fn without_type(item: &Value) -> Value {
     v
 }
 
-fn reasoning(item: &Value) -> Part {
+/// A `reasoning` item: its text, and what OpenAI needs to take it back
+/// (the Responses item id and encrypted content, as a Responses item list
+/// read by `normalize/provider.rs` keeps them).
+fn reasoning(item: &Value, options: ContextOptions) -> (Part, PartExtra) {
     let texts = |key: &str| -> Vec<String> {
         item.get(key)
             .and_then(Value::as_array)
@@ -469,12 +473,19 @@ fn reasoning(item: &Value) -> Part {
     if text.is_empty() {
         text = texts("summary").join("\n\n");
     }
-    let encrypted = str_field(item, "encrypted_content").is_some_and(|c| !c.is_empty());
-    Part::Thinking {
-        redacted: text.is_empty() && encrypted,
+    let encrypted = str_field(item, "encrypted_content").filter(|c| !c.is_empty());
+    let extra = PartExtra {
+        api: Some(Api::OpenAiResponses),
+        item_id: str_field(item, "id").map(str::to_owned),
+        signature: encrypted.filter(|_| options.payloads).map(str::to_owned),
+        ..PartExtra::default()
+    };
+    let part = Part::Thinking {
+        redacted: text.is_empty() && encrypted.is_some(),
         text,
-        signature: encrypted,
-    }
+        signature: encrypted.is_some(),
+    };
+    (part, extra)
 }
 
 /// Message content: a string, or `input_text`/`output_text`/`input_image`
