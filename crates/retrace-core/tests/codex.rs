@@ -498,6 +498,45 @@ fn reasoning_keeps_its_openai_item_for_the_responses_api() {
 }
 
 #[test]
+fn a_rollback_drops_user_turns_of_any_version() {
+    // Two 0.58 turns (lines 2–10, 11–18: no task events), resumed by
+    // 0.142: a task turn (19–26), a rollback of two (27), a turn.
+    let (s, files) = open_fixtures(&["codex/rollback-resumed.jsonl"]);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let tree = s.tree();
+    assert_eq!(tree.parent(EntryId(26)), Some(EntryId(9)));
+    assert_eq!(tree.parent(EntryId(10)), Some(EntryId(9)));
+    let leaf = tree.default_leaf().unwrap();
+    assert_eq!(tree.tips(), [EntryId(25), leaf]);
+    assert_eq!(
+        prompts(&s, leaf, &mut source(&files)),
+        ["add a README", "add a contributing guide"]
+    );
+}
+
+#[test]
+fn a_rollback_after_a_compaction_drops_the_last_prompt_with_it() {
+    // Two turns (lines 2–9, 10–17), a `/compact` task without a prompt
+    // (18–21), a rollback of one (22): the compaction belongs to the
+    // second turn and goes with it.
+    let (s, files) = open_fixtures(&["codex/rollback-compact.jsonl"]);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let tree = s.tree();
+    assert_eq!(tree.parent(EntryId(21)), Some(EntryId(8)));
+    let leaf = tree.default_leaf().unwrap();
+    assert_eq!(tree.tips(), [EntryId(20), leaf]);
+    let mut src = source(&files);
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    assert!(context
+        .iter()
+        .all(|m| m.kind != MessageKind::CompactionSummary));
+    assert_eq!(
+        prompts(&s, leaf, &mut src),
+        ["add a README", "add a changelog"]
+    );
+}
+
+#[test]
 fn rollbacks_that_do_not_fit_are_reported() {
     let meta = r#"{"timestamp":"2026-03-01T09:00:00.000Z","type":"session_meta","payload":{"id":"t","timestamp":"2026-03-01T09:00:00.000Z","cwd":"/x","originator":"codex_cli_rs","cli_version":"0.142.0","source":"cli"}}"#;
     let turn = |n: u32| {

@@ -5,14 +5,14 @@
 //! `compacted`; before that a bare meta line `{"id","timestamp",…}` came
 //! first, then bare Responses-API items and `{"record_type":"state"}` lines.
 //! A rollout is linear: there are no parent ids. Branches come from events:
-//! `thread_rolled_back {num_turns}` drops the last turns from the context,
-//! so those turns become an abandoned branch and what follows the rollback
-//! hangs where they began. A fork is a new file (`forked_from_id`) that
-//! starts with its own `session_meta` and then copies the parent's lines
-//! (the same payloads under new timestamps);
-//! read with the parent, the copy is left out of the tree and the fork hangs
-//! under the parent's line it was copied up to. A sub-agent's rollout names
-//! its `parent_thread_id`.
+//! `thread_rolled_back {num_turns}` drops the last user turns from the
+//! context, so those turns become an abandoned branch and what follows the
+//! rollback hangs where they began. A fork is a new file (`forked_from_id`)
+//! that starts with its own `session_meta` and then copies the parent's
+//! lines (the same payloads under new timestamps); read with the parent,
+//! the copy is left out of the tree and the fork hangs under the parent's
+//! line it was copied up to. A sub-agent's rollout names its
+//! `parent_thread_id`.
 
 use serde_json::Value;
 
@@ -140,11 +140,23 @@ impl Rules for Codex {
     /// where the rolled-back turns began.
     fn link(&self, cx: &FileCx, links: &mut Links) {
         let interner = cx.interner;
-        let by_task = cx.own().iter().any(|e| is_event(e, interner, TURN_EVENTS));
-        let turn_event: &[&[u8]] = if by_task {
-            TURN_EVENTS
-        } else {
+        // A rollback drops the last user turns. Each begins at a prompt's
+        // `user_message` event, in every version (a 0.5x file resumed by a
+        // newer CLI has turns without task events), with the lines written
+        // just before it: its task's start, its settings, its input items.
+        // A task without a prompt (`/compact`) is part of the turn before
+        // it. A file that kept no `user_message` event counts its tasks.
+        let by_prompt = cx
+            .own()
+            .iter()
+            .any(|e| is_event(e, interner, &[b"user_message"]));
+        let turn_event: &[&[u8]] = if by_prompt {
             &[b"user_message"]
+        } else {
+            TURN_EVENTS
+        };
+        let is_preamble = |e: &Entry| {
+            is_turn_preamble(e, interner) || (by_prompt && is_event(e, interner, TURN_EVENTS))
         };
         // Compared as symbols: this runs on every line. A string that was
         // never interned is on no line.
@@ -214,8 +226,7 @@ impl Rules for Codex {
                 let mut start = e as u32;
                 let floor = turns.last().copied().unwrap_or(NONE);
                 let mut p = links.parent[e];
-                while p != NONE && p != floor && is_turn_preamble(&cx.entries[p as usize], interner)
-                {
+                while p != NONE && p != floor && is_preamble(&cx.entries[p as usize]) {
                     start = p;
                     p = links.parent[p as usize];
                 }
