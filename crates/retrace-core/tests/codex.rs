@@ -387,6 +387,39 @@ fn a_fork_from_the_parents_last_line_is_where_the_default_leaf_goes() {
 }
 
 #[test]
+fn each_subagent_is_linked_to_the_spawn_call_that_started_it() {
+    // Parallel spawn_agent calls (lines 6, 7) whose outputs (8, 9) came
+    // back in the other order; S1's first lines were written after the
+    // wait_agent call (11); S2 names its parent only in
+    // `source.subagent.thread_spawn`.
+    let (s, _) = open_fixtures(&[
+        "codex/subagents/rollout-2026-03-02T11-00-00-0199e200-0000-7000-8000-00000000000a.jsonl",
+        "codex/subagents/rollout-2026-03-02T11-01-00-0199e200-0000-7000-8000-0000000000b1.jsonl",
+        "codex/subagents/rollout-2026-03-02T11-01-01-0199e200-0000-7000-8000-0000000000b2.jsonl",
+    ]);
+    let agents: Vec<_> = s
+        .subagents()
+        .iter()
+        .map(|a| (a.file.0, a.agent_id.as_str(), a.spawned_by))
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            (
+                1,
+                "0199e200-0000-7000-8000-0000000000b1",
+                Some(entry_at(&s, 0, 6))
+            ),
+            (
+                2,
+                "0199e200-0000-7000-8000-0000000000b2",
+                Some(entry_at(&s, 0, 7))
+            ),
+        ]
+    );
+}
+
+#[test]
 fn fork_and_subagent_alone_are_whole_sessions() {
     let (s, files) = open_fixtures(&[FORK]);
     assert_eq!(s.tree().len(), 12);

@@ -33,6 +33,27 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::nested(b"payload", b"id", weak(Slot::Id)),
     FieldSpec::nested(b"payload", b"forked_from_id", sym(Slot::Reference)),
     FieldSpec::nested(b"payload", b"parent_thread_id", sym(Slot::Agent)),
+    // Some sub-agents name their parent only in
+    // `source.subagent.thread_spawn`.
+    FieldSpec::nested(
+        b"payload",
+        b"source",
+        Action::StringInObject {
+            key: br#""parent_thread_id""#,
+            slot: Slot::Agent,
+        },
+    ),
+    // A `spawn_agent` output names the sub-agent it started; the call id
+    // leads from it to its call.
+    FieldSpec::nested(
+        b"payload",
+        b"output",
+        Action::StringInJsonString {
+            key: br#"\"agent_id\""#,
+            slot: Slot::Agent,
+        },
+    ),
+    FieldSpec::nested(b"payload", b"call_id", sym(Slot::Reference)),
     FieldSpec::nested(b"payload", b"num_turns", Action::Number),
     // The pre-Sept-2025 layout: bare items and state lines.
     FieldSpec::top(b"role", weak(Slot::Role)),
@@ -339,9 +360,7 @@ impl Rules for Codex {
             if meta.agent.is_none() {
                 continue;
             }
-            // The parent's rollout, if it was read too; the call that
-            // spawned the sub-agent is its last tool call before the
-            // sub-agent's first line.
+            // The parent's rollout, if it was read too.
             let parent_file = s.files().iter().enumerate().find(|(g, p)| {
                 *g != f
                     && s.entries()[p.first_entry as usize..p.end_entry as usize]
@@ -349,14 +368,37 @@ impl Rules for Codex {
                         .find(|e| is_session_meta(e, interner))
                         .is_some_and(|m| m.id == meta.agent)
             });
+            let is_item = |e: EntryId, item: &[u8]| {
+                let (kind, subtype) = line_kind(s.entry(e), interner);
+                kind == b"response_item" && subtype == item
+            };
             let spawned_by = parent_file.and_then(|(_, p)| {
-                let start = meta.timestamp()?;
-                (p.first_entry..p.end_entry).rev().map(EntryId).find(|&e| {
-                    let entry = s.entry(e);
-                    let (kind, subtype) = line_kind(entry, interner);
-                    kind == b"response_item"
-                        && subtype == b"function_call"
-                        && entry.timestamp().is_some_and(|t| t <= start)
+                let lines = (p.first_entry..p.end_entry).map(EntryId);
+                // The `spawn_agent` output that names the sub-agent, and
+                // the call it answers (by call id): parallel spawns finish
+                // in any order.
+                let output = lines
+                    .clone()
+                    .find(|&e| s.entry(e).agent == meta.id && is_item(e, b"function_call_output"));
+                if let Some(output) = output {
+                    let call_id = s.entry(output).reference;
+                    let call = (p.first_entry..output.0).rev().map(EntryId).find(|&e| {
+                        !call_id.is_none()
+                            && s.entry(e).reference == call_id
+                            && is_item(e, b"function_call")
+                    });
+                    return Some(call.unwrap_or(output));
+                }
+                // Outputs that name no agent: the parent's last call before
+                // the sub-agent's earliest line (its session_meta can be
+                // written minutes late).
+                let start = own
+                    .clone()
+                    .filter_map(|e| s.entries()[e].timestamp())
+                    .min()?;
+                lines.rev().find(|&e| {
+                    is_item(e, b"function_call")
+                        && s.entry(e).timestamp().is_some_and(|t| t <= start)
                 })
             });
             out.push(Subagent {
