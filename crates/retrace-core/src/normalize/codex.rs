@@ -526,7 +526,7 @@ fn data_url_image(url: Option<&str>) -> Part {
 /// A tool output: text, whether it failed, and images. Old shell output is
 /// a JSON string `{"output","metadata":{"exit_code"}}`; newer output is
 /// plain text with a `Process exited with code N` line; either may be a
-/// list of content items.
+/// list of content items. A tool search returns `tools` instead.
 fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
     match item.get("output") {
         Some(Value::String(s)) => {
@@ -568,7 +568,13 @@ fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
             (text, failed, Vec::new())
         }
         Some(other) => (text_of(other), false, Vec::new()),
-        None => (String::new(), false, Vec::new()),
+        // A `tool_search_output` has no output: what it found is its
+        // `tools`, kept as JSON text.
+        None => (
+            item.get("tools").map(text_of).unwrap_or_default(),
+            false,
+            Vec::new(),
+        ),
     }
 }
 
@@ -683,6 +689,34 @@ mod tests {
         // A web search is its own call and result.
         assert_eq!(out[3].tool_calls().count(), 1);
         assert_eq!(out[3].tool_results().count(), 1);
+    }
+
+    #[test]
+    fn a_tool_search_result_is_the_tools_it_found() {
+        // `tool_search_output` is `{call_id, status, execution, tools}`.
+        let tools = r#"[{"type":"function","name":"calendar.create_event","description":"Create an event","parameters":{"type":"object","properties":{"title":{"type":"string"}}}}]"#;
+        let output = format!(
+            r#"{{"timestamp":"2026-03-01T10:00:02.000Z","type":"response_item","payload":{{"type":"tool_search_output","call_id":"ts1","status":"completed","execution":"client","tools":{tools}}}}}"#
+        );
+        let out = run(
+            &[
+                r#"{"timestamp":"2026-03-01T10:00:01.000Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts1","status":"completed","execution":"client","arguments":{"query":"calendar"}}}"#,
+                &output,
+            ],
+            Mode::Context,
+        );
+        assert_eq!(
+            out[0].tool_calls().collect::<Vec<_>>(),
+            [("ts1", "tool_search")]
+        );
+        assert_eq!(out[1].tool_results().collect::<Vec<_>>(), [("ts1", false)]);
+        let Part::ToolResult { output, .. } = &out[1].content[0] else {
+            panic!("{:?}", out[1].content)
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(output).unwrap(),
+            serde_json::from_str::<Value>(tools).unwrap()
+        );
     }
 
     #[test]
