@@ -47,6 +47,18 @@ pub(crate) enum Action {
     Timestamp,
     /// A small non-negative integer into `Entry::number`.
     Number,
+    /// A fingerprint of the value's bytes, kept beside the entry (see
+    /// `digest.rs`).
+    Digest,
+    /// Interns into `slot`, unless it is set, the string that `key` (with
+    /// its quotes) holds anywhere in an object value: for small objects
+    /// (Codex `session_meta.source`), which are searched whole.
+    StringInObject { key: &'static [u8], slot: Slot },
+    /// Interns into `slot`, unless it is set, the string that `key` (with
+    /// its escaped quotes) holds in a string value that is a JSON object
+    /// starting with that key (a Codex `spawn_agent` output,
+    /// `{"agent_id":…}`). Only the start is read: tool outputs are long.
+    StringInJsonString { key: &'static [u8], slot: Slot },
     /// Claude Code `message.content`: searched for `tool_result` blocks
     /// when the role is `user` (older lines have no `toolUseResult`).
     ToolResultContent,

@@ -21,6 +21,7 @@
 mod api;
 mod context;
 mod diag;
+mod digest;
 mod document;
 mod entry;
 mod fields;

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use memchr::{memchr, memchr_iter, memmem};
 
 use crate::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::digest::{digest, Digests};
 use crate::entry::{Entry, FileId, Flags};
 use crate::fields::{Action, KeyTable};
 use crate::format::Format;
@@ -72,6 +73,8 @@ pub struct Reader {
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
+    /// Fingerprints of the values formats asked for (a Codex payload).
+    pub(crate) digests: Digests,
     /// Ids of the last entry, interned when the next one is read.
     pending: PendingIds,
     pub(crate) diagnostics: Vec<Diagnostic>,
@@ -299,6 +302,7 @@ impl Reader {
         // that panics never gets here).
         unsafe { self.entries.set_len(len + n) };
         part.entries.clear();
+        self.digests.append(&mut part.digests, len);
         for mut d in part.diagnostics.drain(..) {
             d.file = file;
             d.line += line_base;
@@ -820,6 +824,26 @@ impl Reader {
                         e.number = u32::try_from(n).unwrap_or(u32::MAX);
                     }
                 }
+                Action::Digest => self.digests.push(this, digest(value)),
+                Action::StringInObject { key, slot } if f.kind == ValueKind::Object => {
+                    let found = memmem::find(value, key)
+                        .and_then(|at| string_after_key(&value[at + key.len()..], b"\""));
+                    let target = Target::Slot(slot);
+                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
+                        *target.of(&mut e) = pending.intern(interner, found, this, target);
+                    }
+                }
+                Action::StringInJsonString { key, slot } if string => {
+                    let found = value
+                        .strip_prefix(b"{")
+                        .map(|v| v.trim_ascii_start())
+                        .and_then(|v| v.strip_prefix(key))
+                        .and_then(|v| string_after_key(v, b"\\\""));
+                    let target = Target::Slot(slot);
+                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
+                        *target.of(&mut e) = pending.intern(interner, found, this, target);
+                    }
+                }
                 Action::ToolResultContent => content = Some(&fields[index]),
                 _ => {}
             }
@@ -884,6 +908,16 @@ fn parse_int(s: &[u8]) -> Option<i64> {
     std::str::from_utf8(s).ok()?.trim().parse().ok()
 }
 
+/// The string after a key in JSON text (`rest` starts right after the
+/// key): a colon, then a string opened and closed by `quote` (`"`, or `\"`
+/// inside a JSON string). Only a string without escapes, as ids are.
+fn string_after_key<'a>(rest: &'a [u8], quote: &[u8]) -> Option<&'a [u8]> {
+    let rest = rest.trim_ascii_start().strip_prefix(b":")?;
+    let rest = rest.trim_ascii_start().strip_prefix(quote)?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    rest[end..].starts_with(quote).then(|| &rest[..end])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -934,6 +968,57 @@ mod tests {
         part.begin_part("x.jsonl", split as u64);
         part.push(&bytes[split..]);
         (first, part)
+    }
+
+    /// Codex payloads are fingerprinted beside the entries; a part's
+    /// fingerprints land on the entries they belong to.
+    #[test]
+    fn payload_digests_survive_a_split() {
+        let mut bytes = Vec::new();
+        for i in 0..40 {
+            bytes.extend_from_slice(
+                format!(
+                    "{{\"timestamp\":\"2026-03-01T09:00:00.000Z\",\"type\":\"event_msg\",\"payload\":{{\"type\":\"agent_message\",\"message\":\"{}\"}}}}\n",
+                    "x".repeat(i * 13)
+                )
+                .as_bytes(),
+            );
+            // Lines without a payload have no fingerprint.
+            bytes.extend_from_slice(b"{\"type\":\"message\"}\n");
+        }
+        let mut whole = Reader::new();
+        whole.begin_file("x.jsonl");
+        whole.push(&bytes);
+        assert_eq!(whole.digests.get(79), 0);
+        let distinct: std::collections::HashSet<u32> =
+            (0..80).step_by(2).map(|e| whole.digests.get(e)).collect();
+        assert!(!distinct.contains(&0));
+        assert_eq!(distinct.len(), 40);
+        let (mut first, part) = two_parts(&bytes, line_start_after(&bytes, bytes.len() / 2));
+        first.append_part(part);
+        assert_eq!(first.digests, whole.digests);
+    }
+
+    /// Ids Codex writes inside values: a sub-agent's parent in its
+    /// `source` object, a spawned agent's id in a tool output that is a
+    /// JSON string (with or without blanks), never an id with escapes or
+    /// one further into a long output.
+    #[test]
+    fn ids_inside_codex_values() {
+        let lines = [
+            r#"{"type":"session_meta","payload":{"id":"s","source":{"subagent":{"thread_spawn":{"parent_thread_id":"p1","depth":1}}}}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"agent_id\":\"a1\",\"nickname\":\"N\"}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c2","output":"{ \"agent_id\" : \"a2\" }"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c3","output":"{\"agent_id\":\"a\\u0033\"}"}}"#,
+            r#"{"type":"response_item","payload":{"type":"function_call_output","call_id":"c4","output":"{\"status\":{},\"agent_id\":\"a4\"}"}}"#,
+            r#"{"type":"session_meta","payload":{"id":"t","source":{"parent_thread_id":"p2"},"parent_thread_id":"p3"}}"#,
+        ];
+        let s = Session::from_bytes("x.jsonl", lines.join("\n").as_bytes());
+        let slot = |e: usize, of: fn(&Entry) -> Sym| s.interner.get(of(&s.entries()[e])).to_vec();
+        let agents: Vec<Vec<u8>> = (0..6).map(|e| slot(e, |x| x.agent)).collect();
+        let want: [&[u8]; 6] = [b"p1", b"a1", b"a2", b"", b"", b"p3"];
+        assert_eq!(agents, want);
+        assert_eq!(slot(1, |x| x.reference), b"c1");
     }
 
     fn same_index(a: &Session, b: &Session) {

@@ -52,7 +52,8 @@ pub struct Subagent {
     /// The agent id (`agentId`).
     pub agent_id: String,
     /// The tool-result entry in the parent conversation that reports its
-    /// outcome, where found.
+    /// outcome (for Codex, the `spawn_agent` call that started it), where
+    /// found.
     pub spawned_by: Option<EntryId>,
 }
 
@@ -198,6 +199,7 @@ impl Session {
             files,
             mut entries,
             interner,
+            digests,
             mut diagnostics,
             ..
         } = reader;
@@ -249,6 +251,7 @@ impl Session {
                 format: file_formats[i],
                 entries: &entries,
                 interner: &interner,
+                digests: &digests,
             })
             .collect();
 
@@ -482,7 +485,10 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
 /// that hold only a `summary` line), where a main conversation's sidechain
 /// lines do not count unless the file is all sidechain (a subagent file
 /// opened on its own), or what a leaf marker names; for a stream split over
-/// files, followed on to its last part.
+/// files, followed on to its last part. When a later file goes on from that
+/// node (a Codex fork of the whole rollout), the last node of that file:
+/// where the conversation now stands, even if it rolled back to before the
+/// node. With several such files, the one read last.
 fn default_leaf(
     entries: &[Entry],
     file_formats: &[Format],
@@ -492,19 +498,25 @@ fn default_leaf(
     by_id: &IdIndex,
 ) -> Option<EntryId> {
     let n = entries.len();
+    let last_of_file = |file: FileId| {
+        let in_file = |e: usize| node[e] && entries[e].file == file;
+        (0..n)
+            .rev()
+            .find(|&e| in_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
+            .or_else(|| (0..n).rev().find(|&e| in_file(e)))
+    };
     let main = entries[(0..n).find(|&e| node[e])?].file;
-    let in_first_file = |e: usize| node[e] && entries[e].file == main;
-    let last = (0..n)
-        .rev()
-        .find(|&e| in_first_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
-        .or_else(|| (0..n).rev().find(|&e| in_first_file(e)))?;
+    let last = last_of_file(main)?;
     let rules = file_formats[entries[last].file.0 as usize].rules();
     let mut leaf = match by_id.get(&rules.leaf_target(&entries[last], interner)) {
         Some(&t) => EntryId(t),
         None => EntryId(last as u32),
     };
-    let has_child = |p: EntryId| (0..n).any(|c| node[c] && parent[c] == p.0);
-    if rules.follows_into_later_files() && has_child(leaf) {
+    let last_child = |p: EntryId| (0..n).rev().find(|&c| node[c] && parent[c] == p.0);
+    if last_child(leaf).is_none() {
+        return Some(leaf);
+    }
+    if rules.follows_into_later_files() {
         let mut last_child = vec![NONE; n];
         for (c, &p) in parent.iter().enumerate() {
             if node[c] && p != NONE {
@@ -514,6 +526,18 @@ fn default_leaf(
         while last_child[leaf.index()] != NONE {
             leaf = EntryId(last_child[leaf.index()]);
         }
+        return Some(leaf);
+    }
+    // Each step moves to a later file's last node; a chain of files that
+    // goes round stops.
+    for _ in 0..file_formats.len() {
+        let Some(end) = last_child(leaf).and_then(|c| last_of_file(entries[c].file)) else {
+            break;
+        };
+        if end == leaf.index() {
+            break;
+        }
+        leaf = EntryId(end as u32);
     }
     Some(leaf)
 }

@@ -7,7 +7,11 @@
 mod common;
 
 use common::*;
-use retrace_core::{DiagnosticKind, EntryId, Format, MessageKind, Part, Role, Session};
+use retrace_core::migrate::migrate;
+use retrace_core::{
+    Api, ContextOptions, DiagnosticKind, EntryId, Format, MessageKind, Part, PartExtra, Role,
+    Session,
+};
 
 const CORPUS_ROLLOUT: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";
 
@@ -226,6 +230,195 @@ fn fork_and_subagent_link_to_their_parent() {
     assert_eq!(context[2].lines, [9]);
 }
 
+const CHAIN_A: &str =
+    "codex/fork-chain/rollout-2026-03-01T10-00-00-0199d100-0000-7000-8000-00000000000a.jsonl";
+const CHAIN_B: &str =
+    "codex/fork-chain/rollout-2026-03-01T11-00-00-0199d100-0000-7000-8000-00000000000b.jsonl";
+const CHAIN_C: &str =
+    "codex/fork-chain/rollout-2026-03-01T12-00-00-0199d100-0000-7000-8000-00000000000c.jsonl";
+
+/// The typed prompts on the branch to `leaf`.
+fn prompts(s: &Session, leaf: EntryId, src: &mut [&[u8]]) -> Vec<String> {
+    s.context(leaf, src)
+        .unwrap()
+        .iter()
+        .filter(|m| m.role == Role::User && m.kind == MessageKind::Normal)
+        .map(|m| m.text())
+        .collect()
+}
+
+#[test]
+fn a_fork_from_an_earlier_turn_keeps_its_own_turn() {
+    // B copied A's first turn (with new timestamps) and went on with a turn
+    // whose lines have the same kinds and lengths as A's second turn.
+    let (s, files) = open_fixtures(&[CHAIN_A, CHAIN_B]);
+    let mut src = source(&files);
+    let tree = s.tree();
+    let fork_point = entry_at(&s, 0, 8);
+    assert_eq!(tree.parent(entry_at(&s, 1, 1)), Some(fork_point));
+    for line in 2..=9 {
+        assert!(!tree.contains(entry_at(&s, 1, line)), "line {line}");
+    }
+    for line in 10..=18 {
+        assert!(tree.contains(entry_at(&s, 1, line)), "line {line}");
+    }
+    assert_eq!(tree.parent(entry_at(&s, 1, 10)), Some(entry_at(&s, 1, 1)));
+    assert_eq!(
+        tree.real_branch_points()
+            .map(|b| b.entry)
+            .collect::<Vec<_>>(),
+        [fork_point]
+    );
+    assert_eq!(tree.tips(), [entry_at(&s, 0, 17), entry_at(&s, 1, 18)]);
+    let copied: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::CopiedHistory)
+        .map(|d| (d.file.0, d.line, d.message.as_str()))
+        .collect();
+    assert_eq!(
+        copied,
+        [(
+            1,
+            2,
+            "lines 2–9 copy the parent rollout (from its line 1); they are shown there"
+        )]
+    );
+
+    assert_eq!(
+        prompts(&s, entry_at(&s, 1, 18), &mut src),
+        ["list the files", "count the files"]
+    );
+    assert_eq!(
+        prompts(&s, entry_at(&s, 0, 17), &mut src),
+        ["list the files", "count the lines"]
+    );
+    // A's two requests and B's own one.
+    let check = s.check(&mut src[..]).unwrap();
+    let usage = check.models["gpt-5.2-codex"].usage;
+    assert_eq!(
+        (usage.input, usage.cache_read, usage.output),
+        (400, 200, 90)
+    );
+}
+
+#[test]
+fn a_fork_of_a_fork_shows_each_line_once_in_any_file_order() {
+    // C copied all of B, B's own copy of A's first turn included.
+    for order in [[CHAIN_A, CHAIN_B, CHAIN_C], [CHAIN_C, CHAIN_B, CHAIN_A]] {
+        let (s, files) = open_fixtures(&order);
+        let mut src = source(&files);
+        let file = |name: &str| order.iter().position(|&o| o == name).unwrap() as u16;
+        let (a, b, c) = (file(CHAIN_A), file(CHAIN_B), file(CHAIN_C));
+        let tree = s.tree();
+        assert_eq!(tree.parent(entry_at(&s, b, 1)), Some(entry_at(&s, a, 8)));
+        assert_eq!(tree.parent(entry_at(&s, c, 1)), Some(entry_at(&s, b, 18)));
+        for line in 2..=19 {
+            assert!(!tree.contains(entry_at(&s, c, line)), "line {line}");
+        }
+        assert_eq!(tree.parent(entry_at(&s, c, 20)), Some(entry_at(&s, c, 1)));
+        let leaf = entry_at(&s, c, 26);
+        assert_eq!(tree.tips(), {
+            let mut tips = [entry_at(&s, a, 17), leaf];
+            tips.sort();
+            tips
+        });
+        let mut copied: Vec<_> = s
+            .diagnostics()
+            .iter()
+            .filter(|d| d.kind == DiagnosticKind::CopiedHistory)
+            .map(|d| (d.file.0, d.message.as_str()))
+            .collect();
+        copied.sort();
+        let mut want = [
+            (
+                b,
+                "lines 2–9 copy the parent rollout (from its line 1); they are shown there",
+            ),
+            (
+                c,
+                "lines 2–19 copy the parent rollout (from its line 1); they are shown there",
+            ),
+        ];
+        want.sort();
+        assert_eq!(copied, want);
+
+        // A's first turn once, then B's turn, then C's.
+        assert_eq!(
+            prompts(&s, leaf, &mut src),
+            ["list the files", "count the files", "name the files"]
+        );
+        // Each response once: A's three (a call, then two answers), B's
+        // two, C's one; and each request's usage once.
+        let check = s.check(&mut src[..]).unwrap();
+        let model = &check.models["gpt-5.2-codex"];
+        assert_eq!(model.messages, 6);
+        assert_eq!(
+            (
+                model.usage.input,
+                model.usage.cache_read,
+                model.usage.output
+            ),
+            (600, 500, 120)
+        );
+    }
+}
+
+#[test]
+fn a_fork_from_the_parents_last_line_is_where_the_default_leaf_goes() {
+    // F copied all of P (lines 2–16), added a turn, rolled back two turns
+    // (its own and P's second) and added another.
+    let (s, files) = open_fixtures(&[
+        "codex/fork-end/rollout-2026-03-01T10-00-00-0199d200-0000-7000-8000-00000000000a.jsonl",
+        "codex/fork-end/rollout-2026-03-01T11-00-00-0199d200-0000-7000-8000-00000000000b.jsonl",
+    ]);
+    let mut src = source(&files);
+    let tree = s.tree();
+    assert_eq!(tree.parent(entry_at(&s, 1, 1)), Some(entry_at(&s, 0, 15)));
+    // The rollback goes to the end of P's first turn, through the copy.
+    assert_eq!(tree.parent(entry_at(&s, 1, 24)), Some(entry_at(&s, 0, 8)));
+    let leaf = entry_at(&s, 1, 31);
+    assert_eq!(tree.tips(), [entry_at(&s, 1, 23), leaf]);
+    assert_eq!(tree.default_leaf(), Some(leaf));
+    assert_eq!(
+        prompts(&s, leaf, &mut src),
+        ["write a test", "make it pass"]
+    );
+}
+
+#[test]
+fn each_subagent_is_linked_to_the_spawn_call_that_started_it() {
+    // Parallel spawn_agent calls (lines 6, 7) whose outputs (8, 9) came
+    // back in the other order; S1's first lines were written after the
+    // wait_agent call (11); S2 names its parent only in
+    // `source.subagent.thread_spawn`.
+    let (s, _) = open_fixtures(&[
+        "codex/subagents/rollout-2026-03-02T11-00-00-0199e200-0000-7000-8000-00000000000a.jsonl",
+        "codex/subagents/rollout-2026-03-02T11-01-00-0199e200-0000-7000-8000-0000000000b1.jsonl",
+        "codex/subagents/rollout-2026-03-02T11-01-01-0199e200-0000-7000-8000-0000000000b2.jsonl",
+    ]);
+    let agents: Vec<_> = s
+        .subagents()
+        .iter()
+        .map(|a| (a.file.0, a.agent_id.as_str(), a.spawned_by))
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            (
+                1,
+                "0199e200-0000-7000-8000-0000000000b1",
+                Some(entry_at(&s, 0, 6))
+            ),
+            (
+                2,
+                "0199e200-0000-7000-8000-0000000000b2",
+                Some(entry_at(&s, 0, 7))
+            ),
+        ]
+    );
+}
+
 #[test]
 fn fork_and_subagent_alone_are_whole_sessions() {
     let (s, files) = open_fixtures(&[FORK]);
@@ -270,6 +463,109 @@ fn bare_layout_before_the_envelope() {
     assert_eq!(
         context[6].text(),
         "A Rust crate: Cargo.toml and src/ (no Cargo.lock yet)."
+    );
+}
+
+#[test]
+fn reasoning_keeps_its_openai_item_for_the_responses_api() {
+    // Line 6: `{"type":"reasoning","id":"rs_6893",…,"encrypted_content":"gAAAAABok5"}`.
+    let (s, files) = open_fixtures(&["codex/bare-2025-08.jsonl"]);
+    let leaf = s.tree().default_leaf().unwrap();
+    let payloads = ContextOptions { payloads: true };
+    let context = s
+        .context_with(leaf, &mut source(&files)[..], payloads)
+        .unwrap();
+    let (m, i) = context
+        .iter()
+        .find_map(|m| {
+            let i = m
+                .content
+                .iter()
+                .position(|p| matches!(p, Part::Thinking { .. }))?;
+            Some((m, i))
+        })
+        .unwrap();
+    assert_eq!(m.lines[0], 6);
+    assert_eq!(
+        m.part_extra(i),
+        Some(&PartExtra {
+            api: Some(Api::OpenAiResponses),
+            item_id: Some("rs_6893".into()),
+            signature: Some("gAAAAABok5".into()),
+            ..PartExtra::default()
+        })
+    );
+    // Views do not carry the blob.
+    let context = s.context(leaf, &mut source(&files)[..]).unwrap();
+    let m = context
+        .iter()
+        .find(|m| m.lines.first() == Some(&6))
+        .unwrap();
+    assert_eq!(m.part_extra(i).unwrap().signature, None);
+
+    // Back to Responses: the same item, and nothing about thinking lost.
+    let context = s
+        .context_with(leaf, &mut source(&files)[..], payloads)
+        .unwrap();
+    let migration = migrate(&context, Api::OpenAiResponses);
+    let reasoning: Vec<_> = migration.body["input"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|item| item["type"] == "reasoning")
+        .collect();
+    assert_eq!(
+        reasoning,
+        [&serde_json::json!({
+            "type": "reasoning",
+            "id": "rs_6893",
+            "summary": [{"type": "summary_text", "text": "**Listing the directory**"}],
+            "encrypted_content": "gAAAAABok5",
+        })]
+    );
+    assert!(migration
+        .report
+        .changes
+        .iter()
+        .all(|c| !c.code.contains("thinking")));
+}
+
+#[test]
+fn a_rollback_drops_user_turns_of_any_version() {
+    // Two 0.58 turns (lines 2–10, 11–18: no task events), resumed by
+    // 0.142: a task turn (19–26), a rollback of two (27), a turn.
+    let (s, files) = open_fixtures(&["codex/rollback-resumed.jsonl"]);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let tree = s.tree();
+    assert_eq!(tree.parent(EntryId(26)), Some(EntryId(9)));
+    assert_eq!(tree.parent(EntryId(10)), Some(EntryId(9)));
+    let leaf = tree.default_leaf().unwrap();
+    assert_eq!(tree.tips(), [EntryId(25), leaf]);
+    assert_eq!(
+        prompts(&s, leaf, &mut source(&files)),
+        ["add a README", "add a contributing guide"]
+    );
+}
+
+#[test]
+fn a_rollback_after_a_compaction_drops_the_last_prompt_with_it() {
+    // Two turns (lines 2–9, 10–17), a `/compact` task without a prompt
+    // (18–21), a rollback of one (22): the compaction belongs to the
+    // second turn and goes with it.
+    let (s, files) = open_fixtures(&["codex/rollback-compact.jsonl"]);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let tree = s.tree();
+    assert_eq!(tree.parent(EntryId(21)), Some(EntryId(8)));
+    let leaf = tree.default_leaf().unwrap();
+    assert_eq!(tree.tips(), [EntryId(20), leaf]);
+    let mut src = source(&files);
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    assert!(context
+        .iter()
+        .all(|m| m.kind != MessageKind::CompactionSummary));
+    assert_eq!(
+        prompts(&s, leaf, &mut src),
+        ["add a README", "add a changelog"]
     );
 }
 

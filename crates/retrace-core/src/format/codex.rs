@@ -5,13 +5,14 @@
 //! `compacted`; before that a bare meta line `{"id","timestamp",…}` came
 //! first, then bare Responses-API items and `{"record_type":"state"}` lines.
 //! A rollout is linear: there are no parent ids. Branches come from events:
-//! `thread_rolled_back {num_turns}` drops the last turns from the context,
-//! so those turns become an abandoned branch and what follows the rollback
-//! hangs where they began. A fork is a new file (`forked_from_id`) that
-//! starts with its own `session_meta` and then copies the parent's lines;
-//! read with the parent, the copy is left out of the tree and the fork hangs
-//! under the parent's line it was copied up to. A sub-agent's rollout names
-//! its `parent_thread_id`.
+//! `thread_rolled_back {num_turns}` drops the last user turns from the
+//! context, so those turns become an abandoned branch and what follows the
+//! rollback hangs where they began. A fork is a new file (`forked_from_id`)
+//! that starts with its own `session_meta` and then copies the parent's
+//! lines (the same payloads under new timestamps); read with the parent,
+//! the copy is left out of the tree and the fork hangs under the parent's
+//! line it was copied up to. A sub-agent's rollout names its
+//! `parent_thread_id`.
 
 use serde_json::Value;
 
@@ -24,12 +25,35 @@ use crate::normalize;
 use crate::session::{Session, Subagent};
 
 const FIELDS: &[FieldSpec] = &[
+    // What a fork's copy of a line keeps (its timestamp is new).
+    FieldSpec::top(b"payload", Action::Digest),
     FieldSpec::nested(b"payload", b"type", sym(Slot::Subtype)),
     FieldSpec::nested(b"payload", b"role", sym(Slot::Role)),
     // The thread id of a `session_meta`.
     FieldSpec::nested(b"payload", b"id", weak(Slot::Id)),
     FieldSpec::nested(b"payload", b"forked_from_id", sym(Slot::Reference)),
     FieldSpec::nested(b"payload", b"parent_thread_id", sym(Slot::Agent)),
+    // Some sub-agents name their parent only in
+    // `source.subagent.thread_spawn`.
+    FieldSpec::nested(
+        b"payload",
+        b"source",
+        Action::StringInObject {
+            key: br#""parent_thread_id""#,
+            slot: Slot::Agent,
+        },
+    ),
+    // A `spawn_agent` output names the sub-agent it started; the call id
+    // leads from it to its call.
+    FieldSpec::nested(
+        b"payload",
+        b"output",
+        Action::StringInJsonString {
+            key: br#"\"agent_id\""#,
+            slot: Slot::Agent,
+        },
+    ),
+    FieldSpec::nested(b"payload", b"call_id", sym(Slot::Reference)),
     FieldSpec::nested(b"payload", b"num_turns", Action::Number),
     // The pre-Sept-2025 layout: bare items and state lines.
     FieldSpec::top(b"role", weak(Slot::Role)),
@@ -137,11 +161,23 @@ impl Rules for Codex {
     /// where the rolled-back turns began.
     fn link(&self, cx: &FileCx, links: &mut Links) {
         let interner = cx.interner;
-        let by_task = cx.own().iter().any(|e| is_event(e, interner, TURN_EVENTS));
-        let turn_event: &[&[u8]] = if by_task {
-            TURN_EVENTS
-        } else {
+        // A rollback drops the last user turns. Each begins at a prompt's
+        // `user_message` event, in every version (a 0.5x file resumed by a
+        // newer CLI has turns without task events), with the lines written
+        // just before it: its task's start, its settings, its input items.
+        // A task without a prompt (`/compact`) is part of the turn before
+        // it. A file that kept no `user_message` event counts its tasks.
+        let by_prompt = cx
+            .own()
+            .iter()
+            .any(|e| is_event(e, interner, &[b"user_message"]));
+        let turn_event: &[&[u8]] = if by_prompt {
             &[b"user_message"]
+        } else {
+            TURN_EVENTS
+        };
+        let is_preamble = |e: &Entry| {
+            is_turn_preamble(e, interner) || (by_prompt && is_event(e, interner, TURN_EVENTS))
         };
         // Compared as symbols: this runs on every line. A string that was
         // never interned is on no line.
@@ -211,8 +247,7 @@ impl Rules for Codex {
                 let mut start = e as u32;
                 let floor = turns.last().copied().unwrap_or(NONE);
                 let mut p = links.parent[e];
-                while p != NONE && p != floor && is_turn_preamble(&cx.entries[p as usize], interner)
-                {
+                while p != NONE && p != floor && is_preamble(&cx.entries[p as usize]) {
                     start = p;
                     p = links.parent[p as usize];
                 }
@@ -225,57 +260,52 @@ impl Rules for Codex {
     /// Forks hang under the parent's line they copied up to; the copy is
     /// left out of the tree (it is the parent's history, already there).
     fn link_files(&self, files: &[&FileCx], links: &mut Links) {
-        // A file's own session_meta: its first.
-        let thread = |cx: &FileCx| -> Option<usize> {
-            cx.range()
-                .find(|&e| is_session_meta(&cx.entries[e], cx.interner))
-        };
-        for fork in files {
-            let Some(meta) = thread(fork) else {
-                continue;
-            };
-            let from = fork.entries[meta].reference;
-            if from.is_none() {
-                continue;
+        let forks: Vec<Fork> = files
+            .iter()
+            .filter_map(|fork| find_copy(fork, files))
+            .collect();
+        if forks.is_empty() {
+            return;
+        }
+        // Every file's context holds all the session's entries.
+        let entries = files[0].entries;
+        // The parent line each copied line stands for. A fork of a fork
+        // copies lines its parent copied in turn: they stand for the
+        // grandparent's line, whatever order the files came in.
+        let mut copy_of = vec![NONE; links.node.len()];
+        for fork in &forks {
+            for (f, &p) in fork.copy.clone().zip(&fork.originals) {
+                copy_of[f] = p;
             }
-            let Some(parent) = files
-                .iter()
-                .find(|p| thread(p).is_some_and(|m| p.entries[m].id == from))
-            else {
-                continue;
-            };
-            let parent_nodes: Vec<usize> = parent.range().filter(|&e| links.node[e]).collect();
-            // The copy starts at the parent's own session_meta line.
-            let copy_start = fork.range().skip_while(|&e| e <= meta).find(|&e| {
-                fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner)
-            });
-            let same = |a: &Entry, b: &Entry| {
-                a.kind == b.kind && a.subtype == b.subtype && a.role == b.role
-            };
-            let mut copied = 0usize;
-            if let Some(start) = copy_start {
-                for (f, &p) in (start..fork.range().end).zip(&parent_nodes) {
-                    if fork.entries[f].is_broken() || !same(&fork.entries[f], &parent.entries[p]) {
-                        break;
-                    }
-                    copied += 1;
+        }
+        let original = |mut e: usize| {
+            // Bounded: a copy of a copy never goes round, unless files
+            // name each other as parents.
+            for _ in 0..=forks.len() {
+                match copy_of[e] {
+                    NONE => break,
+                    p => e = p as usize,
                 }
             }
+            e
+        };
+        for fork in &forks {
+            let copy = fork.copy.clone();
             // Without a copy, the fork continues from the parent's last line.
-            let fork_point = match copied {
-                0 => parent_nodes.last().copied(),
-                n => Some(parent_nodes[n - 1]),
+            let fork_point = if copy.is_empty() {
+                fork.parent_last
+            } else {
+                Some(copy.end - 1)
             };
-            let Some(fork_point) = fork_point else {
+            let Some(fork_point) = fork_point.map(original) else {
                 continue;
             };
-            if let Some(start) = copy_start.filter(|_| copied > 0) {
-                let copy = start..start + copied;
-                let before = links.parent[start];
+            if !copy.is_empty() {
+                let before = links.parent[copy.start];
                 for e in copy.clone() {
                     links.node[e] = false;
                 }
-                for e in copy.end..fork.range().end {
+                for e in copy.end..fork.end {
                     let p = links.parent[e] as usize;
                     if !links.node[e] || !copy.contains(&p) {
                         continue;
@@ -286,10 +316,10 @@ impl Rules for Codex {
                     links.parent[e] = if p + 1 == copy.end && e == copy.end {
                         before
                     } else {
-                        parent_nodes[p - start] as u32
+                        original(p) as u32
                     };
                 }
-                let first = &fork.entries[start];
+                let first = &entries[copy.start];
                 links.diagnostics.push(Diagnostic::at(
                     first,
                     Severity::Info,
@@ -297,13 +327,13 @@ impl Rules for Codex {
                     format!(
                         "lines {}–{} copy the parent rollout (from its line {}); they are shown there",
                         first.line,
-                        fork.entries[copy.end - 1].line,
-                        parent.entries[parent_nodes[0]].line
+                        entries[copy.end - 1].line,
+                        entries[fork.originals[0] as usize].line
                     ),
                 ));
             }
             // The fork's first line hangs under the fork point.
-            if let Some(root) = fork.range().find(|&e| links.node[e]) {
+            if let Some(root) = (fork.start..fork.end).find(|&e| links.node[e]) {
                 if links.parent[root] == NONE {
                     links.parent[root] = fork_point as u32;
                 }
@@ -330,9 +360,7 @@ impl Rules for Codex {
             if meta.agent.is_none() {
                 continue;
             }
-            // The parent's rollout, if it was read too; the call that
-            // spawned the sub-agent is its last tool call before the
-            // sub-agent's first line.
+            // The parent's rollout, if it was read too.
             let parent_file = s.files().iter().enumerate().find(|(g, p)| {
                 *g != f
                     && s.entries()[p.first_entry as usize..p.end_entry as usize]
@@ -340,14 +368,37 @@ impl Rules for Codex {
                         .find(|e| is_session_meta(e, interner))
                         .is_some_and(|m| m.id == meta.agent)
             });
+            let is_item = |e: EntryId, item: &[u8]| {
+                let (kind, subtype) = line_kind(s.entry(e), interner);
+                kind == b"response_item" && subtype == item
+            };
             let spawned_by = parent_file.and_then(|(_, p)| {
-                let start = meta.timestamp()?;
-                (p.first_entry..p.end_entry).rev().map(EntryId).find(|&e| {
-                    let entry = s.entry(e);
-                    let (kind, subtype) = line_kind(entry, interner);
-                    kind == b"response_item"
-                        && subtype == b"function_call"
-                        && entry.timestamp().is_some_and(|t| t <= start)
+                let lines = (p.first_entry..p.end_entry).map(EntryId);
+                // The `spawn_agent` output that names the sub-agent, and
+                // the call it answers (by call id): parallel spawns finish
+                // in any order.
+                let output = lines
+                    .clone()
+                    .find(|&e| s.entry(e).agent == meta.id && is_item(e, b"function_call_output"));
+                if let Some(output) = output {
+                    let call_id = s.entry(output).reference;
+                    let call = (p.first_entry..output.0).rev().map(EntryId).find(|&e| {
+                        !call_id.is_none()
+                            && s.entry(e).reference == call_id
+                            && is_item(e, b"function_call")
+                    });
+                    return Some(call.unwrap_or(output));
+                }
+                // Outputs that name no agent: the parent's last call before
+                // the sub-agent's earliest line (its session_meta can be
+                // written minutes late).
+                let start = own
+                    .clone()
+                    .filter_map(|e| s.entries()[e].timestamp())
+                    .min()?;
+                lines.rev().find(|&e| {
+                    is_item(e, b"function_call")
+                        && s.entry(e).timestamp().is_some_and(|t| t <= start)
                 })
             });
             out.push(Subagent {
@@ -397,6 +448,77 @@ impl Rules for Codex {
             kind => ITEM_TYPES.contains(&kind.as_bytes()),
         }
     }
+}
+
+/// A fork read with its parent: which of its lines copy the parent's.
+struct Fork {
+    /// The fork's entries.
+    start: usize,
+    end: usize,
+    /// The fork's lines that copy the parent (empty when none do).
+    copy: std::ops::Range<usize>,
+    /// The parent line each line of `copy` copies.
+    originals: Vec<u32>,
+    /// The parent's last line.
+    parent_last: Option<usize>,
+}
+
+/// A file's own `session_meta`: its first.
+fn thread(cx: &FileCx) -> Option<usize> {
+    cx.range()
+        .find(|&e| is_session_meta(&cx.entries[e], cx.interner))
+}
+
+/// The copy a fork (a file whose `session_meta` has `forked_from_id`)
+/// made of its parent, if the parent is among `files`. Codex writes the
+/// parent's lines again from its `session_meta` on, with new timestamps:
+/// the copy is the run of lines whose payloads are the parent's, line for
+/// line (every line of the parent, the ones it copied from its own parent
+/// too).
+fn find_copy(fork: &FileCx, files: &[&FileCx]) -> Option<Fork> {
+    let meta = thread(fork)?;
+    let from = fork.entries[meta].reference;
+    if from.is_none() {
+        return None;
+    }
+    let parent = files
+        .iter()
+        .find(|p| p.file != fork.file && thread(p).is_some_and(|m| p.entries[m].id == from))?;
+    let parent_meta = thread(parent)?;
+    let parent_lines: Vec<usize> = (parent_meta..parent.range().end)
+        .filter(|&e| !parent.entries[e].is_broken())
+        .collect();
+    // The copy starts at the parent's own session_meta line.
+    let copy_start = fork
+        .range()
+        .skip_while(|&e| e <= meta)
+        .find(|&e| fork.entries[e].id == from && is_session_meta(&fork.entries[e], fork.interner));
+    // Codex writes the copy with new timestamps; the payloads are the
+    // parent's.
+    let same = |f: usize, p: usize| {
+        let digest = fork.digests.get(f);
+        !fork.entries[f].is_broken()
+            && digest != 0
+            && digest == fork.digests.get(p)
+            && fork.entries[f].kind == parent.entries[p].kind
+    };
+    let mut originals = Vec::new();
+    if let Some(start) = copy_start {
+        for (f, &p) in (start..fork.range().end).zip(&parent_lines) {
+            if !same(f, p) {
+                break;
+            }
+            originals.push(p as u32);
+        }
+    }
+    let copy_start = copy_start.unwrap_or(fork.range().end);
+    Some(Fork {
+        start: fork.range().start,
+        end: fork.range().end,
+        copy: copy_start..copy_start + originals.len(),
+        originals,
+        parent_last: parent_lines.last().copied(),
+    })
 }
 
 /// A Codex line's type and payload: the envelope's, or (old layout) the

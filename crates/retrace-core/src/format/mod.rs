@@ -12,6 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
+use crate::digest::Digests;
 use crate::entry::{Entry, EntryId, FileId};
 use crate::fields::FieldSpec;
 use crate::intern::{Interner, Sym};
@@ -196,6 +197,8 @@ pub(crate) struct FileCx<'a> {
     /// All entries of the session (this file's are `range()`).
     pub entries: &'a [Entry],
     pub interner: &'a Interner,
+    /// Fingerprints of the values formats asked for, by entry index.
+    pub digests: &'a Digests,
 }
 
 impl FileCx<'_> {

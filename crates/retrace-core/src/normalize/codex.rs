@@ -13,10 +13,11 @@
 
 use serde_json::Value;
 
-use super::{base64_size, image, str_field, text_of};
+use super::{base64_size, image, str_field, text_of, ContextOptions};
+use crate::api::Api;
 use crate::format::codex::envelope;
 use crate::format::{Mode, Normalize, Origin};
-use crate::message::{Message, MessageKind, Part, Role, Usage};
+use crate::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::time::parse_rfc3339_ms;
 
 /// Texts the harness puts into user-role messages.
@@ -142,8 +143,8 @@ impl Rollout {
         match kind {
             "message" => self.message(origin, item, time, out),
             "reasoning" => {
-                let part = reasoning(item);
-                self.response(origin, time, out).content.push(part);
+                let (part, extra) = reasoning(item, origin.options);
+                self.response(origin, time, out).push_with(part, extra);
             }
             "function_call" => {
                 let name = match (str_field(item, "namespace"), str_field(item, "name")) {
@@ -452,7 +453,10 @@ fn without_type(item: &Value) -> Value {
     v
 }
 
-fn reasoning(item: &Value) -> Part {
+/// A `reasoning` item: its text, and what OpenAI needs to take it back
+/// (the Responses item id and encrypted content, as a Responses item list
+/// read by `normalize/provider.rs` keeps them).
+fn reasoning(item: &Value, options: ContextOptions) -> (Part, PartExtra) {
     let texts = |key: &str| -> Vec<String> {
         item.get(key)
             .and_then(Value::as_array)
@@ -469,12 +473,19 @@ fn reasoning(item: &Value) -> Part {
     if text.is_empty() {
         text = texts("summary").join("\n\n");
     }
-    let encrypted = str_field(item, "encrypted_content").is_some_and(|c| !c.is_empty());
-    Part::Thinking {
-        redacted: text.is_empty() && encrypted,
+    let encrypted = str_field(item, "encrypted_content").filter(|c| !c.is_empty());
+    let extra = PartExtra {
+        api: Some(Api::OpenAiResponses),
+        item_id: str_field(item, "id").map(str::to_owned),
+        signature: encrypted.filter(|_| options.payloads).map(str::to_owned),
+        ..PartExtra::default()
+    };
+    let part = Part::Thinking {
+        redacted: text.is_empty() && encrypted.is_some(),
         text,
-        signature: encrypted,
-    }
+        signature: encrypted.is_some(),
+    };
+    (part, extra)
 }
 
 /// Message content: a string, or `input_text`/`output_text`/`input_image`
@@ -515,7 +526,7 @@ fn data_url_image(url: Option<&str>) -> Part {
 /// A tool output: text, whether it failed, and images. Old shell output is
 /// a JSON string `{"output","metadata":{"exit_code"}}`; newer output is
 /// plain text with a `Process exited with code N` line; either may be a
-/// list of content items.
+/// list of content items. A tool search returns `tools` instead.
 fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
     match item.get("output") {
         Some(Value::String(s)) => {
@@ -557,7 +568,13 @@ fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
             (text, failed, Vec::new())
         }
         Some(other) => (text_of(other), false, Vec::new()),
-        None => (String::new(), false, Vec::new()),
+        // A `tool_search_output` has no output: what it found is its
+        // `tools`, kept as JSON text.
+        None => (
+            item.get("tools").map(text_of).unwrap_or_default(),
+            false,
+            Vec::new(),
+        ),
     }
 }
 
@@ -672,6 +689,34 @@ mod tests {
         // A web search is its own call and result.
         assert_eq!(out[3].tool_calls().count(), 1);
         assert_eq!(out[3].tool_results().count(), 1);
+    }
+
+    #[test]
+    fn a_tool_search_result_is_the_tools_it_found() {
+        // `tool_search_output` is `{call_id, status, execution, tools}`.
+        let tools = r#"[{"type":"function","name":"calendar.create_event","description":"Create an event","parameters":{"type":"object","properties":{"title":{"type":"string"}}}}]"#;
+        let output = format!(
+            r#"{{"timestamp":"2026-03-01T10:00:02.000Z","type":"response_item","payload":{{"type":"tool_search_output","call_id":"ts1","status":"completed","execution":"client","tools":{tools}}}}}"#
+        );
+        let out = run(
+            &[
+                r#"{"timestamp":"2026-03-01T10:00:01.000Z","type":"response_item","payload":{"type":"tool_search_call","call_id":"ts1","status":"completed","execution":"client","arguments":{"query":"calendar"}}}"#,
+                &output,
+            ],
+            Mode::Context,
+        );
+        assert_eq!(
+            out[0].tool_calls().collect::<Vec<_>>(),
+            [("ts1", "tool_search")]
+        );
+        assert_eq!(out[1].tool_results().collect::<Vec<_>>(), [("ts1", false)]);
+        let Part::ToolResult { output, .. } = &out[1].content[0] else {
+            panic!("{:?}", out[1].content)
+        };
+        assert_eq!(
+            serde_json::from_str::<Value>(output).unwrap(),
+            serde_json::from_str::<Value>(tools).unwrap()
+        );
     }
 
     #[test]
