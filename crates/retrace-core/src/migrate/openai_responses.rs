@@ -144,32 +144,47 @@ fn assistant(
                 redacted,
                 extra,
             } => {
+                // A reasoning item goes back by its id, or (as Codex sends
+                // them, without ids) by its encrypted content.
                 let id = extra.item_id.as_ref().filter(|_| own(extra.api));
-                let Some(id) = id else {
+                let encrypted = extra.signature.as_ref().filter(|_| own(extra.api));
+                let summary = json!({"type": "summary_text", "text": text});
+                // The next summary of the same reasoning item joins it: one
+                // with its id, or one of neither an id nor content of its
+                // own after an item without an id.
+                let same_item = |l: &&mut Value| {
+                    l["type"] == "reasoning"
+                        && !text.is_empty()
+                        && match id {
+                            Some(id) => l["id"] == id.as_str(),
+                            None => encrypted.is_none() && l.get("id").is_none(),
+                        }
+                };
+                if own(extra.api) && texts.is_empty() {
+                    if let Some(last) = out.last_mut().filter(same_item) {
+                        if let Some(list) = last["summary"].as_array_mut() {
+                            list.push(summary);
+                        }
+                        continue;
+                    }
+                }
+                if id.is_none() && encrypted.is_none() {
                     tally.thinking_dropped(*redacted, extra.signature.is_some(), place);
                     continue;
-                };
-                flush(&mut texts, out, &mut message_id);
-                let summary = json!({"type": "summary_text", "text": text});
-                // The next summary of the same reasoning item joins it.
-                if let Some(last) = out.last_mut().filter(|l| {
-                    l["type"] == "reasoning" && l["id"] == id.as_str() && !text.is_empty()
-                }) {
-                    if let Some(list) = last["summary"].as_array_mut() {
-                        list.push(summary);
-                    }
-                    continue;
                 }
+                flush(&mut texts, out, &mut message_id);
                 let mut r = Map::new();
                 r.insert("type".into(), "reasoning".into());
-                r.insert("id".into(), id.clone().into());
+                if let Some(id) = id {
+                    r.insert("id".into(), id.clone().into());
+                }
                 let summaries = if text.is_empty() {
                     Vec::new()
                 } else {
                     vec![summary]
                 };
                 r.insert("summary".into(), Value::Array(summaries));
-                if let Some(content) = &extra.signature {
+                if let Some(content) = encrypted {
                     r.insert("encrypted_content".into(), content.clone().into());
                 }
                 out.push(Value::Object(r));

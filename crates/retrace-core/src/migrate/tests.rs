@@ -681,3 +681,24 @@ fn a_user_image_after_a_result_stays_the_users() {
     );
     assert_eq!(chat.report.count(Change::ImageDropped), 0);
 }
+
+/// Reasoning items without ids (Codex writes and sends them so) go back to
+/// Responses by their encrypted content, summaries joined as they were.
+#[test]
+fn reasoning_without_ids_goes_back_by_its_encrypted_content() {
+    let items = json!([
+        {"type": "message", "role": "user", "content": "think"},
+        {"type": "reasoning", "summary": [
+            {"type": "summary_text", "text": "first"},
+            {"type": "summary_text", "text": "second"}
+        ], "encrypted_content": "gAAAAB"},
+        {"type": "reasoning", "summary": [], "encrypted_content": "gAAAAC"},
+        {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    ]);
+    let messages = read(items.clone());
+    let m = migrate(&messages, Api::OpenAiResponses);
+    let mut want = items;
+    want[0]["content"] = json!("think");
+    assert_eq!(m.body["input"], want);
+    assert!(m.report.is_lossless(), "{}", m.report);
+}
