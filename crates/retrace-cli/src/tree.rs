@@ -102,18 +102,21 @@ fn print_text(
         if let Some(text) = first_prompt(s, source, run) {
             line.push_str(&format!("  \"{text}\""));
         }
-        if run.children.is_empty() {
-            line.push_str(if run.is_tip {
-                " ◀ leaf"
-            } else {
-                " ◀ dead end"
-            });
-        } else {
-            line.push_str(&format!(" ⑂ {} branches", run.children.len()));
+        let mut default = run.has_default.then_some(" (default)");
+        if run.is_tip {
+            line.push_str(" ◀ leaf");
+            line.push_str(default.take().unwrap_or_default());
+        } else if run.children.is_empty() {
+            line.push_str(" ◀ dead end");
         }
-        if run.has_default {
-            line.push_str(" (default)");
+        // A tip with children: the conversation was rewound to here and
+        // nothing written since; the children were rewound away.
+        match run.children.len() {
+            0 => {}
+            1 => line.push_str(" ⑂ 1 branch"),
+            n => line.push_str(&format!(" ⑂ {n} branches")),
         }
+        line.push_str(default.unwrap_or_default());
         if s.is_sidechain(run.first) {
             line.push_str(" [sidechain]");
         }

@@ -702,6 +702,27 @@ fn migrate_takes_a_leaf() {
 }
 
 #[test]
+fn a_gemini_rewind_that_ends_the_log_is_where_the_session_stands() {
+    let path = fixture("gemini/rewind-at-end.jsonl");
+    let file = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    // Gemini CLI loads the metadata, the first prompt and its answer.
+    let o = retrace(&["cat", &path]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), lines[..3].concat());
+    let o = retrace(&["show", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("A workspace of three crates."), "{text}");
+    assert!(!text.contains("Bump every version."), "{text}");
+    // The turn rewound away hangs off the current leaf.
+    let o = retrace(&["tree", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("2 leaves · 1 real branch points"), "{text}");
+    assert!(text.contains("◀ leaf (default) ⑂ 1 branch\n"), "{text}");
+    assert!(text.contains("└─ ● 8a3c5e7d"), "{text}");
+}
+
+#[test]
 fn gemini_folders_and_documents() {
     // The corpus archive: six files, five sessions (one split in two).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);

@@ -231,6 +231,7 @@ impl Session {
             parent: vec![NONE; n],
             parent_id: vec![Sym::NONE; n],
             flags: vec![0; n],
+            current: vec![NONE; files.len()],
             diagnostics: Vec::new(),
         };
         let cxs: Vec<FileCx> = files
@@ -290,6 +291,7 @@ impl Session {
             node,
             mut parent,
             flags,
+            current,
             diagnostics: link_diagnostics,
             ..
         } = links;
@@ -307,7 +309,10 @@ impl Session {
         }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
-        let default_leaf = default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id);
+        let default_leaf = match current.first() {
+            Some(&now) if now != NONE => Some(EntryId(now)),
+            _ => default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id),
+        };
         // One file (the usual case): its rules, without reading every
         // entry for its file (a pass over the whole index, for formats
         // whose answers do not look at the entry).
@@ -470,10 +475,12 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
     by_id
 }
 
-/// The leaf a tool opens by default: the last node of the first file (a
-/// main conversation's sidechain lines do not count unless the file is all
-/// sidechain, a subagent file opened on its own), or what a leaf marker
-/// names; for a stream split over files, followed on to its last part.
+/// The leaf a tool opens by default when the first file's format does not
+/// know where its session stands now (see `Links::current`): the last node
+/// of the first file (a main conversation's sidechain lines do not count
+/// unless the file is all sidechain, a subagent file opened on its own), or
+/// what a leaf marker names; for a stream split over files, followed on to
+/// its last part.
 fn default_leaf(
     entries: &[Entry],
     file_formats: &[Format],

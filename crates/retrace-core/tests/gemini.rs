@@ -226,6 +226,51 @@ fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
 }
 
 #[test]
+fn a_rewind_that_ends_the_log_leaves_the_conversation_before_it() {
+    let rel = "gemini/rewind-at-end.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    // `$rewindTo` the second prompt (line 4), then only a `$set`: Gemini
+    // CLI loads the first prompt and its answer.
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf, at(3));
+    let roles: Vec<Role> = s
+        .context(leaf, &mut &bytes[..])
+        .unwrap()
+        .iter()
+        .map(|m| m.role)
+        .collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    // The turn rewound away stays a branch of its own: line 3 ends the
+    // current one and leads on to it.
+    let tips: Vec<u32> = s.tree().tips().iter().map(|&t| s.entry(t).line).collect();
+    assert_eq!(tips, [3, 5]);
+    let points: Vec<(u32, BranchKind, u32)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (s.entry(b.entry).line, b.kind, b.children))
+        .collect();
+    assert_eq!(points, [(3, BranchKind::Real, 1)]);
+    let outline: Vec<(u32, u32, bool, bool)> = s
+        .outline()
+        .iter()
+        .map(|g| {
+            (
+                s.entry(g.first).line,
+                s.entry(g.last).line,
+                g.is_tip,
+                g.has_default,
+            )
+        })
+        .collect();
+    assert_eq!(outline, [(2, 3, true, true), (4, 5, true, false)]);
+}
+
+#[test]
 fn a_rewind_to_an_unknown_message_drops_everything_like_gemini_cli() {
     let text = concat!(
         r#"{"sessionId":"s","projectHash":"p"}"#,

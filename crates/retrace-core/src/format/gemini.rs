@@ -269,6 +269,13 @@ fn chain(group: &[&FileCx], links: &mut Links) {
             }
         }
     }
+    // What Gemini CLI would load: the messages left standing, however the
+    // files ended (a last `$rewindTo` leaves an earlier message the end).
+    if let Some(&now) = live.last() {
+        for cx in group {
+            links.current[cx.file.0 as usize] = now;
+        }
+    }
 }
 
 /// Gemini CLI records to messages; a deep check counts each message's
