@@ -723,6 +723,34 @@ fn a_gemini_rewind_that_ends_the_log_is_where_the_session_stands() {
 }
 
 #[test]
+fn a_migrated_gemini_session_is_read_from_its_jsonl() {
+    let dir = fixture("gemini/migrated");
+    let jsonl =
+        std::fs::read_to_string(format!("{dir}/session-2026-02-04T10-00-7e3d9c21.jsonl")).unwrap();
+    let lines: Vec<&str> = jsonl.split_inclusive('\n').collect();
+    // The resumed conversation, not the legacy file's three messages.
+    let o = retrace(&["show", &dir]);
+    let text = stdout(&o);
+    assert!(text.contains("Yes, nothing changed since."), "{text}");
+    assert_eq!(text.matches("The tree is clean.").count(), 1, "{text}");
+    // Its branch is the `.jsonl`'s lines: metadata and messages.
+    let o = retrace(&["cat", &dir]);
+    assert!(o.status.success(), "{o:?}");
+    let want: String = [0, 1, 2, 3, 5, 7].iter().map(|&i| lines[i]).collect();
+    assert_eq!(stdout(&o), want);
+    // One conversation; the legacy copies are noted, not a branch.
+    let o = retrace(&["tree", &dir]);
+    let text = stdout(&o);
+    assert!(text.contains("· 1 leaves · 0 real branch points"), "{text}");
+    let o = retrace(&["validate", &dir]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(".json:7:249: note: copied-history: Gemini CLI migrated this session"),
+        "{text}"
+    );
+}
+
+#[test]
 fn gemini_folders_and_documents() {
     // The corpus archive: six files, five sessions (one split in two).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);

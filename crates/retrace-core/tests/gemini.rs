@@ -329,6 +329,52 @@ fn a_split_session_is_one_chain_in_time_order() {
 }
 
 #[test]
+fn a_legacy_file_and_the_jsonl_it_was_migrated_to_are_read_as_the_jsonl() {
+    // Gemini CLI resumed the `.json` session: it wrote `<name>.jsonl`,
+    // repeating the three messages, and went on there. Either order.
+    let json = "gemini/migrated/session-2026-02-04T10-00-7e3d9c21.json";
+    let jsonl = "gemini/migrated/session-2026-02-04T10-00-7e3d9c21.jsonl";
+    for names in [[json, jsonl], [jsonl, json]] {
+        let (s, files) = open_fixtures(&names);
+        let legacy = retrace_core::FileId(names.iter().position(|&n| n == json).unwrap() as u16);
+        let leaf = s.tree().default_leaf().unwrap();
+        let path: Vec<(bool, u32)> = s
+            .tree()
+            .path(leaf)
+            .iter()
+            .map(|&e| (s.entry(e).file == legacy, s.entry(e).line))
+            .collect();
+        assert_eq!(
+            path,
+            [(false, 2), (false, 3), (false, 4), (false, 6), (false, 8)],
+            "{names:?}"
+        );
+        // The legacy copies are kept, outside the tree, and said so.
+        let info = &s.files()[legacy.0 as usize];
+        assert!((info.first_entry..info.end_entry).all(|e| !s.tree().contains(EntryId(e))));
+        assert_eq!(s.tree().roots().len(), 1);
+        let notes: Vec<(u16, u32, &str)> = s
+            .diagnostics()
+            .iter()
+            .map(|d| (d.file.0, d.line, d.kind.code()))
+            .collect();
+        assert_eq!(notes, [(legacy.0, 7, "copied-history")], "{names:?}");
+        let sources: &mut [&[u8]] = &mut [&files[0], &files[1]];
+        let roles: Vec<Role> = s
+            .context(leaf, sources)
+            .unwrap()
+            .iter()
+            .map(|m| m.role)
+            .collect();
+        use Role::{Assistant as A, Tool as T, User as U};
+        assert_eq!(roles, [U, A, T, A, U, A]);
+        // Each message counted once.
+        let check = s.check(sources).unwrap();
+        assert_eq!((check.messages, check.tool_calls), (6, 1));
+    }
+}
+
+#[test]
 fn the_corpus_split_pair_and_the_whole_archive() {
     // Two files of session 1deca764: 12 then 6 messages.
     let (s, _) = open_many(&[

@@ -14,7 +14,9 @@
 //! `REWRITTEN`, and the branch continues with the new); a rewind makes the
 //! next message a sibling of the dropped one (a real branch). A session
 //! split over several files (same `sessionId`) is one chain through the
-//! files in time order.
+//! files in time order. Resuming a legacy session, Gemini CLI writes
+//! `<name>.jsonl` beside `<name>.json`, repeating its messages: read
+//! together, the legacy copies give way to the `.jsonl`'s.
 
 use serde_json::Value;
 
@@ -96,7 +98,12 @@ impl Rules for Gemini {
                     .find(|e| !e.id.is_none() && e.timestamp().is_some())
                     .map_or(i64::MAX, |e| e.timestamp)
             };
-            group.sort_by_key(|cx| (start(cx), cx.info.first_entry));
+            // A legacy document before the `.jsonl` it was migrated to,
+            // whose copies of its messages keep their timestamps.
+            group.sort_by_key(|cx| {
+                let jsonl = cx.info.document.is_none();
+                (start(cx), jsonl, cx.info.first_entry)
+            });
             chain(group, links);
         }
     }
@@ -196,6 +203,32 @@ fn chain(group: &[&FileCx], links: &mut Links) {
     let mut latest: Vec<u32> = vec![NONE; ids];
     let mut rewound = false;
     for cx in group {
+        if let Some(k) = migration_of(cx, group, &live, &at) {
+            // The legacy messages give way to their copies in the `.jsonl`,
+            // the file Gemini CLI goes on with.
+            let gone: Vec<u32> = live.drain(k..).collect();
+            for &e in &gone {
+                links.node[e as usize] = false;
+                at[cx.entries[e as usize].id.index()] = NONE;
+            }
+            let (first, last) = (
+                &cx.entries[gone[0] as usize],
+                &cx.entries[gone[gone.len() - 1] as usize],
+            );
+            links.diagnostics.push(Diagnostic::at(
+                first,
+                Severity::Info,
+                DiagnosticKind::CopiedHistory,
+                format!(
+                    "Gemini CLI migrated this session to {}, which repeats its {} messages \
+                     (lines {}–{} here) and goes on; they are shown there",
+                    cx.info.name,
+                    gone.len(),
+                    first.line,
+                    last.line
+                ),
+            ));
+        }
         for e in cx.range() {
             let entry = &cx.entries[e];
             if entry.is_broken() {
@@ -276,6 +309,42 @@ fn chain(group: &[&FileCx], links: &mut Links) {
             links.current[cx.file.0 as usize] = now;
         }
     }
+}
+
+/// Whether `cx` is the `.jsonl` Gemini CLI wrote when it resumed a legacy
+/// `.json` session: its first message records repeat, in order, the
+/// messages standing from legacy documents (`live[k..]`) before it goes on.
+/// Returns `k`.
+fn migration_of(cx: &FileCx, group: &[&FileCx], live: &[u32], at: &[u32]) -> Option<usize> {
+    if cx.info.document.is_some() {
+        return None;
+    }
+    let mut records = cx
+        .own()
+        .iter()
+        .filter(|e| !e.is_broken() && (!e.id.is_none() || !e.reference.is_none()));
+    let first = records.next()?;
+    let k = match first.id.is_none() {
+        true => return None,
+        false => *at.get(first.id.index())?,
+    };
+    if k == NONE {
+        return None;
+    }
+    let k = k as usize;
+    let from_document = |e: u32| {
+        let file = cx.entries[e as usize].file;
+        group
+            .iter()
+            .any(|g| g.file == file && g.info.document.is_some())
+    };
+    let copies = std::iter::once(first).chain(records);
+    let repeated = live[k..]
+        .iter()
+        .zip(copies)
+        .filter(|(&e, copy)| from_document(e) && cx.entries[e as usize].id == copy.id)
+        .count();
+    (repeated == live.len() - k).then_some(k)
 }
 
 /// Gemini CLI records to messages; a deep check counts each message's
