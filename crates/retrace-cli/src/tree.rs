@@ -66,8 +66,16 @@ fn print_text(
         }
         let a = s.entry(run.first).line;
         let b = s.entry(run.last).line;
+        // A branch that goes on in a later file of a split session says
+        // which: its line numbers are that file's.
+        let of = match current_file {
+            Some(header) if file != header && s.entry(run.last).file == file => {
+                format!(" of {}", s.files()[file.0 as usize].name)
+            }
+            _ => String::new(),
+        };
         let mut line = if run.first == run.last {
-            format!("{lead}● {} (line {a})", s.label(run.first))
+            format!("{lead}● {} (line {a}{of})", s.label(run.first))
         } else if s.entry(run.first).file != s.entry(run.last).file {
             // A run across the parts of a split set.
             format!(
@@ -78,7 +86,7 @@ fn print_text(
             )
         } else {
             format!(
-                "{lead}● {} … {}  {} entries, lines {a}–{b}",
+                "{lead}● {} … {}  {} entries, lines {a}–{b}{of}",
                 s.label(run.first),
                 s.label(run.last),
                 run.len
@@ -190,7 +198,9 @@ fn print_json(s: &Session, out: &mut impl Write) -> std::io::Result<()> {
                 role: s.role(e).to_owned(),
                 parent: tree.parent(e).map(|p| s.label(p)),
                 children,
-                branch: (children > 1).then(|| {
+                // A default leaf with children is a real branch point
+                // with one.
+                branch: (children > 1 || tree.is_real_branch_point(e)).then(|| {
                     if tree.is_real_branch_point(e) {
                         BranchKind::Real
                     } else {

@@ -720,6 +720,13 @@ fn a_gemini_rewind_that_ends_the_log_is_where_the_session_stands() {
     assert!(text.contains("2 leaves · 1 real branch points"), "{text}");
     assert!(text.contains("◀ leaf (default) ⑂ 1 branch\n"), "{text}");
     assert!(text.contains("└─ ● 8a3c5e7d"), "{text}");
+    let o = retrace(&["tree", "--json", &path]);
+    let tree = &json_lines(&o)[0];
+    let answer = &tree["nodes"][1];
+    assert_eq!(
+        (&answer["line"], &answer["children"], &answer["branch"]),
+        (&3.into(), &1.into(), &"real".into())
+    );
 }
 
 #[test]
@@ -746,6 +753,25 @@ fn a_migrated_gemini_session_is_read_from_its_jsonl() {
     let text = stdout(&o);
     assert!(
         text.contains(".json:7:249: note: copied-history: Gemini CLI migrated this session"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_gemini_branch_in_a_later_file_names_its_file() {
+    let dir = fixture("gemini/rewind-split");
+    let o = retrace(&["tree", &dir]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    // One header, the first file's: the branch rewound away is on its
+    // lines 5–6, the one that goes on is on lines 3–4 of the second file.
+    assert_eq!(text.matches("\n[").count(), 1, "{text}");
+    assert!(lines[1].ends_with("16-00-4d6f8a0c.jsonl]"), "{text}");
+    assert!(lines[3].contains("lines 5–6  \"Delete"), "{text}");
+    assert!(
+        lines[4].contains("lines 3–4 of ")
+            && lines[4]
+                .contains("16-40-4d6f8a0c.jsonl  \"Fix the parser instead.\" ◀ leaf (default)"),
         "{text}"
     );
 }

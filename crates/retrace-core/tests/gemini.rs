@@ -375,6 +375,38 @@ fn a_legacy_file_and_the_jsonl_it_was_migrated_to_are_read_as_the_jsonl() {
 }
 
 #[test]
+fn a_later_file_that_rewinds_into_an_earlier_one_carries_the_session_on() {
+    // The second file of the session starts with `$rewindTo` the second
+    // prompt, which is in the first file; given in either order.
+    let first = "gemini/rewind-split/session-2026-02-07T16-00-4d6f8a0c.jsonl";
+    let second = "gemini/rewind-split/session-2026-02-07T16-40-4d6f8a0c.jsonl";
+    for names in [[first, second], [second, first]] {
+        let (s, _) = open_fixtures(&names);
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+        let later = names.iter().position(|&n| n == second).unwrap() as u16;
+        let place = |e: EntryId| (s.entry(e).file.0 == later, s.entry(e).line);
+        // Gemini CLI loads the first turn, then the new prompt and answer.
+        let leaf = s.tree().default_leaf().unwrap();
+        let path: Vec<(bool, u32)> = s.tree().path(leaf).into_iter().map(place).collect();
+        assert_eq!(
+            path,
+            [(false, 2), (false, 4), (true, 3), (true, 4)],
+            "{names:?}"
+        );
+        // The rewound turn is the other branch off the first answer.
+        let tips: Vec<(bool, u32)> = s.tree().tips().iter().map(|&t| place(t)).collect();
+        assert!(tips.contains(&(false, 6)) && tips.len() == 2, "{tips:?}");
+        let points: Vec<((bool, u32), BranchKind)> = s
+            .tree()
+            .branch_points()
+            .iter()
+            .map(|b| (place(b.entry), b.kind))
+            .collect();
+        assert_eq!(points, [((false, 4), BranchKind::Real)], "{names:?}");
+    }
+}
+
+#[test]
 fn the_corpus_split_pair_and_the_whole_archive() {
     // Two files of session 1deca764: 12 then 6 messages.
     let (s, _) = open_many(&[
