@@ -542,6 +542,53 @@ fn gzip_reads_as_the_plain_file() {
 }
 
 #[test]
+fn a_folder_reads_gzipped_legacy_gemini_files() {
+    // The split session of `gemini/split/`, both files gzipped or only the
+    // later one: the same session as the plain folder.
+    let plain = fixture("gemini/split");
+    let names = [
+        "session-2026-02-04T10-00-7e3d9c21.json",
+        "session-2026-02-04T11-30-7e3d9c21.json",
+    ];
+    let gzip = |bytes: &[u8]| {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(bytes).unwrap();
+        z.finish().unwrap()
+    };
+    let run = |args: &[&str], path: &str| {
+        let mut all = args.to_vec();
+        all.push(path);
+        let o = retrace(&all);
+        (
+            o.status.code(),
+            stdout(&o)
+                .replace(path, "PATH")
+                .replace(".json.gz", ".json"),
+        )
+    };
+    for packed in [&[0, 1][..], &[1]] {
+        let dir = scratch(&format!("gemini_gz_{}", packed.len()));
+        for (i, name) in names.iter().enumerate() {
+            let bytes = std::fs::read(format!("{plain}/{name}")).unwrap();
+            match packed.contains(&i) {
+                true => std::fs::write(dir.join(format!("{name}.gz")), gzip(&bytes)).unwrap(),
+                false => std::fs::write(dir.join(name), bytes).unwrap(),
+            }
+        }
+        let dir = dir.to_str().unwrap();
+        for args in [
+            &["info", "--json"][..],
+            &["tree", "--json"],
+            &["show", "--json"],
+        ] {
+            assert_eq!(run(args, dir), run(args, &plain), "{args:?} {packed:?}");
+        }
+        let o = retrace(&["info", "--json", dir]);
+        assert_eq!(json_lines(&o)[0]["files"], 2);
+    }
+}
+
+#[test]
 fn broken_gzip_is_reported_with_line_and_byte() {
     let o = retrace(&["validate", &fixture("gzip/rollback-truncated.jsonl.gz")]);
     assert_eq!(o.status.code(), Some(1));
