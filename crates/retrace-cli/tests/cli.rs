@@ -824,6 +824,24 @@ fn a_gemini_branch_in_a_later_file_names_its_file() {
 }
 
 #[test]
+fn cat_of_a_damaged_legacy_file_keeps_the_document_whole() {
+    // Both made from `gemini/split/`: the first file missing the comma
+    // after its first message, the second with a torn line after its end.
+    let first = fixture("gemini/split/session-2026-02-04T10-00-7e3d9c21.json");
+    let second = fixture("gemini/split/session-2026-02-04T11-30-7e3d9c21.json");
+    // The joins are the file's well-formed one, not the broken one copied
+    // between every two messages.
+    let o = retrace(&["cat", &fixture("broken/missing-comma-session.json")]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), std::fs::read_to_string(first).unwrap());
+    // The array's end, the `summary` after it and the closing brace are
+    // the document's; the torn line after it is not.
+    let o = retrace(&["cat", &fixture("broken/trailing-garbage-session.json")]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), std::fs::read_to_string(second).unwrap());
+}
+
+#[test]
 fn gemini_folders_and_documents() {
     // The corpus archive: six files, five sessions (one split in two).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);

@@ -303,6 +303,7 @@ impl Reader {
                     fields: Vec::new(),
                     array_key_range: None,
                     complete: false,
+                    end: None,
                 });
                 let mut bytes = head.buf.as_slice();
                 let mut start = 0;
@@ -346,6 +347,7 @@ impl Reader {
             fields: Vec::new(),
             array_key_range: None,
             complete: false,
+            end: None,
         });
         self.doc = DocState {
             framer: Some(Box::new(DocumentFramer::resume(
@@ -395,6 +397,7 @@ impl Reader {
                 f
             }));
             doc.complete = part_doc.complete;
+            doc.end = part_doc.end;
         }
         let mut state = std::mem::take(&mut part.doc);
         if let Some(framer) = &mut state.framer {
@@ -589,6 +592,7 @@ impl Reader {
             DocEvent::End { end, line } => {
                 if let Some(doc) = &mut self.files[file_index].document {
                     doc.complete = true;
+                    doc.end = Some(end);
                 }
                 // What follows is read as JSON lines, from the document's
                 // last line on.

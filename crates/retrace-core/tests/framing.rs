@@ -161,7 +161,7 @@ fn a_truncated_document_is_reported_and_kept() {
         .unwrap();
     assert_eq!(d.offset, bytes.len() as u64);
     let doc = s.files()[0].document.as_ref().unwrap();
-    assert!(!doc.complete);
+    assert!(!doc.complete && doc.end.is_none());
     assert_eq!(doc.fields[0].key, "sessionId");
 
     // Cut inside a top-level field: the field is kept by range.
@@ -195,6 +195,8 @@ fn lines_after_the_document_are_read_as_json_lines() {
     assert_eq!(s.entries().len(), 3);
     assert_eq!(s.entries()[1].line, 1);
     assert_eq!(s.entries()[2].line, 2);
+    // The document ends after its `]`.
+    assert_eq!(s.files()[0].document.as_ref().unwrap().end, Some(34));
     let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
     assert!(d.message.contains("follow the end of the JSON document"));
     assert_eq!(d.severity, Severity::Warning);
