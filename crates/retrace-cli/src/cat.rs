@@ -2,6 +2,9 @@
 //! line byte for byte (a line holding two run-together objects once). A
 //! file that is one JSON document (a Gemini CLI session, a message list)
 //! gives the leaf's document with only the branch's elements in its array.
+//! The output takes the leaf's form: a branch of JSON lines that begins in
+//! a document (a Gemini CLI session split over a legacy `.json` and a
+//! `.jsonl`) gets those elements as lines, their layout blanks dropped.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -22,16 +25,61 @@ pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Out
         return document(path, s, &mut loaded.source, &entries, file, out);
     }
     let mut written = HashSet::new();
+    let mut relaid = 0;
     for e in entries {
         let entry = s.entry(e);
+        let read = |err| Failure::Input(format!("{path}: {err}"));
+        if in_document(s, e) {
+            let bytes = loaded
+                .source
+                .read(entry.file, entry.range())
+                .map_err(read)?;
+            out.write_all(&one_line(&bytes))?;
+            out.write_all(b"\n")?;
+            relaid += 1;
+            continue;
+        }
         if !written.insert((entry.file, entry.line)) {
             continue;
         }
-        let bytes = line_bytes(s, &mut loaded.source, e)
-            .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
+        let bytes = line_bytes(s, &mut loaded.source, e).map_err(read)?;
         out.write_all(&bytes)?;
     }
+    if relaid > 0 {
+        crate::report(&format!(
+            "{path}: {relaid} messages from a JSON document written as JSON lines, \
+             each on one line (blanks between its tokens dropped, the rest byte for byte)"
+        ));
+    }
     Ok(Outcome::Clean)
+}
+
+/// Whether an entry is an element of its file's JSON document (not a JSON
+/// line after it).
+fn in_document(s: &Session, e: EntryId) -> bool {
+    let entry = s.entry(e);
+    let doc = s.files()[entry.file.0 as usize].document.as_ref();
+    doc.is_some_and(|d| d.end.is_none_or(|end| entry.offset < end))
+}
+
+/// A JSON value on one line: the blanks between its tokens (a pretty
+/// printer's newlines and indentation) dropped, strings and every other
+/// byte kept as written.
+fn one_line(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in json {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    out
 }
 
 /// The whole physical line an entry sits on, with its terminator.

@@ -5,7 +5,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use common::{corpus, fixture, retrace, scratch, stdout};
+use common::{corpus, fixture, retrace, scratch, stderr, stdout};
 
 fn json_lines(o: &Output) -> Vec<serde_json::Value> {
     stdout(o)
@@ -839,6 +839,50 @@ fn cat_of_a_damaged_legacy_file_keeps_the_document_whole() {
     let o = retrace(&["cat", &fixture("broken/trailing-garbage-session.json")]);
     assert!(o.status.success(), "{o:?}");
     assert_eq!(stdout(&o), std::fs::read_to_string(second).unwrap());
+}
+
+#[test]
+fn cat_of_a_session_split_over_a_document_and_json_lines_is_json_lines() {
+    // A legacy `.json` (three messages), then a `.jsonl` of the same
+    // session going on: the branch ends in the `.jsonl`, so the output is
+    // JSON lines, the legacy messages one on each line.
+    let dir = fixture("gemini/mixed-split");
+    let legacy: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(format!("{dir}/session-2026-02-04T10-00-7e3d9c21.json")).unwrap(),
+    )
+    .unwrap();
+    let jsonl =
+        std::fs::read_to_string(format!("{dir}/session-2026-02-04T11-30-7e3d9c21.jsonl")).unwrap();
+    let jsonl: Vec<&str> = jsonl.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &dir]);
+    assert!(o.status.success(), "{o:?}");
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    // The `.jsonl`'s metadata and messages as they are.
+    assert_eq!(
+        [lines[0], lines[4], lines[5]],
+        [jsonl[0], jsonl[1], jsonl[3]]
+    );
+    // The legacy messages, each the same JSON on one line.
+    for (i, line) in lines[1..4].iter().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value, legacy["messages"][i], "{line}");
+        assert!(
+            !line.trim_end().contains('\n') && line.starts_with("{\"id\":"),
+            "{line}"
+        );
+    }
+    assert!(stderr(&o).contains("3 messages from a JSON document written as JSON lines"));
+    // The output reads back as the same conversation, with no problem.
+    let out = scratch("gemini_mixed_cat").join("cat.jsonl");
+    std::fs::write(&out, &o.stdout).unwrap();
+    let o = retrace(&["validate", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let messages =
+        |path: &str| json_lines(&retrace(&["info", "--json", path]))[0]["messages"].clone();
+    assert_eq!(messages(out.to_str().unwrap()), messages(&dir));
+    assert_eq!(messages(&dir), 6);
 }
 
 #[test]
