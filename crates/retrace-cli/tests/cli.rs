@@ -886,6 +886,30 @@ fn cat_of_a_session_split_over_a_document_and_json_lines_is_json_lines() {
 }
 
 #[test]
+fn a_gemini_rewind_to_the_first_prompt_is_a_real_branch() {
+    let path = fixture("gemini/rewind-to-start.jsonl");
+    let o = retrace(&["tree", &path]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with("· 2 leaves · 1 real branch points"),
+        "{text}"
+    );
+    assert_eq!(lines[1], "● L1 (line 1) ⑂ 2 branches", "{text}");
+    assert!(lines[2].starts_with("├─ ● 1a3c5e7a"), "{text}");
+    assert!(
+        lines[3].starts_with("└─ ● 5e7a9c1e") && lines[3].ends_with("(default)"),
+        "{text}"
+    );
+    // The current branch as a session: the metadata, the new prompt and
+    // its answer.
+    let file = std::fs::read_to_string(&path).unwrap();
+    let file: Vec<&str> = file.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &path]);
+    assert_eq!(stdout(&o), [file[0], file[6], file[7]].concat());
+}
+
+#[test]
 fn gemini_folders_and_documents() {
     // The corpus archive: six files, five sessions (one split in two).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);

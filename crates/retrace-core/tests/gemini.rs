@@ -271,6 +271,69 @@ fn a_rewind_that_ends_the_log_leaves_the_conversation_before_it() {
 }
 
 #[test]
+fn a_rewind_to_the_first_message_branches_at_the_session_start() {
+    let rel = "gemini/rewind-to-start.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let line = |e: EntryId| s.entry(e).line;
+    // `$rewindTo` the first prompt: the old conversation and the new one
+    // both start from the empty one, the metadata record.
+    assert_eq!(s.tree().roots(), [at(1)]);
+    assert_eq!(
+        s.tree().children(at(1)).map(line).collect::<Vec<_>>(),
+        [2, 7]
+    );
+    let points: Vec<(u32, BranchKind, u32)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (line(b.entry), b.kind, b.children))
+        .collect();
+    assert_eq!(points, [(1, BranchKind::Real, 2)]);
+    assert_eq!(
+        s.tree().tips().iter().map(|&t| line(t)).collect::<Vec<_>>(),
+        [5, 8]
+    );
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf, at(8));
+    // The record is no message: the context is the new prompt and answer,
+    // and the branch's rows open with it as an event.
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    let roles: Vec<Role> = context.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    let rows: Vec<(retrace_core::RowKind, String)> =
+        s.rows(leaf).into_iter().map(|r| (r.kind, r.role)).collect();
+    use retrace_core::RowKind::{Event, Message};
+    assert_eq!(
+        rows,
+        [
+            (Event, String::new()),
+            (Message, "user".into()),
+            (Message, "assistant".into())
+        ]
+    );
+}
+
+#[test]
+fn a_log_that_ends_with_nothing_standing_stands_at_its_start() {
+    // The first two turns of the fixture, then `$rewindTo` the first
+    // prompt: Gemini CLI loads an empty conversation.
+    let bytes = fixture("gemini/rewind-to-start.jsonl");
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let text = lines[..6].concat();
+    let s = Session::from_bytes("x.jsonl", &text);
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.entry(leaf).line, 1);
+    assert!(s.context(leaf, &mut &text[..]).unwrap().is_empty());
+    let tips: Vec<u32> = s.tree().tips().iter().map(|&t| s.entry(t).line).collect();
+    assert_eq!(tips, [1, 5]);
+    assert!(s.tree().is_real_branch_point(leaf));
+}
+
+#[test]
 fn a_rewind_to_an_unknown_message_drops_everything_like_gemini_cli() {
     let text = concat!(
         r#"{"sessionId":"s","projectHash":"p"}"#,

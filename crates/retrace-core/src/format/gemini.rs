@@ -12,7 +12,9 @@
 //! Messages form one chain. A rewrite hangs the new version beside the old
 //! one (a structural fan-out: the old version stays reachable, flagged
 //! `REWRITTEN`, and the branch continues with the new); a rewind makes the
-//! next message a sibling of the dropped one (a real branch). A session
+//! next message a sibling of the dropped one (a real branch), under the
+//! metadata record (the empty conversation) for a rewind to the first
+//! message. A session
 //! split over several files (same `sessionId`) is one chain through the
 //! files in time order. Resuming a legacy session, Gemini CLI writes
 //! `<name>.jsonl` beside `<name>.json`, repeating its messages: read
@@ -202,6 +204,10 @@ fn chain(group: &[&FileCx], links: &mut Links) {
     // The latest version of each id, to mark the ones rewritten.
     let mut latest: Vec<u32> = vec![NONE; ids];
     let mut rewound = false;
+    // The empty conversation, as a node: the metadata record that starts
+    // the session, once a rewind has gone back to it.
+    let start = metadata_record(first);
+    let (mut to_start, mut emptied) = (false, false);
     for cx in group {
         if let Some(k) = migration_of(cx, group, &live, &at) {
             // The legacy messages give way to their copies in the `.jsonl`,
@@ -272,9 +278,11 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                         for gone in live.drain(k as usize..) {
                             at[cx.entries[gone as usize].id.index()] = NONE;
                         }
+                        to_start |= k == 0;
                     }
                 }
                 rewound = true;
+                emptied |= live.is_empty();
                 continue;
             }
             let id = entry.id;
@@ -302,13 +310,40 @@ fn chain(group: &[&FileCx], links: &mut Links) {
             }
         }
     }
+    // A rewind to the first message, or a log that ends with nothing
+    // standing: the metadata record is where the conversation was empty,
+    // the root both ways go on from (a rewind naming no message, which
+    // Gemini CLI never writes itself, is rather a sign of a file missing:
+    // what follows it starts a root of its own).
+    let start = start.filter(|_| to_start || (emptied && live.is_empty()));
+    if let Some(start) = start {
+        links.node[start] = true;
+        for e in group.iter().flat_map(|cx| cx.range()) {
+            if links.node[e] && links.parent[e] == NONE && e != start {
+                links.parent[e] = start as u32;
+            }
+        }
+    }
     // What Gemini CLI would load: the messages left standing, however the
     // files ended (a last `$rewindTo` leaves an earlier message the end).
-    if let Some(&now) = live.last() {
+    let now = live.last().copied().or(start.map(|s| s as u32));
+    if let Some(now) = now {
         for cx in group {
             links.current[cx.file.0 as usize] = now;
         }
     }
+}
+
+/// The metadata record a JSONL log starts with.
+fn metadata_record(cx: &FileCx) -> Option<usize> {
+    let first = cx.range().next()?;
+    let e = &cx.entries[first];
+    let metadata = cx.info.document.is_none()
+        && !e.is_broken()
+        && e.id.is_none()
+        && e.reference.is_none()
+        && !e.flags.has(Flags::SNAPSHOT);
+    metadata.then_some(first)
 }
 
 /// Whether `cx` is the `.jsonl` Gemini CLI wrote when it resumed a legacy
