@@ -910,6 +910,33 @@ fn a_gemini_rewind_to_the_first_prompt_is_a_real_branch() {
 }
 
 #[test]
+fn cat_of_a_gemini_branch_takes_each_message_as_last_written() {
+    // Line 5 rewrites line 3's model turn after the prompt of line 4,
+    // which a rewind then drops: Gemini CLI loads lines 2, 5, 8 and 9.
+    let path = fixture("gemini/late-rewrite.jsonl");
+    let file = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &path]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        [lines[0], lines[1], lines[4], lines[7], lines[8]].concat()
+    );
+    let o = retrace(&["show", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("41 passed; 1 failed"), "{text}");
+    assert!(!text.contains("And run clippy too."), "{text}");
+    // The branch rewound away, too: its answer (line 6) was written after
+    // the rewrite, so the call is done there as well.
+    let d = "d3f5b7c9-e1a3-4d5f-9b7c-9e1a3d5f7b9c";
+    let o = retrace(&["cat", "--leaf", d, &path]);
+    assert_eq!(
+        stdout(&o),
+        [lines[0], lines[1], lines[4], lines[3], lines[5]].concat()
+    );
+}
+
+#[test]
 fn gemini_folders_and_documents() {
     // The corpus archive: six files, five sessions (one split in two).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);

@@ -334,6 +334,94 @@ fn a_log_that_ends_with_nothing_standing_stands_at_its_start() {
 }
 
 #[test]
+fn a_rewrite_of_an_earlier_message_wins_wherever_it_is_written() {
+    // Line 5 rewrites the model turn of line 3 (its call done, with
+    // tokens) after the next prompt (line 4); then `$rewindTo` that prompt
+    // (line 7) and a new one. Gemini CLI loads lines 2, 5, 8, 9.
+    let rel = "gemini/late-rewrite.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let line = |e: EntryId| s.entry(e).line;
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(
+        s.tree()
+            .path(leaf)
+            .into_iter()
+            .map(line)
+            .collect::<Vec<_>>(),
+        [2, 5, 8, 9]
+    );
+    // The earlier version is a dead end beside the latest, which takes on
+    // what followed it: the turn rewound away and the new one.
+    let parent = |l: u32| s.tree().parent(at(l)).map(line);
+    let parents: Vec<Option<u32>> = [3, 4, 5, 6, 8].into_iter().map(parent).collect();
+    assert_eq!(parents, [Some(2), Some(5), Some(2), Some(4), Some(5)]);
+    let points: Vec<(u32, BranchKind)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (line(b.entry), b.kind))
+        .collect();
+    assert_eq!(points, [(2, BranchKind::Structural), (5, BranchKind::Real)]);
+    assert_eq!(
+        s.tree().tips().iter().map(|&t| line(t)).collect::<Vec<_>>(),
+        [6, 9]
+    );
+    // Both branches read the finished call and its result.
+    use Role::{Assistant as A, Tool as T, User as U};
+    for tip in [at(6), at(9)] {
+        let context = s.context(tip, &mut &bytes[..]).unwrap();
+        assert_eq!(
+            context.iter().map(|m| m.role).collect::<Vec<_>>(),
+            [U, A, T, U, A]
+        );
+        let result = serde_json::to_string(&context[2]).unwrap();
+        assert!(result.contains("41 passed; 1 failed"), "{result}");
+    }
+    let check = s.check(&mut &bytes[..]).unwrap();
+    assert_eq!(
+        (check.messages, check.tool_calls, check.tool_results),
+        (7, 1, 1)
+    );
+
+    // The same records split over two files, the rewrite in the second:
+    // the same conversation, in either reading order.
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let first = lines[..4].concat();
+    let second = [lines[0], &lines[4..].concat()].concat();
+    let shape = |s: &Session, sources: &mut [&[u8]]| {
+        let leaf = s.tree().default_leaf().unwrap();
+        let context: Vec<(Role, String)> = s
+            .context(leaf, sources)
+            .unwrap()
+            .iter()
+            .map(|m| (m.role, serde_json::to_string(&m.content).unwrap()))
+            .collect();
+        let real = s.tree().real_branch_points().count();
+        (
+            context,
+            s.tree().branch_points().len(),
+            real,
+            s.tree().tips().len(),
+        )
+    };
+    let whole = shape(&s, &mut [&bytes[..]]);
+    for files in [[&first, &second], [&second, &first]] {
+        let mut reader = Reader::new();
+        for (i, bytes) in files.iter().enumerate() {
+            reader.begin_file(&format!("part-{i}.jsonl"));
+            reader.push(bytes);
+        }
+        let split = reader.finish();
+        assert!(split.diagnostics().is_empty(), "{:?}", split.diagnostics());
+        assert_eq!(shape(&split, &mut [&files[0][..], &files[1][..]]), whole);
+    }
+}
+
+#[test]
 fn a_rewind_to_an_unknown_message_drops_everything_like_gemini_cli() {
     let text = concat!(
         r#"{"sessionId":"s","projectHash":"p"}"#,

@@ -10,15 +10,18 @@
 //!   message and everything after it; `{"$set": {…}}` updates metadata.
 //!
 //! Messages form one chain. A rewrite hangs the new version beside the old
-//! one (a structural fan-out: the old version stays reachable, flagged
-//! `REWRITTEN`, and the branch continues with the new); a rewind makes the
-//! next message a sibling of the dropped one (a real branch), under the
-//! metadata record (the empty conversation) for a rewind to the first
-//! message. A session
-//! split over several files (same `sessionId`) is one chain through the
-//! files in time order. Resuming a legacy session, Gemini CLI writes
-//! `<name>.jsonl` beside `<name>.json`, repeating its messages: read
-//! together, the legacy copies give way to the `.jsonl`'s.
+//! one and moves what hung under the old one under it, wherever it was
+//! written (a structural fan-out: the old version stays reachable as a dead
+//! end, flagged `REWRITTEN`, and every path holds the latest versions); a
+//! rewind makes the next message a sibling of the dropped one (a real
+//! branch), under the metadata record (the empty conversation) for a
+//! rewind to the first message. A session split over several files (same
+//! `sessionId`) is one chain through the files in time order. Resuming a
+//! legacy session, Gemini CLI writes `<name>.jsonl` beside `<name>.json`,
+//! repeating its messages: read together, the legacy copies give way to
+//! the `.jsonl`'s.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -132,34 +135,6 @@ impl Rules for Gemini {
         Box::new(Records { mode })
     }
 
-    /// The path, each message in its latest version written by the time of
-    /// the leaf (a rewrite replaces a message in place).
-    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
-        let Some(&leaf) = branch.last() else {
-            return Vec::new();
-        };
-        branch
-            .iter()
-            .map(|&p| {
-                let e = s.entry(p);
-                if !e.flags.has(Flags::REWRITTEN) {
-                    return p;
-                }
-                let info = &s.files()[e.file.0 as usize];
-                let last = if s.entry(leaf).file == e.file {
-                    leaf.0
-                } else {
-                    info.end_entry - 1
-                };
-                (p.0..=last)
-                    .rev()
-                    .map(EntryId)
-                    .find(|&c| s.entry(c).id == e.id && s.tree().contains(c))
-                    .unwrap_or(p)
-            })
-            .collect()
-    }
-
     /// The metadata record, which makes a branch of a JSONL log a session.
     fn header(&self, s: &Session, file: FileId) -> Option<EntryId> {
         let info = &s.files()[file.0 as usize];
@@ -208,6 +183,8 @@ fn chain(group: &[&FileCx], links: &mut Links) {
     // the session, once a rewind has gone back to it.
     let start = metadata_record(first);
     let (mut to_start, mut emptied) = (false, false);
+    // Each version of a message that a later one replaced, and by which.
+    let mut replaced_by: HashMap<u32, u32> = HashMap::new();
     for cx in group {
         if let Some(k) = migration_of(cx, group, &live, &at) {
             // The legacy messages give way to their copies in the `.jsonl`,
@@ -302,19 +279,35 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                     }
                 }
                 k => {
-                    // A rewrite: the new version takes the old one's place.
+                    // A rewrite: the new version takes the old one's place
+                    // beside it, and (below) its children.
                     let k = k as usize;
                     links.parent[e] = if k == 0 { NONE } else { live[k - 1] };
+                    to_start |= k == 0;
+                    replaced_by.insert(live[k], e as u32);
                     live[k] = e as u32;
                 }
             }
         }
     }
-    // A rewind to the first message, or a log that ends with nothing
-    // standing: the metadata record is where the conversation was empty,
-    // the root both ways go on from (a rewind naming no message, which
-    // Gemini CLI never writes itself, is rather a sign of a file missing:
-    // what follows it starts a root of its own).
+    // Last write wins, wherever the message is: what hangs under an
+    // earlier version (the messages after it, turns rewound away) hangs
+    // under the latest, so every path holds the versions Gemini CLI would
+    // load and the earlier ones are dead ends beside them.
+    if !replaced_by.is_empty() {
+        for e in group.iter().flat_map(|cx| cx.range()) {
+            let mut p = links.parent[e];
+            while let Some(&newer) = replaced_by.get(&p) {
+                p = newer;
+            }
+            links.parent[e] = p;
+        }
+    }
+    // A rewind to (or a rewrite of) the first message, or a log that ends
+    // with nothing standing: the metadata record is where the conversation
+    // was empty, the root both ways go on from (a rewind naming no
+    // message, which Gemini CLI never writes itself, is rather a sign of a
+    // file missing: what follows it starts a root of its own).
     let start = start.filter(|_| to_start || (emptied && live.is_empty()));
     if let Some(start) = start {
         links.node[start] = true;
