@@ -137,7 +137,7 @@ fn opens_document(first: &[u8], next: &[u8], scan: &mut LineScan) -> bool {
 }
 
 /// Whether `line` ends with `"messages": [` (or `contents`, `input`).
-fn opens_framed_array(line: &[u8]) -> bool {
+pub(crate) fn opens_framed_array(line: &[u8]) -> bool {
     let trim = |b: &[u8]| -> usize { b.iter().rposition(|&c| !is_ws(c)).map_or(0, |i| i + 1) };
     let line = &line[..trim(line)];
     let Some(line) = line.strip_suffix(b"[") else {
