@@ -2,6 +2,9 @@
 //! line byte for byte (a line holding two run-together objects once). A
 //! file that is one JSON document (a Gemini CLI session, a message list)
 //! gives the leaf's document with only the branch's elements in its array.
+//! The output takes the leaf's form: a branch of JSON lines that begins in
+//! a document (a Gemini CLI session split over a legacy `.json` and a
+//! `.jsonl`) gets those elements as lines, their layout blanks dropped.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -22,16 +25,61 @@ pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Out
         return document(path, s, &mut loaded.source, &entries, file, out);
     }
     let mut written = HashSet::new();
+    let mut relaid = 0;
     for e in entries {
         let entry = s.entry(e);
+        let read = |err| Failure::Input(format!("{path}: {err}"));
+        if in_document(s, e) {
+            let bytes = loaded
+                .source
+                .read(entry.file, entry.range())
+                .map_err(read)?;
+            out.write_all(&one_line(&bytes))?;
+            out.write_all(b"\n")?;
+            relaid += 1;
+            continue;
+        }
         if !written.insert((entry.file, entry.line)) {
             continue;
         }
-        let bytes = line_bytes(s, &mut loaded.source, e)
-            .map_err(|err| Failure::Input(format!("{path}: {err}")))?;
+        let bytes = line_bytes(s, &mut loaded.source, e).map_err(read)?;
         out.write_all(&bytes)?;
     }
+    if relaid > 0 {
+        crate::report(&format!(
+            "{path}: {relaid} messages from a JSON document written as JSON lines, \
+             each on one line (blanks between its tokens dropped, the rest byte for byte)"
+        ));
+    }
     Ok(Outcome::Clean)
+}
+
+/// Whether an entry is an element of its file's JSON document (not a JSON
+/// line after it).
+fn in_document(s: &Session, e: EntryId) -> bool {
+    let entry = s.entry(e);
+    let doc = s.files()[entry.file.0 as usize].document.as_ref();
+    doc.is_some_and(|d| d.end.is_none_or(|end| entry.offset < end))
+}
+
+/// A JSON value on one line: the blanks between its tokens (a pretty
+/// printer's newlines and indentation) dropped, strings and every other
+/// byte kept as written.
+fn one_line(json: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(json.len());
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in json {
+        if in_string {
+            in_string = escaped || b != b'"';
+            escaped = !escaped && b == b'\\';
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b' ' | b'\t' | b'\r' | b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    out
 }
 
 /// The whole physical line an entry sits on, with its terminator.
@@ -82,7 +130,9 @@ fn line_bytes(
 
 /// The document of `file` with only `entries` in its array: the bytes
 /// before its first element, the elements (each byte for byte, joined as
-/// the file joins its first two), the bytes after its last element.
+/// the file joins two of its elements), the bytes after its last element
+/// through the document's end. What follows the document (lines it ends
+/// before) is not part of it.
 fn document(
     path: &str,
     s: &Session,
@@ -98,14 +148,22 @@ fn document(
             .map_err(|err| Failure::Input(format!("{path}: {err}")))
     };
     let info = &s.files()[file.0 as usize];
+    let doc = info.document.as_ref().expect("asked for a document");
+    let end = doc.end.unwrap_or(info.size);
     let own = &s.entries()[info.first_entry as usize..info.end_entry as usize];
-    let (Some(first), Some(last)) = (own.first(), own.last()) else {
+    let elements: Vec<_> = own.iter().filter(|e| e.offset < end).collect();
+    let (Some(first), Some(last)) = (elements.first(), elements.last()) else {
         return Ok(Outcome::Clean);
     };
-    let separator = match own.get(1) {
-        Some(second) => fetch(file, first.range().end..second.offset)?,
-        None => b",".to_vec(),
-    };
+    let mut gaps = Vec::new();
+    for pair in elements.windows(2).take(SEPARATORS_TRIED) {
+        // Not the room of an element too long to be indexed.
+        let gap = pair[0].range().end..pair[1].offset;
+        if gap.end - gap.start <= 4096 {
+            gaps.push(fetch(file, gap)?);
+        }
+    }
+    let separator = separator(&gaps);
     out.write_all(&fetch(file, 0..first.offset)?)?;
     for (i, &e) in entries.iter().enumerate() {
         if i > 0 {
@@ -114,6 +172,39 @@ fn document(
         let entry = s.entry(e);
         out.write_all(&fetch(entry.file, entry.range())?)?;
     }
-    out.write_all(&fetch(file, last.range().end..info.size)?)?;
+    out.write_all(&fetch(file, last.range().end..end)?)?;
+    // The rest of the document's last line, when blank (its line ending).
+    let after = fetch(file, end..(end + 256).min(info.size))?;
+    let line = match after.iter().position(|&b| b == b'\n') {
+        Some(i) => &after[..=i],
+        None => &after[..],
+    };
+    if line.iter().all(u8::is_ascii_whitespace) {
+        out.write_all(line)?;
+    }
     Ok(Outcome::Clean)
+}
+
+/// How many of a document's gaps between elements are looked at for a
+/// well-formed one.
+const SEPARATORS_TRIED: usize = 16;
+
+/// What joins two elements: the first gap between two of the file's
+/// elements that is one comma among blanks. A gap missing its comma (a
+/// damaged file) is not copied into every join: without a well-formed gap,
+/// a comma before the first gap's blanks.
+fn separator(gaps: &[Vec<u8>]) -> Vec<u8> {
+    let blank = |b: &u8| b.is_ascii_whitespace();
+    let well_formed = |gap: &&Vec<u8>| {
+        gap.iter().filter(|&&b| b == b',').count() == 1
+            && gap.iter().all(|b| *b == b',' || blank(b))
+    };
+    if let Some(gap) = gaps.iter().find(well_formed) {
+        return gap.clone();
+    }
+    let indent = gaps.first().map_or(&[][..], |gap| {
+        let from = gap.iter().rposition(|b| !blank(b)).map_or(0, |i| i + 1);
+        &gap[from..]
+    });
+    [&b","[..], indent].concat()
 }

@@ -82,7 +82,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
         if inputs.is_empty() {
             return Err(Failure::Input(format!(
-                "{path}: no session files (*.jsonl, *.jsonl.gz, *.json) in this directory"
+                "{path}: no session files (*.jsonl, *.json, gzipped or not) in this directory"
             )));
         }
         inputs
@@ -192,8 +192,8 @@ fn is_agent_file(p: &Path) -> bool {
 /// The `*.jsonl` (and `*.jsonl.gz`) files directly in `dir`, sorted by name, except that the
 /// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
 /// `events_10.jsonl`) go in numeric order.
-/// With `json`, `*.json` files too (Gemini CLI's legacy sessions), except
-/// `*.meta.json` side-cars.
+/// With `json`, `*.json` and `*.json.gz` files too (Gemini CLI's legacy
+/// sessions, archived or not), except `*.meta.json` side-cars.
 fn jsonl_files(dir: &Path, json: bool) -> Result<Vec<PathBuf>, StoreError> {
     let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
     let mut files = Vec::new();
@@ -203,7 +203,8 @@ fn jsonl_files(dir: &Path, json: bool) -> Result<Vec<PathBuf>, StoreError> {
             .file_name()
             .map(|n| n.to_string_lossy())
             .unwrap_or_default();
-        let document = json && name.ends_with(".json") && !name.ends_with(".meta.json");
+        let plain = name.strip_suffix(".gz").unwrap_or(&name);
+        let document = json && plain.ends_with(".json") && !plain.ends_with(".meta.json");
         if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") || document) {
             files.push(path);
         }

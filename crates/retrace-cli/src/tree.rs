@@ -66,8 +66,16 @@ fn print_text(
         }
         let a = s.entry(run.first).line;
         let b = s.entry(run.last).line;
+        // A branch that goes on in a later file of a split session says
+        // which: its line numbers are that file's.
+        let of = match current_file {
+            Some(header) if file != header && s.entry(run.last).file == file => {
+                format!(" of {}", s.files()[file.0 as usize].name)
+            }
+            _ => String::new(),
+        };
         let mut line = if run.first == run.last {
-            format!("{lead}● {} (line {a})", s.label(run.first))
+            format!("{lead}● {} (line {a}{of})", s.label(run.first))
         } else if s.entry(run.first).file != s.entry(run.last).file {
             // A run across the parts of a split set.
             format!(
@@ -78,7 +86,7 @@ fn print_text(
             )
         } else {
             format!(
-                "{lead}● {} … {}  {} entries, lines {a}–{b}",
+                "{lead}● {} … {}  {} entries, lines {a}–{b}{of}",
                 s.label(run.first),
                 s.label(run.last),
                 run.len
@@ -102,18 +110,21 @@ fn print_text(
         if let Some(text) = first_prompt(s, source, run) {
             line.push_str(&format!("  \"{text}\""));
         }
-        if run.children.is_empty() {
-            line.push_str(if run.is_tip {
-                " ◀ leaf"
-            } else {
-                " ◀ dead end"
-            });
-        } else {
-            line.push_str(&format!(" ⑂ {} branches", run.children.len()));
+        let mut default = run.has_default.then_some(" (default)");
+        if run.is_tip {
+            line.push_str(" ◀ leaf");
+            line.push_str(default.take().unwrap_or_default());
+        } else if run.children.is_empty() {
+            line.push_str(" ◀ dead end");
         }
-        if run.has_default {
-            line.push_str(" (default)");
+        // A tip with children: the conversation was rewound to here and
+        // nothing written since; the children were rewound away.
+        match run.children.len() {
+            0 => {}
+            1 => line.push_str(" ⑂ 1 branch"),
+            n => line.push_str(&format!(" ⑂ {n} branches")),
         }
+        line.push_str(default.unwrap_or_default());
         if s.is_sidechain(run.first) {
             line.push_str(" [sidechain]");
         }
@@ -187,7 +198,9 @@ fn print_json(s: &Session, out: &mut impl Write) -> std::io::Result<()> {
                 role: s.role(e).to_owned(),
                 parent: tree.parent(e).map(|p| s.label(p)),
                 children,
-                branch: (children > 1).then(|| {
+                // A default leaf with children is a real branch point
+                // with one.
+                branch: (children > 1 || tree.is_real_branch_point(e)).then(|| {
                     if tree.is_real_branch_point(e) {
                         BranchKind::Real
                     } else {

@@ -5,7 +5,7 @@ mod common;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use common::{corpus, fixture, retrace, scratch, stdout};
+use common::{corpus, fixture, retrace, scratch, stderr, stdout};
 
 fn json_lines(o: &Output) -> Vec<serde_json::Value> {
     stdout(o)
@@ -542,6 +542,53 @@ fn gzip_reads_as_the_plain_file() {
 }
 
 #[test]
+fn a_folder_reads_gzipped_legacy_gemini_files() {
+    // The split session of `gemini/split/`, both files gzipped or only the
+    // later one: the same session as the plain folder.
+    let plain = fixture("gemini/split");
+    let names = [
+        "session-2026-02-04T10-00-7e3d9c21.json",
+        "session-2026-02-04T11-30-7e3d9c21.json",
+    ];
+    let gzip = |bytes: &[u8]| {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(bytes).unwrap();
+        z.finish().unwrap()
+    };
+    let run = |args: &[&str], path: &str| {
+        let mut all = args.to_vec();
+        all.push(path);
+        let o = retrace(&all);
+        (
+            o.status.code(),
+            stdout(&o)
+                .replace(path, "PATH")
+                .replace(".json.gz", ".json"),
+        )
+    };
+    for packed in [&[0, 1][..], &[1]] {
+        let dir = scratch(&format!("gemini_gz_{}", packed.len()));
+        for (i, name) in names.iter().enumerate() {
+            let bytes = std::fs::read(format!("{plain}/{name}")).unwrap();
+            match packed.contains(&i) {
+                true => std::fs::write(dir.join(format!("{name}.gz")), gzip(&bytes)).unwrap(),
+                false => std::fs::write(dir.join(name), bytes).unwrap(),
+            }
+        }
+        let dir = dir.to_str().unwrap();
+        for args in [
+            &["info", "--json"][..],
+            &["tree", "--json"],
+            &["show", "--json"],
+        ] {
+            assert_eq!(run(args, dir), run(args, &plain), "{args:?} {packed:?}");
+        }
+        let o = retrace(&["info", "--json", dir]);
+        assert_eq!(json_lines(&o)[0]["files"], 2);
+    }
+}
+
+#[test]
 fn broken_gzip_is_reported_with_line_and_byte() {
     let o = retrace(&["validate", &fixture("gzip/rollback-truncated.jsonl.gz")]);
     assert_eq!(o.status.code(), Some(1));
@@ -699,6 +746,194 @@ fn migrate_takes_a_leaf() {
         .as_str()
         .unwrap()
         .starts_with("[Operation Cancelled]"));
+}
+
+#[test]
+fn a_gemini_rewind_that_ends_the_log_is_where_the_session_stands() {
+    let path = fixture("gemini/rewind-at-end.jsonl");
+    let file = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    // Gemini CLI loads the metadata, the first prompt and its answer.
+    let o = retrace(&["cat", &path]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), lines[..3].concat());
+    let o = retrace(&["show", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("A workspace of three crates."), "{text}");
+    assert!(!text.contains("Bump every version."), "{text}");
+    // The turn rewound away hangs off the current leaf.
+    let o = retrace(&["tree", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("2 leaves · 1 real branch points"), "{text}");
+    assert!(text.contains("◀ leaf (default) ⑂ 1 branch\n"), "{text}");
+    assert!(text.contains("└─ ● 8a3c5e7d"), "{text}");
+    let o = retrace(&["tree", "--json", &path]);
+    let tree = &json_lines(&o)[0];
+    let answer = &tree["nodes"][1];
+    assert_eq!(
+        (&answer["line"], &answer["children"], &answer["branch"]),
+        (&3.into(), &1.into(), &"real".into())
+    );
+}
+
+#[test]
+fn a_migrated_gemini_session_is_read_from_its_jsonl() {
+    let dir = fixture("gemini/migrated");
+    let jsonl =
+        std::fs::read_to_string(format!("{dir}/session-2026-02-04T10-00-7e3d9c21.jsonl")).unwrap();
+    let lines: Vec<&str> = jsonl.split_inclusive('\n').collect();
+    // The resumed conversation, not the legacy file's three messages.
+    let o = retrace(&["show", &dir]);
+    let text = stdout(&o);
+    assert!(text.contains("Yes, nothing changed since."), "{text}");
+    assert_eq!(text.matches("The tree is clean.").count(), 1, "{text}");
+    // Its branch is the `.jsonl`'s lines: metadata and messages.
+    let o = retrace(&["cat", &dir]);
+    assert!(o.status.success(), "{o:?}");
+    let want: String = [0, 1, 2, 3, 5, 7].iter().map(|&i| lines[i]).collect();
+    assert_eq!(stdout(&o), want);
+    // One conversation; the legacy copies are noted, not a branch.
+    let o = retrace(&["tree", &dir]);
+    let text = stdout(&o);
+    assert!(text.contains("· 1 leaves · 0 real branch points"), "{text}");
+    let o = retrace(&["validate", &dir]);
+    let text = stdout(&o);
+    assert!(
+        text.contains(".json:7:249: note: copied-history: Gemini CLI migrated this session"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_gemini_branch_in_a_later_file_names_its_file() {
+    let dir = fixture("gemini/rewind-split");
+    let o = retrace(&["tree", &dir]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    // One header, the first file's: the branch rewound away is on its
+    // lines 5–6, the one that goes on is on lines 3–4 of the second file.
+    assert_eq!(text.matches("\n[").count(), 1, "{text}");
+    assert!(lines[1].ends_with("16-00-4d6f8a0c.jsonl]"), "{text}");
+    assert!(lines[3].contains("lines 5–6  \"Delete"), "{text}");
+    assert!(
+        lines[4].contains("lines 3–4 of ")
+            && lines[4]
+                .contains("16-40-4d6f8a0c.jsonl  \"Fix the parser instead.\" ◀ leaf (default)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn cat_of_a_damaged_legacy_file_keeps_the_document_whole() {
+    // Both made from `gemini/split/`: the first file missing the comma
+    // after its first message, the second with a torn line after its end.
+    let first = fixture("gemini/split/session-2026-02-04T10-00-7e3d9c21.json");
+    let second = fixture("gemini/split/session-2026-02-04T11-30-7e3d9c21.json");
+    // The joins are the file's well-formed one, not the broken one copied
+    // between every two messages.
+    let o = retrace(&["cat", &fixture("broken/missing-comma-session.json")]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), std::fs::read_to_string(first).unwrap());
+    // The array's end, the `summary` after it and the closing brace are
+    // the document's; the torn line after it is not.
+    let o = retrace(&["cat", &fixture("broken/trailing-garbage-session.json")]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(stdout(&o), std::fs::read_to_string(second).unwrap());
+}
+
+#[test]
+fn cat_of_a_session_split_over_a_document_and_json_lines_is_json_lines() {
+    // A legacy `.json` (three messages), then a `.jsonl` of the same
+    // session going on: the branch ends in the `.jsonl`, so the output is
+    // JSON lines, the legacy messages one on each line.
+    let dir = fixture("gemini/mixed-split");
+    let legacy: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(format!("{dir}/session-2026-02-04T10-00-7e3d9c21.json")).unwrap(),
+    )
+    .unwrap();
+    let jsonl =
+        std::fs::read_to_string(format!("{dir}/session-2026-02-04T11-30-7e3d9c21.jsonl")).unwrap();
+    let jsonl: Vec<&str> = jsonl.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &dir]);
+    assert!(o.status.success(), "{o:?}");
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    assert_eq!(lines.len(), 6, "{text}");
+    // The `.jsonl`'s metadata and messages as they are.
+    assert_eq!(
+        [lines[0], lines[4], lines[5]],
+        [jsonl[0], jsonl[1], jsonl[3]]
+    );
+    // The legacy messages, each the same JSON on one line.
+    for (i, line) in lines[1..4].iter().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        assert_eq!(value, legacy["messages"][i], "{line}");
+        assert!(
+            !line.trim_end().contains('\n') && line.starts_with("{\"id\":"),
+            "{line}"
+        );
+    }
+    assert!(stderr(&o).contains("3 messages from a JSON document written as JSON lines"));
+    // The output reads back as the same conversation, with no problem.
+    let out = scratch("gemini_mixed_cat").join("cat.jsonl");
+    std::fs::write(&out, &o.stdout).unwrap();
+    let o = retrace(&["validate", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    let messages =
+        |path: &str| json_lines(&retrace(&["info", "--json", path]))[0]["messages"].clone();
+    assert_eq!(messages(out.to_str().unwrap()), messages(&dir));
+    assert_eq!(messages(&dir), 6);
+}
+
+#[test]
+fn a_gemini_rewind_to_the_first_prompt_is_a_real_branch() {
+    let path = fixture("gemini/rewind-to-start.jsonl");
+    let o = retrace(&["tree", &path]);
+    let text = stdout(&o);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[0].ends_with("· 2 leaves · 1 real branch points"),
+        "{text}"
+    );
+    assert_eq!(lines[1], "● L1 (line 1) ⑂ 2 branches", "{text}");
+    assert!(lines[2].starts_with("├─ ● 1a3c5e7a"), "{text}");
+    assert!(
+        lines[3].starts_with("└─ ● 5e7a9c1e") && lines[3].ends_with("(default)"),
+        "{text}"
+    );
+    // The current branch as a session: the metadata, the new prompt and
+    // its answer.
+    let file = std::fs::read_to_string(&path).unwrap();
+    let file: Vec<&str> = file.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &path]);
+    assert_eq!(stdout(&o), [file[0], file[6], file[7]].concat());
+}
+
+#[test]
+fn cat_of_a_gemini_branch_takes_each_message_as_last_written() {
+    // Line 5 rewrites line 3's model turn after the prompt of line 4,
+    // which a rewind then drops: Gemini CLI loads lines 2, 5, 8 and 9.
+    let path = fixture("gemini/late-rewrite.jsonl");
+    let file = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = file.split_inclusive('\n').collect();
+    let o = retrace(&["cat", &path]);
+    assert!(o.status.success(), "{o:?}");
+    assert_eq!(
+        stdout(&o),
+        [lines[0], lines[1], lines[4], lines[7], lines[8]].concat()
+    );
+    let o = retrace(&["show", &path]);
+    let text = stdout(&o);
+    assert!(text.contains("41 passed; 1 failed"), "{text}");
+    assert!(!text.contains("And run clippy too."), "{text}");
+    // The branch rewound away, too: its answer (line 6) was written after
+    // the rewrite, so the call is done there as well.
+    let d = "d3f5b7c9-e1a3-4d5f-9b7c-9e1a3d5f7b9c";
+    let o = retrace(&["cat", "--leaf", d, &path]);
+    assert_eq!(
+        stdout(&o),
+        [lines[0], lines[1], lines[4], lines[3], lines[5]].concat()
+    );
 }
 
 #[test]

@@ -52,8 +52,9 @@ pub enum DiagnosticKind {
     TimestampOutOfOrder,
     /// A field has an unexpected shape (a reference that resolves nowhere…).
     BadField,
-    /// Lines that repeat another file's history (a Codex fork's copy of its
-    /// parent) were left out of the tree because that file was read too.
+    /// Lines that repeat another file's history were left out of the tree
+    /// because that file was read too: a Codex fork's copy of its parent,
+    /// a Gemini CLI legacy session whose migrated `.jsonl` repeats it.
     CopiedHistory,
     /// A split set (`events_1.jsonl`, `events_2.jsonl`, …) misses a part.
     SplitGap,

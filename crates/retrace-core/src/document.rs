@@ -46,6 +46,9 @@ pub struct Document {
     pub array_key_range: Option<Range<u64>>,
     /// False when the file ends before the document closes.
     pub complete: bool,
+    /// Where it closes: the byte after its last bracket (`None` unless
+    /// `complete`). JSON lines may follow.
+    pub end: Option<u64>,
 }
 
 impl Document {

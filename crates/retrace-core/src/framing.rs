@@ -5,9 +5,11 @@
 //! The reader holds a file's first bytes in a small head buffer until it
 //! can decide (see [`Reader::head_decision`]): a `[` as the first non-blank
 //! byte, or a first line that opens an object without closing it (a
-//! pretty-printed document), means a document; a first line that is a whole
-//! object holding a `messages` array, with nothing after it, is a document
-//! on one line; anything else is JSON lines. The head is then replayed
+//! pretty-printed document), means a document, unless the next line is a
+//! whole object of its own (JSON lines whose first line was cut short); a
+//! first line that is a whole object holding a `messages` array, with
+//! nothing after it, is a document on one line; anything else is JSON
+//! lines. The head is then replayed
 //! through the chosen path, so the decision never depends on how the input
 //! was chunked, and the JSON-lines path is untouched once it runs.
 
@@ -95,13 +97,62 @@ pub fn starts_like_document(head: &[u8]) -> bool {
             let Some(nl) = memchr::memchr(b'\n', rest) else {
                 return false;
             };
-            let line = rest[..nl].strip_suffix(b"\r").unwrap_or(&rest[..nl]);
+            let line = without_cr(&rest[..nl]);
             let mut scan = crate::scan::LineScan::default();
             scan_line(line, &mut scan);
-            matches!(scan.error, Some((_, ScanError::Unclosed)))
+            if !matches!(scan.error, Some((_, ScanError::Unclosed))) {
+                return false;
+            }
+            // The next non-blank line, if the head holds it whole.
+            let mut after = &rest[nl + 1..];
+            while let Some(nl) = memchr::memchr(b'\n', after) {
+                let next = without_cr(&after[..nl]);
+                if !is_blank(next) {
+                    return opens_document(line, next, &mut scan);
+                }
+                after = &after[nl + 1..];
+            }
+            true
         }
         _ => false,
     }
+}
+
+fn without_cr(line: &[u8]) -> &[u8] {
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+/// Whether a file whose first line opens an object without closing it, and
+/// whose next non-blank line is `next`, is one JSON document. It is, unless
+/// `next` is a whole object of its own: then the file is JSON lines and its
+/// first line was cut short (a torn write), to be reported and read past.
+/// A first line that ends by opening the framed array (`{"messages": [`,
+/// one element on each line after it) is a document all the same.
+fn opens_document(first: &[u8], next: &[u8], scan: &mut LineScan) -> bool {
+    if opens_framed_array(first) {
+        return true;
+    }
+    scan_line(next, scan);
+    scan.error.is_some() || scan.objects.is_empty()
+}
+
+/// Whether `line` ends with `"messages": [` (or `contents`, `input`).
+pub(crate) fn opens_framed_array(line: &[u8]) -> bool {
+    let trim = |b: &[u8]| -> usize { b.iter().rposition(|&c| !is_ws(c)).map_or(0, |i| i + 1) };
+    let line = &line[..trim(line)];
+    let Some(line) = line.strip_suffix(b"[") else {
+        return false;
+    };
+    let line = &line[..trim(line)];
+    let Some(line) = line.strip_suffix(b":") else {
+        return false;
+    };
+    let line = &line[..trim(line)];
+    FRAMED_KEYS.iter().any(|key| {
+        line.strip_suffix(b"\"")
+            .and_then(|l| l.strip_suffix(*key))
+            .is_some_and(|l| l.ends_with(b"\""))
+    })
 }
 
 impl Reader {
@@ -178,7 +229,22 @@ impl Reader {
                 let text = text.strip_suffix(b"\r").unwrap_or(text);
                 scan_line(text, &mut self.scan);
                 match self.scan.error {
-                    Some((_, ScanError::Unclosed)) if terminated => Some(Framing::Document),
+                    Some((_, ScanError::Unclosed)) if terminated => {
+                        // Pretty-printed, or JSON lines whose first line
+                        // was cut short: the next line tells.
+                        let rest = head.line_start..head.buf.len();
+                        let next = match nonblank.get(1) {
+                            Some(r) => r.clone(),
+                            None if eof && !is_blank(&head.buf[rest.clone()]) => rest,
+                            None if sampled => return Some(Framing::Document),
+                            None => return None,
+                        };
+                        let next = without_cr(&head.buf[next]);
+                        Some(match opens_document(text, next, &mut self.scan) {
+                            true => Framing::Document,
+                            false => Framing::Lines,
+                        })
+                    }
                     Some(_) => lines,
                     None => {
                         let framed = self.scan.objects.len() == 1
@@ -237,6 +303,7 @@ impl Reader {
                     fields: Vec::new(),
                     array_key_range: None,
                     complete: false,
+                    end: None,
                 });
                 let mut bytes = head.buf.as_slice();
                 let mut start = 0;
@@ -280,6 +347,7 @@ impl Reader {
             fields: Vec::new(),
             array_key_range: None,
             complete: false,
+            end: None,
         });
         self.doc = DocState {
             framer: Some(Box::new(DocumentFramer::resume(
@@ -329,6 +397,7 @@ impl Reader {
                 f
             }));
             doc.complete = part_doc.complete;
+            doc.end = part_doc.end;
         }
         let mut state = std::mem::take(&mut part.doc);
         if let Some(framer) = &mut state.framer {
@@ -523,6 +592,7 @@ impl Reader {
             DocEvent::End { end, line } => {
                 if let Some(doc) = &mut self.files[file_index].document {
                     doc.complete = true;
+                    doc.end = Some(end);
                 }
                 // What follows is read as JSON lines, from the document's
                 // last line on.

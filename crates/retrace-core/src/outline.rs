@@ -109,8 +109,10 @@ impl Session {
             let kids: Vec<EntryId> = tree.children(e).collect();
             match kids.len() {
                 0 => break,
-                1 => e = kids[0],
+                // Real with one child: the default leaf, where a branch
+                // ends and another goes on.
                 _ if tree.is_real_branch_point(e) => break,
+                1 => e = kids[0],
                 _ => {
                     let next = tree.continuation(e).unwrap_or(kids[kids.len() - 1]);
                     seg.fanouts += 1;

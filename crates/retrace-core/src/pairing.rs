@@ -10,10 +10,12 @@
 //! Number the tips in pre-order: the tips under a node are then a range of
 //! numbers. A branch is its path plus, where a format folds them in (Claude
 //! Code), the side lines of fan-outs along it. Say an edge from a child to
-//! its parent *folds* when the parent has one child or the branch's format
-//! folds that child's side line in. Across a folding edge, the child is on
-//! exactly the branches its parent is on: those under the child, and those
-//! that pass the parent another way and take the child's side line in.
+//! its parent *folds* when the parent has one child and is no tip itself (a
+//! default leaf can have children: a branch ends there, and goes on), or
+//! when the parent is a fan-out and the branch's format folds that child's
+//! side line in. Across a folding edge, the child is on exactly the
+//! branches its parent is on: those under the child, and those that pass
+//! the parent another way and take the child's side line in.
 //! Across an edge that does not fold, the child is on the branches under
 //! it, plus those of its parent's that do not pass the parent at all. So a
 //! run of folding edges (a *group*) shares one set of branches, a few
@@ -236,8 +238,11 @@ impl<'a> Branches<'a> {
             head[e as usize] = match tree.parent(id) {
                 None => e,
                 Some(p) => {
-                    let folds =
-                        tree.children(p).len() < 2 || rule.folds.is_some_and(|folds| folds(p, id));
+                    let folds = if tree.children(p).len() < 2 {
+                        !is_tip[order.pre[p.index()] as usize]
+                    } else {
+                        rule.folds.is_some_and(|folds| folds(p, id))
+                    };
                     if folds {
                         head[p.index()]
                     } else {
@@ -567,7 +572,14 @@ mod tests {
             let seed = rng.next();
             let real = move |e: EntryId, _: &[u32]| (u64::from(e.0) ^ seed).is_multiple_of(3);
             let start = move |e: EntryId| (u64::from(e.0) ^ seed) % 4 != 1;
-            let tree = Tree::build(node.clone(), parent, None, real, start);
+            // Now and then a default leaf with children: a tip that is no
+            // leaf.
+            let default = match rng.below(3) {
+                0 => (0..n).find(|&e| node[e] && parent.contains(&(e as u32))),
+                _ => None,
+            };
+            let default = default.map(|e| EntryId(e as u32));
+            let tree = Tree::build(node.clone(), parent, default, real, start);
             let fold_seed = rng.next();
             let folds = move |p: EntryId, c: EntryId| {
                 !(u64::from(p.0 * 31 + c.0) ^ fold_seed).is_multiple_of(3)

@@ -240,6 +240,7 @@ impl Session {
             parent: vec![NONE; n],
             parent_id: vec![Sym::NONE; n],
             flags: vec![0; n],
+            current: vec![NONE; files.len()],
             diagnostics: Vec::new(),
         };
         let cxs: Vec<FileCx> = files
@@ -300,6 +301,7 @@ impl Session {
             node,
             mut parent,
             flags,
+            current,
             diagnostics: link_diagnostics,
             ..
         } = links;
@@ -317,7 +319,10 @@ impl Session {
         }
         break_cycles(&entries, &node, &mut parent, &mut diagnostics);
 
-        let default_leaf = default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id);
+        let default_leaf = match current.first() {
+            Some(&now) if now != NONE => Some(EntryId(now)),
+            _ => default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id),
+        };
         // One file (the usual case): its rules, without reading every
         // entry for its file (a pass over the whole index, for formats
         // whose answers do not look at the entry).
@@ -480,15 +485,17 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
     by_id
 }
 
-/// The leaf a tool opens by default: the last node of the first file with
-/// nodes (a folder's first file can be a stub: Claude Code writes files
-/// that hold only a `summary` line), where a main conversation's sidechain
-/// lines do not count unless the file is all sidechain (a subagent file
-/// opened on its own), or what a leaf marker names; for a stream split over
-/// files, followed on to its last part. When a later file goes on from that
-/// node (a Codex fork of the whole rollout), the last node of that file:
-/// where the conversation now stands, even if it rolled back to before the
-/// node. With several such files, the one read last.
+/// The leaf a tool opens by default when the first file's format does not
+/// know where its session stands now (see `Links::current`): the last node
+/// of the first file with nodes (a folder's first file can be a stub:
+/// Claude Code writes files that hold only a `summary` line), where a main
+/// conversation's sidechain lines do not count unless the file is all
+/// sidechain (a subagent file opened on its own), or what a leaf marker
+/// names; for a stream split over files, followed on to its last part.
+/// When a later file goes on from that node (a Codex fork of the whole
+/// rollout), the last node of that file: where the conversation now stands,
+/// even if it rolled back to before the node. With several such files, the
+/// one read last.
 fn default_leaf(
     entries: &[Entry],
     file_formats: &[Format],

@@ -57,6 +57,11 @@ impl Tree {
     /// Builds the tree from per-entry parents (`None` = root) for the entries
     /// marked as nodes. `is_real_fork(node, children)` decides which fan-outs
     /// are real. Parents must already be acyclic.
+    ///
+    /// A default leaf with children (a Gemini CLI rewind that nothing was
+    /// written after yet) ends the branch the session stands on, and its
+    /// children go on another way: it is a tip and a real branch point,
+    /// even with one child.
     pub(crate) fn build(
         node: Vec<bool>,
         parent: Vec<u32>,
@@ -104,15 +109,18 @@ impl Tree {
             child_start: &child_start,
             children: &children,
         };
+        let open_end = default_leaf
+            .map(|d| d.index())
+            .filter(|&d| child_start[d + 1] > child_start[d]);
         let Walked {
             continuation,
             real,
             branch_points,
             tips,
-        } = if (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
+        } = if open_end.is_none() && (0..n).all(|e| child_start[e + 1] - child_start[e] <= 1) {
             csr.walk_linear()
         } else {
-            csr.walk(&roots, forward, is_real_fork, is_branch_start)
+            csr.walk(&roots, forward, open_end, is_real_fork, is_branch_start)
         };
         Tree {
             parent,
@@ -166,6 +174,8 @@ impl Tree {
     /// The leaves that end a branch a person could pick: every leaf for pi;
     /// for Claude Code, leaves reached through real forks only (the dead ends
     /// of parallel tool calls and hook lines are folded into their branch).
+    /// The default leaf is one even when it has children (see
+    /// [`Tree::build`]).
     pub fn tips(&self) -> &[EntryId] {
         &self.tips
     }
@@ -183,7 +193,8 @@ impl Tree {
     }
 
     /// The leaf a tool opens by default: the last node in file order (what pi
-    /// does), or the target of a persisted leaf marker.
+    /// does), the target of a persisted leaf marker, or where a log of
+    /// updates leaves the conversation (Gemini CLI, after its rewinds).
     pub fn default_leaf(&self) -> Option<EntryId> {
         self.default_leaf
     }
@@ -279,21 +290,24 @@ impl Csr<'_> {
     /// The general walk. `forward`: every parent comes before its children
     /// in the file, so file order serves as pre-order (a parent before its
     /// children) without computing one; otherwise (a parent can be written
-    /// after its child) a real pre-order is walked.
+    /// after its child) a real pre-order is walked. `open_end`: the default
+    /// leaf, when it has children.
     fn walk(
         &self,
         roots: &[EntryId],
         forward: bool,
+        open_end: Option<usize>,
         is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
         is_branch_start: impl Fn(EntryId) -> bool,
     ) -> Walked {
         if forward {
             let n = self.node.len() as u32;
             let nodes = (0..n).filter(|&e| self.node[e as usize]);
-            self.walk_in(roots, nodes, is_real_fork, is_branch_start)
+            self.walk_in(roots, nodes, open_end, is_real_fork, is_branch_start)
         } else {
             let order = preorder(roots, self.child_start, self.children);
-            self.walk_in(roots, order.iter().copied(), is_real_fork, is_branch_start)
+            let order = order.iter().copied();
+            self.walk_in(roots, order, open_end, is_real_fork, is_branch_start)
         }
     }
 
@@ -303,6 +317,7 @@ impl Csr<'_> {
         &self,
         roots: &[EntryId],
         order: impl DoubleEndedIterator<Item = u32> + Clone,
+        open_end: Option<usize>,
         is_real_fork: impl Fn(EntryId, &[u32]) -> bool,
         is_branch_start: impl Fn(EntryId) -> bool,
     ) -> Walked {
@@ -347,8 +362,12 @@ impl Csr<'_> {
                 continue;
             };
             continuation[e] = next;
-            if kids.len() >= 2 {
-                let is_real = is_real_fork(EntryId(e as u32), kids);
+            let ends_here = open_end == Some(e);
+            if ends_here {
+                tips.push(EntryId(e as u32));
+            }
+            if kids.len() >= 2 || ends_here {
+                let is_real = ends_here || is_real_fork(EntryId(e as u32), kids);
                 real[e] = is_real;
                 branch_points.push(BranchPoint {
                     entry: EntryId(e as u32),
@@ -430,8 +449,12 @@ mod tests {
                 child_start: &tree.child_start,
                 children: &tree.children,
             };
-            let by_file = csr.walk(&tree.roots, true, real_fork, start);
-            let by_preorder = csr.walk(&tree.roots, false, real_fork, start);
+            // Now and then a default leaf with children.
+            let open_end = (rng.below(3) == 0)
+                .then(|| (0..n).find(|&e| tree.children(EntryId(e as u32)).next().is_some()))
+                .flatten();
+            let by_file = csr.walk(&tree.roots, true, open_end, real_fork, start);
+            let by_preorder = csr.walk(&tree.roots, false, open_end, real_fork, start);
             assert_eq!(by_file.continuation, by_preorder.continuation, "{parent:?}");
             assert_eq!(by_file.real, by_preorder.real, "{parent:?}");
             assert_eq!(
@@ -440,7 +463,7 @@ mod tests {
             );
             assert_eq!(by_file.tips, by_preorder.tips, "{parent:?}");
             fan_outs += by_file.branch_points.len();
-            hidden += tree.leaves().count() - by_file.tips.len();
+            hidden += tree.leaves().filter(|l| !by_file.tips.contains(l)).count();
         }
         // Fan-outs, and leaves that are not tips, were exercised.
         assert!(

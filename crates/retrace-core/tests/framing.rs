@@ -161,7 +161,7 @@ fn a_truncated_document_is_reported_and_kept() {
         .unwrap();
     assert_eq!(d.offset, bytes.len() as u64);
     let doc = s.files()[0].document.as_ref().unwrap();
-    assert!(!doc.complete);
+    assert!(!doc.complete && doc.end.is_none());
     assert_eq!(doc.fields[0].key, "sessionId");
 
     // Cut inside a top-level field: the field is kept by range.
@@ -195,6 +195,8 @@ fn lines_after_the_document_are_read_as_json_lines() {
     assert_eq!(s.entries().len(), 3);
     assert_eq!(s.entries()[1].line, 1);
     assert_eq!(s.entries()[2].line, 2);
+    // The document ends after its `]`.
+    assert_eq!(s.files()[0].document.as_ref().unwrap().end, Some(34));
     let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
     assert!(d.message.contains("follow the end of the JSON document"));
     assert_eq!(d.severity, Severity::Warning);
@@ -219,6 +221,41 @@ fn jsonl_starting_like_an_object_is_not_a_document() {
     let s = open_all_ways(b"{\"type\":\"session\",\"ver");
     assert!(s.files()[0].document.is_none());
     only(s.diagnostics(), DiagnosticKind::TruncatedLine);
+}
+
+#[test]
+fn a_first_line_cut_short_before_whole_lines_is_jsonl() {
+    // The Gemini CLI fixture with its metadata line cut short at every
+    // byte, inside strings and outside (`{"sessionId": "…", "projectHash":
+    // "9b2e…"` then a newline): the cut line is an error on line 1, the 14
+    // records after it are read as JSON lines.
+    let bytes = fixture("gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl");
+    let first = bytes.iter().position(|&b| b == b'\n').unwrap();
+    for cut in 1..first {
+        let mut torn = bytes[..cut].to_vec();
+        torn.extend_from_slice(&bytes[first..]);
+        let s = match cut % 40 {
+            0 => open_all_ways(&torn),
+            _ => Session::from_bytes("torn.jsonl", &torn),
+        };
+        assert!(s.files()[0].document.is_none(), "cut at {cut}");
+        assert_eq!(s.format(), retrace_core::Format::GeminiCli, "cut at {cut}");
+        assert_eq!(s.entries().len(), 15, "cut at {cut}");
+        assert!(s.entries()[0].is_broken(), "cut at {cut}");
+        assert_eq!(s.tree().len(), 10, "cut at {cut}");
+        let d = only(s.diagnostics(), DiagnosticKind::MalformedJson);
+        assert_eq!((d.line, d.severity), (1, Severity::Error), "cut at {cut}");
+        assert!(!starts_like_document(&torn), "cut at {cut}");
+    }
+    // A document whose first line opens its framed array, one element on
+    // each line after it, is still one document.
+    let doc =
+        b"{\"model\": \"m\", \"messages\": [\n{\"role\": \"user\", \"content\": \"hi\"}\n]}\n";
+    let s = open_all_ways(doc);
+    assert!(s.files()[0].document.is_some());
+    assert_eq!(s.entries().len(), 1);
+    assert!(problems(&s).is_empty(), "{:?}", problems(&s));
+    assert!(starts_like_document(doc));
 }
 
 #[test]

@@ -226,6 +226,202 @@ fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
 }
 
 #[test]
+fn a_rewind_that_ends_the_log_leaves_the_conversation_before_it() {
+    let rel = "gemini/rewind-at-end.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    // `$rewindTo` the second prompt (line 4), then only a `$set`: Gemini
+    // CLI loads the first prompt and its answer.
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf, at(3));
+    let roles: Vec<Role> = s
+        .context(leaf, &mut &bytes[..])
+        .unwrap()
+        .iter()
+        .map(|m| m.role)
+        .collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    // The turn rewound away stays a branch of its own: line 3 ends the
+    // current one and leads on to it.
+    let tips: Vec<u32> = s.tree().tips().iter().map(|&t| s.entry(t).line).collect();
+    assert_eq!(tips, [3, 5]);
+    let points: Vec<(u32, BranchKind, u32)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (s.entry(b.entry).line, b.kind, b.children))
+        .collect();
+    assert_eq!(points, [(3, BranchKind::Real, 1)]);
+    let outline: Vec<(u32, u32, bool, bool)> = s
+        .outline()
+        .iter()
+        .map(|g| {
+            (
+                s.entry(g.first).line,
+                s.entry(g.last).line,
+                g.is_tip,
+                g.has_default,
+            )
+        })
+        .collect();
+    assert_eq!(outline, [(2, 3, true, true), (4, 5, true, false)]);
+}
+
+#[test]
+fn a_rewind_to_the_first_message_branches_at_the_session_start() {
+    let rel = "gemini/rewind-to-start.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let line = |e: EntryId| s.entry(e).line;
+    // `$rewindTo` the first prompt: the old conversation and the new one
+    // both start from the empty one, the metadata record.
+    assert_eq!(s.tree().roots(), [at(1)]);
+    assert_eq!(
+        s.tree().children(at(1)).map(line).collect::<Vec<_>>(),
+        [2, 7]
+    );
+    let points: Vec<(u32, BranchKind, u32)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (line(b.entry), b.kind, b.children))
+        .collect();
+    assert_eq!(points, [(1, BranchKind::Real, 2)]);
+    assert_eq!(
+        s.tree().tips().iter().map(|&t| line(t)).collect::<Vec<_>>(),
+        [5, 8]
+    );
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(leaf, at(8));
+    // The record is no message: the context is the new prompt and answer,
+    // and the branch's rows open with it as an event.
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    let roles: Vec<Role> = context.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    let rows: Vec<(retrace_core::RowKind, String)> =
+        s.rows(leaf).into_iter().map(|r| (r.kind, r.role)).collect();
+    use retrace_core::RowKind::{Event, Message};
+    assert_eq!(
+        rows,
+        [
+            (Event, String::new()),
+            (Message, "user".into()),
+            (Message, "assistant".into())
+        ]
+    );
+}
+
+#[test]
+fn a_log_that_ends_with_nothing_standing_stands_at_its_start() {
+    // The first two turns of the fixture, then `$rewindTo` the first
+    // prompt: Gemini CLI loads an empty conversation.
+    let bytes = fixture("gemini/rewind-to-start.jsonl");
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let text = lines[..6].concat();
+    let s = Session::from_bytes("x.jsonl", &text);
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.entry(leaf).line, 1);
+    assert!(s.context(leaf, &mut &text[..]).unwrap().is_empty());
+    let tips: Vec<u32> = s.tree().tips().iter().map(|&t| s.entry(t).line).collect();
+    assert_eq!(tips, [1, 5]);
+    assert!(s.tree().is_real_branch_point(leaf));
+}
+
+#[test]
+fn a_rewrite_of_an_earlier_message_wins_wherever_it_is_written() {
+    // Line 5 rewrites the model turn of line 3 (its call done, with
+    // tokens) after the next prompt (line 4); then `$rewindTo` that prompt
+    // (line 7) and a new one. Gemini CLI loads lines 2, 5, 8, 9.
+    let rel = "gemini/late-rewrite.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    assert_lossless(rel, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let line = |e: EntryId| s.entry(e).line;
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(
+        s.tree()
+            .path(leaf)
+            .into_iter()
+            .map(line)
+            .collect::<Vec<_>>(),
+        [2, 5, 8, 9]
+    );
+    // The earlier version is a dead end beside the latest, which takes on
+    // what followed it: the turn rewound away and the new one.
+    let parent = |l: u32| s.tree().parent(at(l)).map(line);
+    let parents: Vec<Option<u32>> = [3, 4, 5, 6, 8].into_iter().map(parent).collect();
+    assert_eq!(parents, [Some(2), Some(5), Some(2), Some(4), Some(5)]);
+    let points: Vec<(u32, BranchKind)> = s
+        .tree()
+        .branch_points()
+        .iter()
+        .map(|b| (line(b.entry), b.kind))
+        .collect();
+    assert_eq!(points, [(2, BranchKind::Structural), (5, BranchKind::Real)]);
+    assert_eq!(
+        s.tree().tips().iter().map(|&t| line(t)).collect::<Vec<_>>(),
+        [6, 9]
+    );
+    // Both branches read the finished call and its result.
+    use Role::{Assistant as A, Tool as T, User as U};
+    for tip in [at(6), at(9)] {
+        let context = s.context(tip, &mut &bytes[..]).unwrap();
+        assert_eq!(
+            context.iter().map(|m| m.role).collect::<Vec<_>>(),
+            [U, A, T, U, A]
+        );
+        let result = serde_json::to_string(&context[2]).unwrap();
+        assert!(result.contains("41 passed; 1 failed"), "{result}");
+    }
+    let check = s.check(&mut &bytes[..]).unwrap();
+    assert_eq!(
+        (check.messages, check.tool_calls, check.tool_results),
+        (7, 1, 1)
+    );
+
+    // The same records split over two files, the rewrite in the second:
+    // the same conversation, in either reading order.
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    let first = lines[..4].concat();
+    let second = [lines[0], &lines[4..].concat()].concat();
+    let shape = |s: &Session, sources: &mut [&[u8]]| {
+        let leaf = s.tree().default_leaf().unwrap();
+        let context: Vec<(Role, String)> = s
+            .context(leaf, sources)
+            .unwrap()
+            .iter()
+            .map(|m| (m.role, serde_json::to_string(&m.content).unwrap()))
+            .collect();
+        let real = s.tree().real_branch_points().count();
+        (
+            context,
+            s.tree().branch_points().len(),
+            real,
+            s.tree().tips().len(),
+        )
+    };
+    let whole = shape(&s, &mut [&bytes[..]]);
+    for files in [[&first, &second], [&second, &first]] {
+        let mut reader = Reader::new();
+        for (i, bytes) in files.iter().enumerate() {
+            reader.begin_file(&format!("part-{i}.jsonl"));
+            reader.push(bytes);
+        }
+        let split = reader.finish();
+        assert!(split.diagnostics().is_empty(), "{:?}", split.diagnostics());
+        assert_eq!(shape(&split, &mut [&files[0][..], &files[1][..]]), whole);
+    }
+}
+
+#[test]
 fn a_rewind_to_an_unknown_message_drops_everything_like_gemini_cli() {
     let text = concat!(
         r#"{"sessionId":"s","projectHash":"p"}"#,
@@ -281,6 +477,84 @@ fn a_split_session_is_one_chain_in_time_order() {
     let roles: Vec<Role> = context.iter().map(|m| m.role).collect();
     use Role::{Assistant as A, Tool as T, User as U};
     assert_eq!(roles, [U, A, T, A, U, A]);
+}
+
+#[test]
+fn a_legacy_file_and_the_jsonl_it_was_migrated_to_are_read_as_the_jsonl() {
+    // Gemini CLI resumed the `.json` session: it wrote `<name>.jsonl`,
+    // repeating the three messages, and went on there. Either order.
+    let json = "gemini/migrated/session-2026-02-04T10-00-7e3d9c21.json";
+    let jsonl = "gemini/migrated/session-2026-02-04T10-00-7e3d9c21.jsonl";
+    for names in [[json, jsonl], [jsonl, json]] {
+        let (s, files) = open_fixtures(&names);
+        let legacy = retrace_core::FileId(names.iter().position(|&n| n == json).unwrap() as u16);
+        let leaf = s.tree().default_leaf().unwrap();
+        let path: Vec<(bool, u32)> = s
+            .tree()
+            .path(leaf)
+            .iter()
+            .map(|&e| (s.entry(e).file == legacy, s.entry(e).line))
+            .collect();
+        assert_eq!(
+            path,
+            [(false, 2), (false, 3), (false, 4), (false, 6), (false, 8)],
+            "{names:?}"
+        );
+        // The legacy copies are kept, outside the tree, and said so.
+        let info = &s.files()[legacy.0 as usize];
+        assert!((info.first_entry..info.end_entry).all(|e| !s.tree().contains(EntryId(e))));
+        assert_eq!(s.tree().roots().len(), 1);
+        let notes: Vec<(u16, u32, &str)> = s
+            .diagnostics()
+            .iter()
+            .map(|d| (d.file.0, d.line, d.kind.code()))
+            .collect();
+        assert_eq!(notes, [(legacy.0, 7, "copied-history")], "{names:?}");
+        let sources: &mut [&[u8]] = &mut [&files[0], &files[1]];
+        let roles: Vec<Role> = s
+            .context(leaf, sources)
+            .unwrap()
+            .iter()
+            .map(|m| m.role)
+            .collect();
+        use Role::{Assistant as A, Tool as T, User as U};
+        assert_eq!(roles, [U, A, T, A, U, A]);
+        // Each message counted once.
+        let check = s.check(sources).unwrap();
+        assert_eq!((check.messages, check.tool_calls), (6, 1));
+    }
+}
+
+#[test]
+fn a_later_file_that_rewinds_into_an_earlier_one_carries_the_session_on() {
+    // The second file of the session starts with `$rewindTo` the second
+    // prompt, which is in the first file; given in either order.
+    let first = "gemini/rewind-split/session-2026-02-07T16-00-4d6f8a0c.jsonl";
+    let second = "gemini/rewind-split/session-2026-02-07T16-40-4d6f8a0c.jsonl";
+    for names in [[first, second], [second, first]] {
+        let (s, _) = open_fixtures(&names);
+        assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+        let later = names.iter().position(|&n| n == second).unwrap() as u16;
+        let place = |e: EntryId| (s.entry(e).file.0 == later, s.entry(e).line);
+        // Gemini CLI loads the first turn, then the new prompt and answer.
+        let leaf = s.tree().default_leaf().unwrap();
+        let path: Vec<(bool, u32)> = s.tree().path(leaf).into_iter().map(place).collect();
+        assert_eq!(
+            path,
+            [(false, 2), (false, 4), (true, 3), (true, 4)],
+            "{names:?}"
+        );
+        // The rewound turn is the other branch off the first answer.
+        let tips: Vec<(bool, u32)> = s.tree().tips().iter().map(|&t| place(t)).collect();
+        assert!(tips.contains(&(false, 6)) && tips.len() == 2, "{tips:?}");
+        let points: Vec<((bool, u32), BranchKind)> = s
+            .tree()
+            .branch_points()
+            .iter()
+            .map(|b| (place(b.entry), b.kind))
+            .collect();
+        assert_eq!(points, [((false, 4), BranchKind::Real)], "{names:?}");
+    }
 }
 
 #[test]

@@ -579,3 +579,44 @@ fn whole_documents_are_redacted_as_one_value() {
     );
     assert_eq!(r.summary().broken_lines, 1);
 }
+
+/// A JSON-lines file whose first line was cut short looks like the start
+/// of a document until the next line: when that is a whole object of its
+/// own, the first line is a torn line (passed through, reported) and the
+/// rest is redacted line by line, as the reader frames it, whatever the
+/// chunking and wherever the cut.
+#[test]
+fn a_first_line_cut_short_is_a_torn_line_not_a_document() {
+    let first = r#"{"sessionId": "5c1f3a9e-2b7d-4e8a", "projectHash": "9b2e6f4a"}"#;
+    let rest = "\n\n{\"id\":\"a\",\"type\":\"user\",\"content\":\"mail jane.doe@fastmail.com\"}\n{\"id\":\"b\"}\n";
+    for cut in [1, 20, first.len() - 1] {
+        let input = format!("{}{rest}", &first[..cut]);
+        let want = format!(
+            "{}\n\n{{\"id\":\"a\",\"type\":\"user\",\"content\":\"mail [REDACTED:email]\"}}\n{{\"id\":\"b\"}}\n",
+            &first[..cut]
+        );
+        for chunk in [1, 7, 4096] {
+            let (out, summary) = redact_chunked(input.as_bytes(), Mode::Typed, chunk);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                want,
+                "cut {cut}, chunk {chunk}"
+            );
+            assert_eq!((summary.broken_lines, summary.lines), (1, 4), "cut {cut}");
+            assert_eq!(summary.broken[0].line, 1);
+        }
+    }
+    // A document whose first line opens its framed array, one element on
+    // each line after it, is still redacted whole.
+    let doc = "{\"model\": \"m\", \"messages\": [\n{\"role\": \"user\", \"content\": \"mail jane.doe@fastmail.com\"}\n]}\n";
+    let out = redact(doc, Mode::Typed);
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["messages"][0]["content"], "mail [REDACTED:email]");
+    // So is an array, whatever its lines (no JSON line is an array).
+    let out = redact(
+        "[\n{\"content\": \"jane.doe@fastmail.com\"}\n]\n",
+        Mode::Typed,
+    );
+    let value: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value[0]["content"], "[REDACTED:email]");
+}

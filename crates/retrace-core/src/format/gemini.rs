@@ -10,11 +10,18 @@
 //!   message and everything after it; `{"$set": {…}}` updates metadata.
 //!
 //! Messages form one chain. A rewrite hangs the new version beside the old
-//! one (a structural fan-out: the old version stays reachable, flagged
-//! `REWRITTEN`, and the branch continues with the new); a rewind makes the
-//! next message a sibling of the dropped one (a real branch). A session
-//! split over several files (same `sessionId`) is one chain through the
-//! files in time order.
+//! one and moves what hung under the old one under it, wherever it was
+//! written (a structural fan-out: the old version stays reachable as a dead
+//! end, flagged `REWRITTEN`, and every path holds the latest versions); a
+//! rewind makes the next message a sibling of the dropped one (a real
+//! branch), under the metadata record (the empty conversation) for a
+//! rewind to the first message. A session split over several files (same
+//! `sessionId`) is one chain through the files in time order. Resuming a
+//! legacy session, Gemini CLI writes `<name>.jsonl` beside `<name>.json`,
+//! repeating its messages: read together, the legacy copies give way to
+//! the `.jsonl`'s.
+
+use std::collections::HashMap;
 
 use serde_json::Value;
 
@@ -96,7 +103,12 @@ impl Rules for Gemini {
                     .find(|e| !e.id.is_none() && e.timestamp().is_some())
                     .map_or(i64::MAX, |e| e.timestamp)
             };
-            group.sort_by_key(|cx| (start(cx), cx.info.first_entry));
+            // A legacy document before the `.jsonl` it was migrated to,
+            // whose copies of its messages keep their timestamps.
+            group.sort_by_key(|cx| {
+                let jsonl = cx.info.document.is_none();
+                (start(cx), jsonl, cx.info.first_entry)
+            });
             chain(group, links);
         }
     }
@@ -121,34 +133,6 @@ impl Rules for Gemini {
 
     fn normalizer(&self, mode: Mode) -> Box<dyn Normalize> {
         Box::new(Records { mode })
-    }
-
-    /// The path, each message in its latest version written by the time of
-    /// the leaf (a rewrite replaces a message in place).
-    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
-        let Some(&leaf) = branch.last() else {
-            return Vec::new();
-        };
-        branch
-            .iter()
-            .map(|&p| {
-                let e = s.entry(p);
-                if !e.flags.has(Flags::REWRITTEN) {
-                    return p;
-                }
-                let info = &s.files()[e.file.0 as usize];
-                let last = if s.entry(leaf).file == e.file {
-                    leaf.0
-                } else {
-                    info.end_entry - 1
-                };
-                (p.0..=last)
-                    .rev()
-                    .map(EntryId)
-                    .find(|&c| s.entry(c).id == e.id && s.tree().contains(c))
-                    .unwrap_or(p)
-            })
-            .collect()
     }
 
     /// The metadata record, which makes a branch of a JSONL log a session.
@@ -195,7 +179,39 @@ fn chain(group: &[&FileCx], links: &mut Links) {
     // The latest version of each id, to mark the ones rewritten.
     let mut latest: Vec<u32> = vec![NONE; ids];
     let mut rewound = false;
+    // The empty conversation, as a node: the metadata record that starts
+    // the session, once a rewind has gone back to it.
+    let start = metadata_record(first);
+    let (mut to_start, mut emptied) = (false, false);
+    // Each version of a message that a later one replaced, and by which.
+    let mut replaced_by: HashMap<u32, u32> = HashMap::new();
     for cx in group {
+        if let Some(k) = migration_of(cx, group, &live, &at) {
+            // The legacy messages give way to their copies in the `.jsonl`,
+            // the file Gemini CLI goes on with.
+            let gone: Vec<u32> = live.drain(k..).collect();
+            for &e in &gone {
+                links.node[e as usize] = false;
+                at[cx.entries[e as usize].id.index()] = NONE;
+            }
+            let (first, last) = (
+                &cx.entries[gone[0] as usize],
+                &cx.entries[gone[gone.len() - 1] as usize],
+            );
+            links.diagnostics.push(Diagnostic::at(
+                first,
+                Severity::Info,
+                DiagnosticKind::CopiedHistory,
+                format!(
+                    "Gemini CLI migrated this session to {}, which repeats its {} messages \
+                     (lines {}–{} here) and goes on; they are shown there",
+                    cx.info.name,
+                    gone.len(),
+                    first.line,
+                    last.line
+                ),
+            ));
+        }
         for e in cx.range() {
             let entry = &cx.entries[e];
             if entry.is_broken() {
@@ -239,9 +255,11 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                         for gone in live.drain(k as usize..) {
                             at[cx.entries[gone as usize].id.index()] = NONE;
                         }
+                        to_start |= k == 0;
                     }
                 }
                 rewound = true;
+                emptied |= live.is_empty();
                 continue;
             }
             let id = entry.id;
@@ -261,14 +279,100 @@ fn chain(group: &[&FileCx], links: &mut Links) {
                     }
                 }
                 k => {
-                    // A rewrite: the new version takes the old one's place.
+                    // A rewrite: the new version takes the old one's place
+                    // beside it, and (below) its children.
                     let k = k as usize;
                     links.parent[e] = if k == 0 { NONE } else { live[k - 1] };
+                    to_start |= k == 0;
+                    replaced_by.insert(live[k], e as u32);
                     live[k] = e as u32;
                 }
             }
         }
     }
+    // Last write wins, wherever the message is: what hangs under an
+    // earlier version (the messages after it, turns rewound away) hangs
+    // under the latest, so every path holds the versions Gemini CLI would
+    // load and the earlier ones are dead ends beside them.
+    if !replaced_by.is_empty() {
+        for e in group.iter().flat_map(|cx| cx.range()) {
+            let mut p = links.parent[e];
+            while let Some(&newer) = replaced_by.get(&p) {
+                p = newer;
+            }
+            links.parent[e] = p;
+        }
+    }
+    // A rewind to (or a rewrite of) the first message, or a log that ends
+    // with nothing standing: the metadata record is where the conversation
+    // was empty, the root both ways go on from (a rewind naming no
+    // message, which Gemini CLI never writes itself, is rather a sign of a
+    // file missing: what follows it starts a root of its own).
+    let start = start.filter(|_| to_start || (emptied && live.is_empty()));
+    if let Some(start) = start {
+        links.node[start] = true;
+        for e in group.iter().flat_map(|cx| cx.range()) {
+            if links.node[e] && links.parent[e] == NONE && e != start {
+                links.parent[e] = start as u32;
+            }
+        }
+    }
+    // What Gemini CLI would load: the messages left standing, however the
+    // files ended (a last `$rewindTo` leaves an earlier message the end).
+    let now = live.last().copied().or(start.map(|s| s as u32));
+    if let Some(now) = now {
+        for cx in group {
+            links.current[cx.file.0 as usize] = now;
+        }
+    }
+}
+
+/// The metadata record a JSONL log starts with.
+fn metadata_record(cx: &FileCx) -> Option<usize> {
+    let first = cx.range().next()?;
+    let e = &cx.entries[first];
+    let metadata = cx.info.document.is_none()
+        && !e.is_broken()
+        && e.id.is_none()
+        && e.reference.is_none()
+        && !e.flags.has(Flags::SNAPSHOT);
+    metadata.then_some(first)
+}
+
+/// Whether `cx` is the `.jsonl` Gemini CLI wrote when it resumed a legacy
+/// `.json` session: its first message records repeat, in order, the
+/// messages standing from legacy documents (`live[k..]`) before it goes on.
+/// Returns `k`.
+fn migration_of(cx: &FileCx, group: &[&FileCx], live: &[u32], at: &[u32]) -> Option<usize> {
+    if cx.info.document.is_some() {
+        return None;
+    }
+    let mut records = cx
+        .own()
+        .iter()
+        .filter(|e| !e.is_broken() && (!e.id.is_none() || !e.reference.is_none()));
+    let first = records.next()?;
+    let k = match first.id.is_none() {
+        true => return None,
+        false => *at.get(first.id.index())?,
+    };
+    if k == NONE {
+        return None;
+    }
+    let k = k as usize;
+    let from_document = |e: u32| {
+        let file = cx.entries[e as usize].file;
+        group
+            .iter()
+            .any(|g| g.file == file && g.info.document.is_some())
+    };
+    let copies = std::iter::once(first).chain(records);
+    let repeated = live[k..]
+        .iter()
+        .zip(copies)
+        .filter(|(&e, copy)| from_document(e) && cx.entries[e as usize].id == copy.id)
+        .count();
+    (repeated == live.len() - k).then_some(k)
 }
 
 /// Gemini CLI records to messages; a deep check counts each message's

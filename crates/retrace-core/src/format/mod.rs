@@ -231,6 +231,10 @@ pub(crate) struct Links {
     /// Flags a format learns while linking (a Gemini CLI message rewritten
     /// later), added to the entries before the tree is built.
     pub flags: Vec<u16>,
+    /// Per file: the node its session stands at now, for a format that
+    /// replays its records to know (Gemini CLI: the last message left after
+    /// rewinds), or [`NONE`] to leave the default leaf to the last node.
+    pub current: Vec<u32>,
     pub diagnostics: Vec<Diagnostic>,
 }
 

@@ -64,6 +64,10 @@ struct Document {
     /// The input line and offset it starts at.
     line: u64,
     offset: u64,
+    /// Whether a non-blank line after the first was seen: until then the
+    /// first line may be a JSON line cut short rather than a document's
+    /// first line.
+    settled: bool,
 }
 
 /// The largest document redacted whole; a bigger one is passed through
@@ -172,6 +176,22 @@ impl Redactor {
         self.summary.lines += 1;
         self.summary.bytes += line.len() as u64;
         if let Some(doc) = self.document.as_mut() {
+            if !doc.settled && !line.iter().all(u8::is_ascii_whitespace) {
+                doc.settled = true;
+                if first_line_was_cut(&doc.bytes, line) {
+                    // JSON lines after all: the first one is a torn line.
+                    let doc = self.document.take().expect("checked above");
+                    let now = self.line;
+                    let mut at = doc.offset;
+                    for (i, earlier) in doc.bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+                        self.line = doc.line + i as u64;
+                        self.redact_content(earlier, at, out);
+                        at += earlier.len() as u64;
+                    }
+                    self.line = now;
+                    return self.redact_content(line, start, out);
+                }
+            }
             doc.bytes.extend_from_slice(line);
             if doc.bytes.len() > MAX_DOCUMENT {
                 // Too big to hold: give it back as it is, reported.
@@ -187,6 +207,7 @@ impl Redactor {
                 bytes: line.to_vec(),
                 line: self.line,
                 offset: start,
+                settled: false,
             });
             return;
         }
@@ -369,7 +390,9 @@ impl Redactor {
 /// Whether `first_line` (with or without its newline) opens a JSON document
 /// that goes on over more lines: it starts with `{` or `[` and is JSON cut
 /// short. The redactor then redacts the input whole rather than line by
-/// line; a caller splitting input into parts must not split such a one.
+/// line (unless the next non-blank line shows the first one was a JSON
+/// line cut short, see `first_line_was_cut`); a caller splitting input
+/// into parts must not split such a one.
 pub fn opens_document(first_line: &[u8]) -> bool {
     let content = first_line.strip_suffix(b"\n").unwrap_or(first_line);
     let content = content.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(content);
@@ -380,6 +403,22 @@ pub fn opens_document(first_line: &[u8]) -> bool {
         serde_json::from_slice::<serde::de::IgnoredAny>(content),
         Err(e) if e.is_eof()
     )
+}
+
+/// Whether `first` (the input's first lines, which open a document
+/// without closing it) was a JSON line cut short rather than the start of
+/// a document: it opens an object (an array is no JSON line), `next`, the
+/// next non-blank line, is a whole object of its own, and `first` did not
+/// end by opening a framed array. The reader frames files by the same rule
+/// (`framing.rs`).
+fn first_line_was_cut(first: &[u8], next: &[u8]) -> bool {
+    let first = first.split(|&b| b == b'\n').next().unwrap_or(first);
+    let first = first.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(first);
+    let next = next.trim_ascii();
+    first.trim_ascii_start().first() == Some(&b'{')
+        && next.first() == Some(&b'{')
+        && serde_json::from_slice::<serde::de::IgnoredAny>(next).is_ok()
+        && !crate::framing::opens_framed_array(first)
 }
 
 /// `text` escaped for `levels` nested JSON strings.
