@@ -52,8 +52,8 @@ pub struct Subagent {
     /// The agent id (`agentId`).
     pub agent_id: String,
     /// The tool-result entry in the parent conversation that reports its
-    /// outcome (for Codex, the `spawn_agent` call that started it), where
-    /// found.
+    /// outcome (for Codex, the `spawn_agent` output that names it, or the
+    /// last call before it began), where found.
     pub spawned_by: Option<EntryId>,
 }
 

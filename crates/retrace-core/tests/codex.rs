@@ -198,12 +198,12 @@ fn fork_and_subagent_link_to_their_parent() {
         .iter()
         .any(|d| d.kind == DiagnosticKind::TimestampOutOfOrder));
 
-    // The sub-agent is listed with the spawn_agent call before it started.
+    // The sub-agent is listed with the spawn_agent output that names it.
     let agents = s.subagents();
     assert_eq!(agents.len(), 1);
     assert_eq!(agents[0].file.0, 1);
     assert_eq!(agents[0].agent_id, "0199b000-0000-7000-8000-00000000000b");
-    assert_eq!(agents[0].spawned_by, Some(entry_at(&s, 0, 9)));
+    assert_eq!(agents[0].spawned_by, Some(entry_at(&s, 0, 11)));
 
     // The copy is counted once: parent 8 messages, sub-agent 2, fork 2.
     let check = s.check(&mut src[..]).unwrap();
@@ -387,11 +387,11 @@ fn a_fork_from_the_parents_last_line_is_where_the_default_leaf_goes() {
 }
 
 #[test]
-fn each_subagent_is_linked_to_the_spawn_call_that_started_it() {
+fn each_subagent_is_linked_to_the_spawn_output_that_names_it() {
     // Parallel spawn_agent calls (lines 6, 7) whose outputs (8, 9) came
-    // back in the other order; S1's first lines were written after the
-    // wait_agent call (11); S2 names its parent only in
-    // `source.subagent.thread_spawn`.
+    // back in the other order: each sub-agent goes to the output naming
+    // it. S1's first lines were written after the wait_agent call (11); S2
+    // names its parent only in `source.subagent.thread_spawn`.
     let (s, _) = open_fixtures(&[
         "codex/subagents/rollout-2026-03-02T11-00-00-0199e200-0000-7000-8000-00000000000a.jsonl",
         "codex/subagents/rollout-2026-03-02T11-01-00-0199e200-0000-7000-8000-0000000000b1.jsonl",
@@ -408,12 +408,12 @@ fn each_subagent_is_linked_to_the_spawn_call_that_started_it() {
             (
                 1,
                 "0199e200-0000-7000-8000-0000000000b1",
-                Some(entry_at(&s, 0, 6))
+                Some(entry_at(&s, 0, 9))
             ),
             (
                 2,
                 "0199e200-0000-7000-8000-0000000000b2",
-                Some(entry_at(&s, 0, 7))
+                Some(entry_at(&s, 0, 8))
             ),
         ]
     );

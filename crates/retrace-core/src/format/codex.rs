@@ -43,8 +43,9 @@ const FIELDS: &[FieldSpec] = &[
             slot: Slot::Agent,
         },
     ),
-    // A `spawn_agent` output names the sub-agent it started; the call id
-    // leads from it to its call.
+    // A `spawn_agent` output names the sub-agent it started. (Its call id
+    // is not indexed: interning every call's id cost a tenth of opening a
+    // rollout, and the output itself is where the spawn is reported.)
     FieldSpec::nested(
         b"payload",
         b"output",
@@ -53,7 +54,6 @@ const FIELDS: &[FieldSpec] = &[
             slot: Slot::Agent,
         },
     ),
-    FieldSpec::nested(b"payload", b"call_id", sym(Slot::Reference)),
     FieldSpec::nested(b"payload", b"num_turns", Action::Number),
     // The pre-Sept-2025 layout: bare items and state lines.
     FieldSpec::top(b"role", weak(Slot::Role)),
@@ -374,20 +374,14 @@ impl Rules for Codex {
             };
             let spawned_by = parent_file.and_then(|(_, p)| {
                 let lines = (p.first_entry..p.end_entry).map(EntryId);
-                // The `spawn_agent` output that names the sub-agent, and
-                // the call it answers (by call id): parallel spawns finish
-                // in any order.
+                // The `spawn_agent` output that names the sub-agent (which
+                // of parallel spawns started it, whatever order they
+                // finished in).
                 let output = lines
                     .clone()
                     .find(|&e| s.entry(e).agent == meta.id && is_item(e, b"function_call_output"));
-                if let Some(output) = output {
-                    let call_id = s.entry(output).reference;
-                    let call = (p.first_entry..output.0).rev().map(EntryId).find(|&e| {
-                        !call_id.is_none()
-                            && s.entry(e).reference == call_id
-                            && is_item(e, b"function_call")
-                    });
-                    return Some(call.unwrap_or(output));
+                if output.is_some() {
+                    return output;
                 }
                 // Outputs that name no agent: the parent's last call before
                 // the sub-agent's earliest line (its session_meta can be
