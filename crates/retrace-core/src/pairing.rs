@@ -552,23 +552,8 @@ mod tests {
         let mut rng = Rng(0x9a1e_0f7a);
         let mut seen = [0usize; 2];
         for round in 0..3000 {
-            let n = 1 + rng.below(40);
-            let node: Vec<bool> = (0..n).map(|_| rng.below(10) != 0).collect();
-            let parent: Vec<u32> = (0..n)
-                .map(|e| match rng.below(5) {
-                    _ if e == 0 => NONE,
-                    0 => NONE,
-                    1 | 2 => rng.below(e) as u32,
-                    _ => (e - 1) as u32,
-                })
-                .map(|p| {
-                    if p != NONE && !node[p as usize] {
-                        NONE
-                    } else {
-                        p
-                    }
-                })
-                .collect();
+            let (node, parent) = rng.forest(40);
+            let n = node.len();
             let seed = rng.next();
             let real = move |e: EntryId, _: &[u32]| (u64::from(e.0) ^ seed).is_multiple_of(3);
             let start = move |e: EntryId| (u64::from(e.0) ^ seed) % 4 != 1;

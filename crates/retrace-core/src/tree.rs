@@ -422,25 +422,8 @@ mod tests {
         let mut rng = Rng(0x7ee_5eed);
         let (mut fan_outs, mut hidden) = (0, 0);
         for _ in 0..300 {
-            let n = 1 + rng.below(60);
-            let node: Vec<bool> = (0..n).map(|_| rng.below(8) != 0).collect();
-            let parent: Vec<u32> = (0..n)
-                .map(|e| match rng.below(4) {
-                    _ if e == 0 => NONE,
-                    0 => NONE,
-                    // Mostly the previous entry, sometimes an earlier one:
-                    // chains with fan-outs.
-                    1 => rng.below(e) as u32,
-                    _ => (e - 1) as u32,
-                })
-                .map(|p| {
-                    if p != NONE && !node[p as usize] {
-                        NONE
-                    } else {
-                        p
-                    }
-                })
-                .collect();
+            let (node, parent) = rng.forest(60);
+            let n = node.len();
             let real_fork = |e: EntryId, kids: &[u32]| (e.0 + kids.len() as u32).is_multiple_of(3);
             let start = |e: EntryId| e.0 % 5 != 1;
             let tree = Tree::build(node, parent.clone(), None, real_fork, start);

@@ -15,13 +15,6 @@ use retrace_core::{
 
 const CORPUS_ROLLOUT: &str = "codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl";
 
-fn entry_at(s: &Session, file: u16, line: u32) -> EntryId {
-    (0..s.entries().len() as u32)
-        .map(EntryId)
-        .find(|&e| s.entry(e).file.0 == file && s.entry(e).line == line)
-        .unwrap_or_else(|| panic!("no entry at file {file} line {line}"))
-}
-
 #[test]
 fn every_corpus_rollout_is_codex() {
     let files: Vec<_> = corpus_files()

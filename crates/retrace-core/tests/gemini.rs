@@ -227,12 +227,8 @@ fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
 
 #[test]
 fn a_rewind_that_ends_the_log_leaves_the_conversation_before_it() {
-    let rel = "gemini/rewind-at-end.jsonl";
-    let bytes = fixture(rel);
-    let s = Session::from_bytes(rel, &bytes);
-    assert_lossless(rel, &s, &bytes);
-    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
-    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let (s, bytes) = open_clean_fixture("gemini/rewind-at-end.jsonl");
+    let at = |line: u32| entry_at(&s, 0, line);
     // `$rewindTo` the second prompt (line 4), then only a `$set`: Gemini
     // CLI loads the first prompt and its answer.
     let leaf = s.tree().default_leaf().unwrap();
@@ -272,12 +268,8 @@ fn a_rewind_that_ends_the_log_leaves_the_conversation_before_it() {
 
 #[test]
 fn a_rewind_to_the_first_message_branches_at_the_session_start() {
-    let rel = "gemini/rewind-to-start.jsonl";
-    let bytes = fixture(rel);
-    let s = Session::from_bytes(rel, &bytes);
-    assert_lossless(rel, &s, &bytes);
-    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
-    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let (s, bytes) = open_clean_fixture("gemini/rewind-to-start.jsonl");
+    let at = |line: u32| entry_at(&s, 0, line);
     let line = |e: EntryId| s.entry(e).line;
     // `$rewindTo` the first prompt: the old conversation and the new one
     // both start from the empty one, the metadata record.
@@ -338,12 +330,8 @@ fn a_rewrite_of_an_earlier_message_wins_wherever_it_is_written() {
     // Line 5 rewrites the model turn of line 3 (its call done, with
     // tokens) after the next prompt (line 4); then `$rewindTo` that prompt
     // (line 7) and a new one. Gemini CLI loads lines 2, 5, 8, 9.
-    let rel = "gemini/late-rewrite.jsonl";
-    let bytes = fixture(rel);
-    let s = Session::from_bytes(rel, &bytes);
-    assert_lossless(rel, &s, &bytes);
-    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
-    let at = |line: u32| EntryId(s.entries().iter().position(|e| e.line == line).unwrap() as u32);
+    let (s, bytes) = open_clean_fixture("gemini/late-rewrite.jsonl");
+    let at = |line: u32| entry_at(&s, 0, line);
     let line = |e: EntryId| s.entry(e).line;
     let leaf = s.tree().default_leaf().unwrap();
     assert_eq!(

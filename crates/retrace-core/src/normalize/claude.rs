@@ -126,20 +126,27 @@ fn block(b: &Value, out: &mut Parts, options: ContextOptions) {
             PartExtra::default(),
         ),
         Some("tool_result") => return tool_result(b, out, options),
-        // Server tool results (`web_search_tool_result`, …) answer a
-        // `server_tool_use` by id.
-        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => (
-            Part::ToolResult {
-                call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
-                output: text_of(b.get("content").unwrap_or(&Value::Null)),
-                is_error: false,
-            },
-            PartExtra::default(),
-        ),
+        Some(t) if is_server_tool_result(t, b) => server_tool_result(b),
         Some("image") => image_block(b, options),
         _ => text_part(text_of(b)),
     };
     out.push(part);
+}
+
+/// Whether a block of type `kind` is the outcome of a tool Anthropic ran
+/// itself (`web_search_tool_result`, …): it answers a `server_tool_use`.
+pub(crate) fn is_server_tool_result(kind: &str, b: &Value) -> bool {
+    kind.ends_with("_tool_result") && b.get("tool_use_id").is_some()
+}
+
+/// A server tool's result block as the result of its call, by id.
+pub(crate) fn server_tool_result(b: &Value) -> (Part, PartExtra) {
+    let part = Part::ToolResult {
+        call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
+        output: text_of(b.get("content").unwrap_or(&Value::Null)),
+        is_error: false,
+    };
+    (part, PartExtra::default())
 }
 
 /// An Anthropic `image` block: base64 data or a URL source.

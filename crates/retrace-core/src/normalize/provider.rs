@@ -220,14 +220,9 @@ fn block(b: &Value, options: ContextOptions, out: &mut Parts, api: &mut Option<A
             PartExtra::default(),
         ),
         Some("tool_result") => return tool_result_block(b, options, out, api),
-        Some(t) if t.ends_with("_tool_result") && b.get("tool_use_id").is_some() => (
-            Part::ToolResult {
-                call_id: str_field(b, "tool_use_id").unwrap_or_default().to_owned(),
-                output: text_of(b.get("content").unwrap_or(&Value::Null)),
-                is_error: false,
-            },
-            PartExtra::default(),
-        ),
+        Some(t) if super::claude::is_server_tool_result(t, b) => {
+            super::claude::server_tool_result(b)
+        }
         Some("image") => super::claude::image_block(b, options),
         Some("image_url") => {
             let url = b

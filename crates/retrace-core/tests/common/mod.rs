@@ -244,3 +244,21 @@ pub fn history(s: &Session, bytes: &[u8]) -> Vec<retrace_core::Message> {
     )
     .unwrap()
 }
+
+/// A fixture read whole, checked to round-trip and to read without any
+/// diagnostic.
+pub fn open_clean_fixture(relative: &str) -> (Session, Vec<u8>) {
+    let bytes = fixture(relative);
+    let s = Session::from_bytes(relative, &bytes);
+    assert_lossless(relative, &s, &bytes);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    (s, bytes)
+}
+
+/// The first entry on `line` of file `file`.
+pub fn entry_at(s: &Session, file: u16, line: u32) -> retrace_core::EntryId {
+    (0..s.entries().len() as u32)
+        .map(retrace_core::EntryId)
+        .find(|&e| s.entry(e).file.0 == file && s.entry(e).line == line)
+        .unwrap_or_else(|| panic!("no entry at file {file} line {line}"))
+}
