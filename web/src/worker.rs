@@ -278,7 +278,7 @@ async fn open(
             reader: reader_sync,
             buf: Vec::new(),
         },
-        &session,
+        session.files(),
     );
     let rules = Arc::new(Rules::builtin());
     let mut summary = summarize(

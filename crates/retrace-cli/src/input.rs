@@ -113,7 +113,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
     ));
     Ok(Loaded {
         name: path.to_owned(),
-        source: Inflated::new(source, &session),
+        source: Inflated::new(source, session.files()),
         session,
     })
 }
@@ -134,7 +134,7 @@ fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
     let session = reader.finish();
     Loaded {
         name: name.to_owned(),
-        source: Inflated::new(Bytes::Memory(bytes), &session),
+        source: Inflated::new(Bytes::Memory(bytes), session.files()),
         session,
     }
 }

@@ -18,51 +18,37 @@
 //! Beside the path, [`redact`] takes secrets and personal data out of any
 //! JSON-lines file, streaming, with the same bytes natively and in wasm.
 
-mod api;
-mod context;
-mod diag;
-mod digest;
-mod document;
-mod entry;
-mod fields;
-mod format;
-mod framing;
-mod gzip;
-mod intern;
-mod message;
-pub mod migrate;
-mod normalize;
-mod outline;
-mod pairing;
-mod pending;
-mod reader;
-pub mod redact;
-mod replay;
-mod scan;
-mod scan_simd;
-mod session;
+// The layers, declared bottom-up: a module uses only the modules declared
+// before it (`cargo xtask layers` checks it, at every depth).
+mod model;
+mod read;
+mod tree;
 mod source;
+mod normalize;
+pub mod migrate;
+mod format;
+mod session;
+mod replay;
+pub mod redact;
 #[cfg(test)]
 mod test_rng;
-mod time;
-mod transcript;
-mod tree;
 
-pub use api::Api;
-pub use context::{Check, ToolPairing};
-pub use diag::{Diagnostic, DiagnosticKind, Severity};
-pub use document::{Document, DocumentField, ElementStarts};
-pub use entry::{Entry, EntryId, FileId, Flags};
-pub use format::Format;
-pub use framing::starts_like_document;
-pub use gzip::{GzIndex, Inflated, CHECKPOINT_EVERY};
-pub use message::{ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage};
+pub use format::Subagent;
+pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
+pub use model::entry::{Entry, EntryId, FileId, Flags};
+pub use model::format_id::Format;
+pub use model::message::{
+    ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,
+};
+pub use model::provider::Api;
+pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms};
 pub use normalize::ContextOptions;
-pub use outline::Segment;
-pub use reader::{Join, Reader, ReaderOptions};
+pub use read::document::{Document, DocumentField, ElementStarts};
+pub use read::file::FileInfo;
+pub use read::framing::starts_like_document;
+pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
+pub use read::reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
-pub use session::{FileInfo, Session, Subagent};
-pub use source::{Source, SourceError};
-pub use time::{format_rfc3339_ms, parse_rfc3339_ms};
-pub use transcript::{Marks, Row, RowKind};
+pub use session::{Check, Marks, ModelStats, Row, RowKind, Segment, Session, ToolPairing};
+pub use source::{Inflated, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

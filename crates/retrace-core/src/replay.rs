@@ -18,7 +18,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::transcript::{Marks, Row};
+use crate::session::{Marks, Row};
 
 /// How fast a replay runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]

@@ -57,7 +57,7 @@ fn gzip_equals_plain() {
             let b = open_chunked(&name, &packed, chunk);
             assert!(b.files()[0].gzip.is_some(), "{name}");
             assert_eq!(b.files()[0].size, plain.len() as u64, "{name}");
-            let mut source = Inflated::new(packed.as_slice(), &b);
+            let mut source = Inflated::new(packed.as_slice(), b.files());
             assert_eq!(
                 observe(&b, &mut source),
                 expected,
@@ -74,7 +74,7 @@ fn two_members_are_one_stream() {
     let a = Session::from_bytes("r", &plain);
     let b = open_chunked("r", &packed, 100);
     assert_eq!(
-        observe(&b, &mut Inflated::new(packed.as_slice(), &b)),
+        observe(&b, &mut Inflated::new(packed.as_slice(), b.files())),
         observe(&a, &mut plain.as_slice())
     );
 }
@@ -108,7 +108,7 @@ fn ranges_read_back_through_checkpoints() {
         (plain.len() as u64 / retrace_core::CHECKPOINT_EVERY) as usize
     );
     assert_eq!(index.compressed_size, packed.len() as u64);
-    let mut source = Inflated::new(packed.as_slice(), &s);
+    let mut source = Inflated::new(packed.as_slice(), s.files());
     let n = s.entries().len();
     // Backwards, then a stride across the file, then forwards.
     let order: Vec<usize> = (0..n)

@@ -416,7 +416,7 @@ mod tests {
             for (i, (x, y)) in a.entries().iter().zip(b.entries()).enumerate() {
                 let e = retrace_core::EntryId(i as u32);
                 assert_eq!((x.line, x.offset, x.len), (y.line, y.offset, y.len));
-                assert_eq!((x.flags, x.timestamp), (y.flags, y.timestamp), "{rel} {i}");
+                assert_eq!((x.flags, x.timestamp()), (y.flags, y.timestamp()), "{rel} {i}");
                 // Strings through each session's own table: the parts'
                 // tables were merged into the first one's.
                 assert_eq!(

@@ -12,15 +12,16 @@ use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use super::{
-    detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, SideLines,
-};
-use crate::entry::{Entry, EntryId, FileId, Flags};
-use crate::fields::{sym, weak, Action, FieldSpec, Slot};
-use crate::intern::{Interner, Sym};
-use crate::message::{Message, Role};
+use super::rules::Subagent;
+use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, SideLines};
+use super::view::View;
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
+use crate::model::message::{Message, Role};
 use crate::normalize;
-use crate::session::{Session, Subagent};
+use crate::normalize::{Mode, Normalize, Origin};
+use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
 /// Line types that carry a uuid and sit in the tree.
 const TREE_TYPES: &[&[u8]] = &[b"user", b"assistant", b"system", b"attachment", b"progress"];
@@ -127,7 +128,7 @@ fn is_compact_boundary(e: &Entry, interner: &Interner) -> bool {
 
 /// Links each subagent file (its entries carry `agentId`) to the tool-result
 /// line in another file whose `toolUseResult.agentId` names it.
-fn link_subagents(session: &Session) -> Vec<Subagent> {
+fn link_subagents(session: &View) -> Vec<Subagent> {
     let entries = session.entries();
     let mut out = Vec::new();
     for (f, info) in session.files().iter().enumerate() {
@@ -229,7 +230,7 @@ impl Rules for Claude {
         is_prompt(e, interner)
     }
 
-    fn subagents(&self, s: &Session) -> Vec<Subagent> {
+    fn subagents(&self, s: &View) -> Vec<Subagent> {
         link_subagents(s)
     }
 
@@ -250,7 +251,7 @@ impl Rules for Claude {
     }
 
     /// Context restarts at the last compaction boundary.
-    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+    fn context_entries(&self, s: &View, branch: &[EntryId]) -> Vec<EntryId> {
         let start = branch
             .iter()
             .rposition(|&e| is_compact_boundary(s.entry(e), s.interner()))
@@ -258,15 +259,15 @@ impl Rules for Claude {
         branch[start..].to_vec()
     }
 
-    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+    fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         is_prompt(s.entry(e), s.interner())
     }
 
-    fn is_compaction(&self, s: &Session, e: EntryId) -> bool {
+    fn is_compaction(&self, s: &View, e: EntryId) -> bool {
         is_compact_boundary(s.entry(e), s.interner())
     }
 
-    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+    fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(s.kind(e), "user" | "assistant") && s.entry(e).flags.has(Flags::HAS_MESSAGE)
     }
 }

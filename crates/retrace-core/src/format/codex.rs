@@ -14,15 +14,16 @@
 //! line it was copied up to. A sub-agent's rollout names its
 //! `parent_thread_id`.
 
-use serde_json::Value;
-
-use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{Entry, EntryId, FileId};
-use crate::fields::{sym, weak, Action, FieldSpec, Slot};
-use crate::intern::{Interner, Sym};
+use super::rules::Subagent;
+use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
+use super::view::View;
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{Entry, EntryId, FileId};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
 use crate::normalize;
-use crate::session::{Session, Subagent};
+use crate::normalize::{Mode, Normalize};
+use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
 const FIELDS: &[FieldSpec] = &[
     // What a fork's copy of a line keeps (its timestamp is new).
@@ -341,7 +342,7 @@ impl Rules for Codex {
         }
     }
 
-    fn subagents(&self, s: &Session) -> Vec<Subagent> {
+    fn subagents(&self, s: &View) -> Vec<Subagent> {
         let interner = s.interner();
         let mut out = Vec::new();
         for (f, info) in s.files().iter().enumerate() {
@@ -410,7 +411,7 @@ impl Rules for Codex {
 
     /// Context starts at the last `compacted` line: its replacement history
     /// (or summary), then what followed.
-    fn context_entries(&self, s: &Session, branch: &[EntryId]) -> Vec<EntryId> {
+    fn context_entries(&self, s: &View, branch: &[EntryId]) -> Vec<EntryId> {
         let start = branch
             .iter()
             .rposition(|&e| self.is_compaction(s, e))
@@ -418,20 +419,20 @@ impl Rules for Codex {
         branch[start..].to_vec()
     }
 
-    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+    fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         let entry = s.entry(e);
         let (kind, subtype) = line_kind(entry, s.interner());
         s.role(e) == "user"
             && ((kind == b"response_item" && subtype == b"message") || kind == b"message")
     }
 
-    fn is_compaction(&self, s: &Session, e: EntryId) -> bool {
+    fn is_compaction(&self, s: &View, e: EntryId) -> bool {
         s.kind(e) == "compacted"
     }
 
     /// Response items (what the model saw), compactions, and the events
     /// that become markers; not the UI's copies or the bookkeeping.
-    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+    fn is_message(&self, s: &View, e: EntryId) -> bool {
         match s.kind(e) {
             "response_item" | "compacted" => true,
             "event_msg" => matches!(
@@ -513,20 +514,4 @@ fn find_copy(fork: &FileCx, files: &[&FileCx]) -> Option<Fork> {
         originals,
         parent_last: parent_lines.last().copied(),
     })
-}
-
-/// A Codex line's type and payload: the envelope's, or (old layout) the
-/// bare item itself. `None` for state lines.
-pub(crate) fn envelope(line: &Value) -> Option<(&str, &Value)> {
-    if let Some(payload) = line.get("payload").filter(|p| p.is_object()) {
-        return Some((line.get("type")?.as_str()?, payload));
-    }
-    if line.get("record_type").is_some() {
-        return None;
-    }
-    match line.get("type").and_then(Value::as_str) {
-        Some(_) => Some(("response_item", line)),
-        None if line.get("id").is_some() => Some(("session_meta", line)),
-        None => None,
-    }
 }

@@ -6,13 +6,15 @@
 //! are one stream in numeric order of the suffix, whatever order the files
 //! came in, and a missing number is reported.
 
-use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Rules, NONE};
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{Entry, EntryId, Flags};
-use crate::fields::{sym, Action, FieldSpec, Slot};
-use crate::intern::Interner;
+use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
+use super::view::View;
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{Entry, EntryId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::Interner;
 use crate::normalize;
-use crate::session::Session;
+use crate::normalize::{Mode, Normalize};
+use crate::read::fields::{sym, Action, FieldSpec, Slot};
 
 const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"event_type", sym(Slot::Kind)),
@@ -130,11 +132,11 @@ impl Rules for Events {
         Box::new(normalize::events::Stream)
     }
 
-    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+    fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         s.kind(e) == "user_input"
     }
 
-    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+    fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(
             s.kind(e),
             "user_input" | "llm_call" | "tool_call" | "final_output"

@@ -25,16 +25,17 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{
-    detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, Origin, Rules, NONE,
-};
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{Entry, EntryId, FileId, Flags};
-use crate::fields::{sym, Action, FieldSpec, Slot};
-use crate::intern::Interner;
-use crate::message::Message;
+use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
+use super::view::View;
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::Interner;
+use crate::model::message::Message;
 use crate::normalize;
-use crate::session::{FileInfo, Session};
+use crate::normalize::{Mode, Normalize, Origin};
+use crate::read::fields::{sym, Action, FieldSpec, Slot};
+use crate::read::file::FileInfo;
 
 const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"$rewindTo", sym(Slot::Reference)),
@@ -136,7 +137,7 @@ impl Rules for Gemini {
     }
 
     /// The metadata record, which makes a branch of a JSONL log a session.
-    fn header(&self, s: &Session, file: FileId) -> Option<EntryId> {
+    fn header(&self, s: &View, file: FileId) -> Option<EntryId> {
         let info = &s.files()[file.0 as usize];
         let first = EntryId(info.first_entry);
         let e = s.entries().get(first.index())?;
@@ -148,16 +149,16 @@ impl Rules for Gemini {
         metadata.then_some(first)
     }
 
-    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+    fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         s.kind(e) == "user"
     }
 
     /// Notices (`info`, `error`, `warning`) are not messages.
-    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+    fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(s.kind(e), "user" | "gemini")
     }
 
-    fn role(&self, s: &Session, e: EntryId) -> Option<&'static str> {
+    fn role(&self, s: &View, e: EntryId) -> Option<&'static str> {
         match s.kind(e) {
             "user" => Some("user"),
             "gemini" => Some("assistant"),

@@ -2,9 +2,11 @@
 //! no body is a message. Nothing is refused and nothing is lost; the session
 //! reports that the format was not recognised.
 
-use super::{Confidence, Format, Links, Mode, Normalize, PerLine, Rules};
-use crate::entry::Entry;
-use crate::intern::Interner;
+use super::rules::{Confidence, Links, Rules};
+use crate::model::entry::Entry;
+use crate::model::format_id::Format;
+use crate::model::intern::Interner;
+use crate::normalize::{Mode, Normalize, PerLine};
 
 pub(crate) struct Generic;
 

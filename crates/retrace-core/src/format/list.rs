@@ -9,14 +9,17 @@
 //! say little about their API still reads right. One rules value per
 //! shape, so `--format` can name each.
 
-use super::sniff::ListShape;
-use super::{Confidence, Format, Mode, Normalize, PerLine, Rules};
-use crate::api::Api;
-use crate::entry::{Entry, EntryId};
-use crate::fields::{weak, FieldSpec, Slot};
-use crate::intern::Interner;
+use super::rules::{Confidence, Rules};
+use super::view::View;
+use crate::model::entry::{Entry, EntryId};
+use crate::model::format_id::Format;
+use crate::model::intern::Interner;
+use crate::model::provider::Api;
 use crate::normalize;
-use crate::session::{FileInfo, Session};
+use crate::normalize::{Mode, Normalize, PerLine};
+use crate::read::fields::{weak, FieldSpec, Slot};
+use crate::read::file::FileInfo;
+use crate::read::sniff::ListShape;
 
 const FIELDS: &[FieldSpec] = &[
     // The message is the entry: its role is a top-level key.
@@ -73,7 +76,7 @@ impl Rules for List {
         true
     }
 
-    fn is_prompt(&self, s: &Session, e: EntryId) -> bool {
+    fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         s.role(e).eq_ignore_ascii_case("user") || s.role(e) == "human"
     }
 }

@@ -6,12 +6,14 @@
 //! entry names), and every fan-out is a real branch (pi only forks when
 //! someone picks an earlier entry).
 
-use super::{detection_sample, Confidence, FileCx, Format, Links, Mode, Normalize, PerLine, Rules};
-use crate::entry::{Entry, EntryId, FileId, Flags};
-use crate::fields::{sym, Action, FieldSpec, Slot};
-use crate::intern::{Interner, Sym};
+use super::rules::{detection_sample, Confidence, FileCx, Links, Rules};
+use super::view::View;
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
 use crate::normalize;
-use crate::session::Session;
+use crate::normalize::{Mode, Normalize, PerLine};
+use crate::read::fields::{sym, Action, FieldSpec, Slot};
 
 /// Entry types pi writes (`session` is the header).
 const KNOWN_TYPES: &[&[u8]] = &[
@@ -126,7 +128,7 @@ impl Rules for Pi {
 
     /// Walk the path, and where a compaction is on it, start with its
     /// summary and the entries it kept.
-    fn context_entries(&self, s: &Session, path: &[EntryId]) -> Vec<EntryId> {
+    fn context_entries(&self, s: &View, path: &[EntryId]) -> Vec<EntryId> {
         let Some(c) = path.iter().rposition(|&e| s.kind(e) == "compaction") else {
             return path.to_vec();
         };
@@ -152,17 +154,17 @@ impl Rules for Pi {
         out
     }
 
-    fn header(&self, s: &Session, file: FileId) -> Option<EntryId> {
+    fn header(&self, s: &View, file: FileId) -> Option<EntryId> {
         let info = &s.files()[file.0 as usize];
         let first = EntryId(info.first_entry);
         (info.first_entry < info.end_entry && s.kind(first) == "session").then_some(first)
     }
 
-    fn is_compaction(&self, s: &Session, e: EntryId) -> bool {
+    fn is_compaction(&self, s: &View, e: EntryId) -> bool {
         s.kind(e) == "compaction"
     }
 
-    fn is_message(&self, s: &Session, e: EntryId) -> bool {
+    fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(
             s.kind(e),
             "message" | "compaction" | "branch_summary" | "custom_message"

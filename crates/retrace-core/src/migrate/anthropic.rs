@@ -5,10 +5,10 @@
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
+use super::render::{alternate, arguments_object, is_image, text_or_blocks};
 use super::report::{Change, Tally};
-use super::{alternate, arguments_object, is_image, text_or_blocks};
-use crate::api::Api;
-use crate::message::{ImageSource, Role};
+use crate::model::message::{ImageSource, Role};
+use crate::model::provider::Api;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let (system, messages) = alternate(

@@ -5,10 +5,11 @@
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
+use super::render::{alternate, arguments_object};
 use super::report::{Change, Tally};
-use super::{alternate, arguments_object, split_data_url};
-use crate::api::Api;
-use crate::message::{ImageSource, PartExtra, Role};
+use crate::model::message::split_data_url;
+use crate::model::message::{ImageSource, PartExtra, Role};
+use crate::model::provider::Api;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let (system, contents) = alternate(

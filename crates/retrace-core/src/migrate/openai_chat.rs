@@ -5,9 +5,9 @@
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Item, Turn};
+use super::render::{arguments_string, image_url, system_role, system_text, tool_results};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text, tool_results};
-use crate::message::Role;
+use crate::model::message::Role;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut messages: Vec<Value> = Vec::new();

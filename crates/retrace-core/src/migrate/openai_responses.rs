@@ -7,10 +7,10 @@ use std::collections::HashSet;
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
+use super::render::{arguments_string, image_url, system_role, system_text, tool_results};
 use super::report::{Change, Tally};
-use super::{arguments_string, image_url, system_role, system_text, tool_results};
-use crate::api::Api;
-use crate::message::Role;
+use crate::model::message::Role;
+use crate::model::provider::Api;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let mut items: Vec<Value> = Vec::new();

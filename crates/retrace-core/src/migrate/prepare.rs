@@ -7,8 +7,10 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::report::{Change, Tally};
-use crate::api::Api;
-use crate::message::{ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role};
+use crate::model::message::{
+    ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role,
+};
+use crate::model::provider::Api;
 
 /// One message, ready to render.
 #[derive(Debug, Clone)]

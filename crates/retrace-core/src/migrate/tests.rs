@@ -3,7 +3,7 @@
 use serde_json::{json, Value};
 
 use super::*;
-use crate::message::Role;
+use crate::model::message::Role;
 use crate::normalize::provider::element_message;
 use crate::normalize::ContextOptions;
 
@@ -323,12 +323,12 @@ fn openai_chat_round_trip() {
 #[test]
 fn images_without_payload_and_metadata_are_reported() {
     let mut m = Message::new(Role::User);
-    m.content.push(crate::message::Part::Image {
+    m.content.push(crate::model::message::Part::Image {
         media_type: "image/png".into(),
         byte_size: 10,
     });
     m.content
-        .push(crate::message::Part::Text { text: "see".into() });
+        .push(crate::model::message::Part::Text { text: "see".into() });
     m.timestamp = Some(1);
     m.entries.push("e1".into());
     let r = report(&[m], Api::Anthropic);
@@ -394,14 +394,14 @@ fn server_side_tools_become_text() {
 fn markers_are_left_out() {
     let mut user = Message::new(Role::User);
     user.content
-        .push(crate::message::Part::Text { text: "hi".into() });
+        .push(crate::model::message::Part::Text { text: "hi".into() });
     let mut marker = Message::new(Role::System);
-    marker.kind = crate::message::MessageKind::Marker;
-    marker.content.push(crate::message::Part::Text {
+    marker.kind = crate::model::message::MessageKind::Marker;
+    marker.content.push(crate::model::message::Part::Text {
         text: "rolled back 2 turn(s)".into(),
     });
     let mut answer = Message::new(Role::Assistant);
-    answer.content.push(crate::message::Part::Text {
+    answer.content.push(crate::model::message::Part::Text {
         text: "hello".into(),
     });
     let messages = [user, marker, answer];

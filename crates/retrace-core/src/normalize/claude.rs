@@ -12,9 +12,9 @@ use super::{
     count, flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output,
     ContextOptions, Parts,
 };
-use crate::api::Api;
-use crate::message::{ImageSource, Message, MessageKind, Part, PartExtra, Role, Usage};
-use crate::time::parse_rfc3339_ms;
+use crate::model::message::{ImageSource, Message, MessageKind, Part, PartExtra, Role, Usage};
+use crate::model::provider::Api;
+use crate::model::time::parse_rfc3339_ms;
 
 /// The message one Claude Code line holds, if any.
 pub(crate) fn line_message(line: &Value, options: ContextOptions) -> Option<Message> {

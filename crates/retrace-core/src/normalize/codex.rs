@@ -14,11 +14,10 @@
 use serde_json::Value;
 
 use super::{base64_size, image, str_field, text_of, ContextOptions};
-use crate::api::Api;
-use crate::format::codex::envelope;
-use crate::format::{Mode, Normalize, Origin};
-use crate::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
-use crate::time::parse_rfc3339_ms;
+use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
+use crate::model::provider::Api;
+use crate::model::time::parse_rfc3339_ms;
+use crate::normalize::{Mode, Normalize, Origin};
 
 /// Texts the harness puts into user-role messages.
 const INJECTED_PREFIXES: &[&str] = &[
@@ -586,10 +585,26 @@ fn exit_code_in_text(s: &str) -> Option<i64> {
         .and_then(|n| n.trim().parse().ok())
 }
 
+/// A Codex line's type and payload: the envelope's, or (old layout) the
+/// bare item itself. `None` for state lines.
+pub(crate) fn envelope(line: &Value) -> Option<(&str, &Value)> {
+    if let Some(payload) = line.get("payload").filter(|p| p.is_object()) {
+        return Some((line.get("type")?.as_str()?, payload));
+    }
+    if line.get("record_type").is_some() {
+        return None;
+    }
+    match line.get("type").and_then(Value::as_str) {
+        Some(_) => Some(("response_item", line)),
+        None if line.get("id").is_some() => Some(("session_meta", line)),
+        None => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Entry, FileId};
+    use crate::model::entry::{Entry, FileId};
 
     fn run(lines: &[&str], mode: Mode) -> Vec<Message> {
         let mut n = Rollout::new(mode);

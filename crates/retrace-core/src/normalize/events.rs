@@ -7,9 +7,9 @@
 use serde_json::Value;
 
 use super::{str_field, text_of};
-use crate::format::{Normalize, Origin};
-use crate::message::{Message, MessageKind, Part, Role, Usage};
-use crate::time::parse_rfc3339_ms;
+use crate::model::message::{Message, MessageKind, Part, Role, Usage};
+use crate::model::time::parse_rfc3339_ms;
+use crate::normalize::{Normalize, Origin};
 
 pub(crate) struct Stream;
 

@@ -11,8 +11,8 @@ use serde_json::Value;
 
 use super::provider::google_part;
 use super::{count, push_all, str_field, text_part, tool_output, ContextOptions, Parts};
-use crate::message::{Message, Part, PartExtra, Role, Usage};
-use crate::time::parse_rfc3339_ms;
+use crate::model::message::{Message, Part, PartExtra, Role, Usage};
+use crate::model::time::parse_rfc3339_ms;
 
 /// The messages one record stands for: none, one, or a model turn and the
 /// results of its tool calls.

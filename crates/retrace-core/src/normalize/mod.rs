@@ -6,17 +6,20 @@
 //!
 //! [`Message`]: crate::Message
 
+// Declared bottom-up: a module uses only those above it (Gemini CLI
+// content is read as provider content).
 pub(crate) mod claude;
+pub(crate) mod provider;
 pub(crate) mod codex;
 pub(crate) mod events;
 pub(crate) mod gemini;
 pub(crate) mod pi;
-pub(crate) mod provider;
 
 use serde_json::Value;
 
-use crate::api::Api;
-use crate::message::{ImageSource, Message, Part, PartExtra};
+use crate::model::entry::Entry;
+use crate::model::message::{ImageSource, Message, Part, PartExtra};
+use crate::model::provider::Api;
 
 /// How much of a body to keep when normalizing it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -25,6 +28,56 @@ pub struct ContextOptions {
     /// encrypted reasoning) in the messages' [`PartExtra`]s, as a migration
     /// does. Off for views: payloads can be megabytes.
     pub payloads: bool,
+}
+
+/// Whether context is being built for one branch or every body is being
+/// checked (where a format must not repeat messages a branch would show
+/// twice, such as history replayed after a compaction).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Mode {
+    Context,
+    Check,
+}
+
+/// Where a body came from, for the message built from it, and what the
+/// message is read for.
+pub(crate) struct Origin<'a> {
+    pub entry: &'a Entry,
+    /// The entry's id or `L<line>` label.
+    pub label: String,
+    /// Whether to keep what only a provider needs (see [`ContextOptions`]).
+    pub options: ContextOptions,
+}
+
+impl Origin<'_> {
+    /// Records this entry as a source of `m`.
+    pub fn stamp(&self, m: &mut Message) {
+        m.entries.push(self.label.clone());
+        m.lines.push(self.entry.line);
+    }
+}
+
+/// Turns parsed bodies into messages, fed entry by entry in branch order
+/// (for [`Session::context`]) or file order (for [`Session::check`]). A
+/// normalizer may hold state (the model of the current turn, a response
+/// spread over several lines) and emit a message later than the entry that
+/// began it; in [`Mode::Context`] `out` is the whole context so far.
+pub(crate) trait Normalize {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>);
+    /// Emits what is still held back.
+    fn finish(&mut self, _out: &mut Vec<Message>) {}
+}
+
+/// A normalizer made of a function from one body to at most one message.
+pub(crate) struct PerLine(pub fn(&Value, ContextOptions) -> Option<Message>);
+
+impl Normalize for PerLine {
+    fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
+        if let Some(mut m) = (self.0)(value, origin.options) {
+            origin.stamp(&mut m);
+            out.push(m);
+        }
+    }
 }
 
 /// Parts being built, each with its provider data.

@@ -12,9 +12,9 @@ use super::{
     count, flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output,
     ContextOptions, Parts,
 };
-use crate::api::Api;
-use crate::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
-use crate::time::parse_rfc3339_ms;
+use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
+use crate::model::provider::Api;
+use crate::model::time::parse_rfc3339_ms;
 
 /// What a block needs to know about the message it is in.
 #[derive(Clone, Copy)]
@@ -312,7 +312,7 @@ mod tests {
         assert_eq!(m.part_extra(0).unwrap().tool_name.as_deref(), Some("bash"));
         assert_eq!(
             m.part_extra(1).unwrap().image,
-            Some(crate::message::ImageSource::Base64("TWFu".into()))
+            Some(crate::model::message::ImageSource::Base64("TWFu".into()))
         );
     }
 

@@ -15,9 +15,9 @@ use super::{
     flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output, ContextOptions,
     Parts,
 };
-use crate::api::Api;
-use crate::message::{ImageSource, Message, MessageExtra, Part, PartExtra, Role};
-use crate::migrate::split_data_url;
+use crate::model::message::split_data_url;
+use crate::model::message::{ImageSource, Message, MessageExtra, Part, PartExtra, Role};
+use crate::model::provider::Api;
 
 /// The message one list element holds, if any.
 pub(crate) fn element_message(value: &Value, options: ContextOptions) -> Option<Message> {

@@ -11,10 +11,10 @@
 use memchr::memchr;
 
 use super::chars::{at_nocase, byte, is_alnum, is_b64, is_space, is_word, run, run_back, variety};
+use super::hit::{rank, Scanner};
 use super::home;
 use super::kind::{k, KindId};
 use super::placeholder::{decode_base64, is_placeholder};
-use super::scanner::{rank, Scanner};
 
 /// How much a name says about its value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

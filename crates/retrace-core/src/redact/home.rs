@@ -5,8 +5,8 @@
 //! `root`…) are left.
 
 use super::chars::{at, byte, is_alnum};
+use super::hit::{rank, Scanner};
 use super::kind::k;
-use super::scanner::{rank, Scanner};
 
 /// Shared, service and CI account names: not a person.
 const GENERIC: &[&[u8]] = &[

@@ -14,9 +14,9 @@ use std::sync::Arc;
 use memchr::memchr;
 
 use super::chars::is_b64;
+use super::hit::Hit;
 use super::kind::KindId;
 use super::rules::Rules;
-use super::scanner::Hit;
 
 /// How deep JSON held in strings is followed (a string of JSON of a
 /// string of JSON…).

@@ -19,24 +19,27 @@
 //! thinking signatures, encrypted reasoning) are skipped. The output does
 //! not depend on chunking and uses no clock or randomness.
 
-mod assign;
+// Declared bottom-up: a module uses only those above it. The detectors
+// (`home` … `url`) write to `hit`; `scanner` runs them; `rules` runs it.
 mod chars;
 mod checksum;
-#[cfg(feature = "custom-rules")]
-mod custom;
-mod home;
-mod json;
 mod kind;
-mod mode;
+mod placeholder;
+mod hit;
+mod home;
+mod assign;
 mod pem;
 mod pii;
-mod placeholder;
-mod report;
-mod rules;
-mod scanner;
-mod stream;
 mod tokens;
 mod url;
+mod scanner;
+mod rules;
+#[cfg(feature = "custom-rules")]
+mod custom;
+mod mode;
+mod report;
+mod json;
+mod stream;
 
 #[cfg(feature = "custom-rules")]
 pub use custom::RulesError;

@@ -6,8 +6,8 @@
 use memchr::memmem;
 
 use super::chars::{at, byte, run_back};
+use super::hit::{rank, Scanner};
 use super::kind::k;
-use super::scanner::{rank, Scanner};
 
 /// How far the `END` line may be from the `BEGIN` line (an RSA-8192 key
 /// is about 6.5 KB).

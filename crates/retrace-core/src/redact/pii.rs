@@ -6,8 +6,8 @@
 
 use super::chars::{at_nocase, byte, is_alnum, is_hex, is_word, run, run_back};
 use super::checksum::{iban_ok, luhn_ok};
+use super::hit::{rank, Scanner};
 use super::kind::k;
-use super::scanner::{rank, Scanner};
 
 /// PII that starts at the word `s[i..e]`: digits (IP, phone, card, SSN),
 /// hex groups (MAC, IPv6), or an IBAN's country code.

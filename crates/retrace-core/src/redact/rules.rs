@@ -7,10 +7,10 @@ use aho_corasick::AhoCorasick;
 #[cfg(feature = "custom-rules")]
 use regex::bytes::Regex;
 
-use super::kind::{k, KindId, KindInfo, BUILTIN};
 #[cfg(feature = "custom-rules")]
-use super::scanner::rank;
-use super::scanner::{resolve, Hit, Scanner};
+use super::hit::{rank, resolve, Hit, Scanner};
+use super::kind::{k, KindId, KindInfo, BUILTIN};
+use super::scanner;
 
 /// A user-written rule: a regular expression, optionally gated by keywords.
 #[cfg(feature = "custom-rules")]
@@ -122,7 +122,7 @@ impl Rules {
     /// ones, less the allowlisted and disabled.
     pub(crate) fn scan(&self, s: &[u8], key: Option<&[u8]>, hits: &mut Vec<Hit>) {
         hits.clear();
-        Scanner::new(s, key, hits).run();
+        scanner::run(&mut Scanner::new(s, key, hits));
         #[cfg(feature = "custom-rules")]
         if !self.custom.is_empty() {
             self.scan_custom(s, hits);

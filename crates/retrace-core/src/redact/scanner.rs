@@ -10,159 +10,114 @@
 //! once, so the cost is a table lookup per byte plus a little per word.
 
 use super::chars::{at, byte, is_trigger, is_word};
-use super::kind::KindId;
+use super::hit::Scanner;
 use super::{assign, home, pem, pii, tokens, url};
 
-/// How sure a rule is; when matches overlap, the surest names the kind.
-pub(crate) mod rank {
-    pub const HOME: u8 = 1;
-    pub const ASSIGNMENT: u8 = 2;
-    pub const PII: u8 = 3;
-    pub const URL: u8 = 4;
-    pub const TOKEN: u8 = 5;
-    #[cfg(feature = "custom-rules")]
-    pub const CUSTOM: u8 = 6;
-}
-
-/// A match in a decoded string: `start..end` is what gets replaced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Hit {
-    pub start: usize,
-    pub end: usize,
-    pub kind: KindId,
-    pub rank: u8,
-}
-
-/// One scan of one decoded string.
-pub(crate) struct Scanner<'a> {
-    pub s: &'a [u8],
-    /// The JSON key whose value this string is, if any.
-    pub key: Option<&'a [u8]>,
-    hits: &'a mut Vec<Hit>,
-}
-
-impl<'a> Scanner<'a> {
-    pub(crate) fn new(s: &'a [u8], key: Option<&'a [u8]>, hits: &'a mut Vec<Hit>) -> Self {
-        Scanner { s, key, hits }
-    }
-
-    pub(crate) fn hit(&mut self, start: usize, end: usize, kind: KindId, rank: u8) {
-        if start < end {
-            self.hits.push(Hit {
-                start,
-                end,
-                kind,
-                rank,
-            });
-        }
-    }
-
-    /// Runs every built-in rule over the string.
-    pub(crate) fn run(&mut self) {
-        assign::key_value(self);
-        let s = self.s;
-        let n = s.len();
-        let mut i = 0;
-        while i < n {
-            let c = s[i];
-            if is_word(c) {
-                let mut e = i + 1;
-                while e < n && is_word(s[e]) {
-                    e += 1;
-                }
-                if worth_a_look(s, i, e) {
-                    i = self.word(i, e).max(e);
-                } else {
-                    i = e;
-                }
-            } else if is_trigger(c) {
-                i = self.punct(i).max(i + 1);
+/// Runs every built-in rule over the string.
+pub(crate) fn run(sc: &mut Scanner) {
+    assign::key_value(sc);
+    let s = sc.s;
+    let n = s.len();
+    let mut i = 0;
+    while i < n {
+        let c = s[i];
+        if is_word(c) {
+            let mut e = i + 1;
+            while e < n && is_word(s[e]) {
+                e += 1;
+            }
+            if worth_a_look(s, i, e) {
+                i = word(sc, i, e).max(e);
             } else {
-                i += 1;
+                i = e;
             }
+        } else if is_trigger(c) {
+            i = punct(sc, i).max(i + 1);
+        } else {
+            i += 1;
         }
     }
+}
 
-    /// A word `s[i..e]` that starts after a non-word byte. Returns where
-    /// scanning goes on (past a match, or `e`).
-    fn word(&mut self, i: usize, e: usize) -> usize {
-        let s = self.s;
-        let next = byte(s, e);
-        if next == b':' && byte(s, e + 1) == b'A' && byte(s, e + 2) == b'A' {
-            if let Some(end) = tokens::telegram(self, i, e) {
-                return end;
-            }
-        }
-        if next == b'~' && e - i == 5 {
-            if let Some(end) = tokens::azure_client_secret(self, i, e) {
-                return end;
-            }
-        }
-        if let Some(end) = tokens::prefixed(self, i, e) {
+/// A word `s[i..e]` that starts after a non-word byte. Returns where
+/// scanning goes on (past a match, or `e`).
+fn word(sc: &mut Scanner, i: usize, e: usize) -> usize {
+    let s = sc.s;
+    let next = byte(s, e);
+    if next == b':' && byte(s, e + 1) == b'A' && byte(s, e + 2) == b'A' {
+        if let Some(end) = tokens::telegram(sc, i, e) {
             return end;
         }
-        if let Some(end) = pii::in_word(self, i, e) {
-            return end;
-        }
-        if let Some(end) = assign::keyword(self, i, e) {
-            return end;
-        }
-        e
     }
+    if next == b'~' && e - i == 5 {
+        if let Some(end) = tokens::azure_client_secret(sc, i, e) {
+            return end;
+        }
+    }
+    if let Some(end) = tokens::prefixed(sc, i, e) {
+        return end;
+    }
+    if let Some(end) = pii::in_word(sc, i, e) {
+        return end;
+    }
+    if let Some(end) = assign::keyword(sc, i, e) {
+        return end;
+    }
+    e
+}
 
-    /// A trigger byte at `i`.
-    fn punct(&mut self, i: usize) -> usize {
-        let s = self.s;
-        match s[i] {
-            b'@' => pii::email(self, i),
-            b':' => {
-                if byte(s, i + 1) == b'/' && byte(s, i + 2) == b'/' {
-                    url::authority(self, i)
-                } else if byte(s, i + 1) == b':' {
-                    i + 2
-                } else {
-                    assign::operator(self, i)
-                }
+/// A trigger byte at `i`.
+fn punct(sc: &mut Scanner, i: usize) -> usize {
+    let s = sc.s;
+    match s[i] {
+        b'@' => pii::email(sc, i),
+        b':' => {
+            if byte(s, i + 1) == b'/' && byte(s, i + 2) == b'/' {
+                url::authority(sc, i)
+            } else if byte(s, i + 1) == b':' {
+                i + 2
+            } else {
+                assign::operator(sc, i)
             }
-            b'=' => assign::operator(self, i),
-            b'-' => {
-                let next = byte(s, i + 1);
-                // A hyphen inside a word (`well-known`, a UUID, a date):
-                // no key header, no flag, no dashed home path.
-                if next != b'-' && i > 0 && is_word(s[i - 1]) {
-                    return i + 1;
-                }
-                if next == b'-' && byte(s, i + 2) == b'-' {
-                    pem::block(self, i)
-                } else {
-                    let end = home::dashed(self, i);
-                    if end > i + 1 {
-                        end
-                    } else {
-                        assign::flag(self, i)
-                    }
-                }
+        }
+        b'=' => assign::operator(sc, i),
+        b'-' => {
+            let next = byte(s, i + 1);
+            // A hyphen inside a word (`well-known`, a UUID, a date):
+            // no key header, no flag, no dashed home path.
+            if next != b'-' && i > 0 && is_word(s[i - 1]) {
+                return i + 1;
             }
-            b'/' | b'\\' => {
-                if !matches!(byte(s, i + 1), b'U' | b'h' | b'\\' | b'n' | b'r' | b't') {
-                    return i + 1;
-                }
-                let end = home::path(self, i);
+            if next == b'-' && byte(s, i + 2) == b'-' {
+                pem::block(sc, i)
+            } else {
+                let end = home::dashed(sc, i);
                 if end > i + 1 {
-                    return end;
-                }
-                // A literal `\n`, `\t` or `\r` (text that was escaped
-                // twice) ends a word: `\nAKIA…` holds a key.
-                if s[i] == b'\\' && matches!(byte(s, i + 1), b'n' | b'r' | b't') {
-                    i + 2
+                    end
                 } else {
-                    i + 1
+                    assign::flag(sc, i)
                 }
             }
-            0x1b => ansi_end(s, i),
-            b'+' | b'(' => pii::phone_punct(self, i),
-            _ => i + 1,
         }
+        b'/' | b'\\' => {
+            if !matches!(byte(s, i + 1), b'U' | b'h' | b'\\' | b'n' | b'r' | b't') {
+                return i + 1;
+            }
+            let end = home::path(sc, i);
+            if end > i + 1 {
+                return end;
+            }
+            // A literal `\n`, `\t` or `\r` (text that was escaped
+            // twice) ends a word: `\nAKIA…` holds a key.
+            if s[i] == b'\\' && matches!(byte(s, i + 1), b'n' | b'r' | b't') {
+                i + 2
+            } else {
+                i + 1
+            }
+        }
+        0x1b => ansi_end(s, i),
+        b'+' | b'(' => pii::phone_punct(sc, i),
+        _ => i + 1,
     }
 }
 
@@ -214,42 +169,4 @@ fn ansi_end(s: &[u8], i: usize) -> usize {
     } else {
         i + 1
     }
-}
-
-/// Sorts hits and merges overlapping ones (the union is replaced, the
-/// surest rule names the kind), then widens each to whole UTF-8 characters
-/// and never ends one on a backslash (which would eat an escape).
-pub(crate) fn resolve(s: &[u8], hits: &mut Vec<Hit>) {
-    if hits.is_empty() {
-        return;
-    }
-    hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
-    let mut out = 0;
-    for i in 0..hits.len() {
-        let mut h = hits[i];
-        while h.start > 0 && (s[h.start] & 0xC0) == 0x80 {
-            h.start -= 1;
-        }
-        while h.end < s.len() && (s[h.end] & 0xC0) == 0x80 {
-            h.end += 1;
-        }
-        while h.end > h.start && s[h.end - 1] == b'\\' {
-            h.end -= 1;
-        }
-        if h.end <= h.start {
-            continue;
-        }
-        if out > 0 && h.start < hits[out - 1].end {
-            let last = &mut hits[out - 1];
-            last.end = last.end.max(h.end);
-            if h.rank > last.rank {
-                last.kind = h.kind;
-                last.rank = h.rank;
-            }
-        } else {
-            hits[out] = h;
-            out += 1;
-        }
-    }
-    hits.truncate(out);
 }

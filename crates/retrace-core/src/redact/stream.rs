@@ -9,12 +9,12 @@ use std::sync::Arc;
 
 use memchr::memchr;
 
+use super::hit::Hit;
 use super::json::{escape_into, Edit, Engine};
 use super::kind::KindId;
 use super::mode::{Mode, Placeholders};
 use super::report::{BrokenLine, Finding, Leftover, Summary};
 use super::rules::Rules;
-use super::scanner::Hit;
 
 /// How many times a changed line is re-scanned and re-redacted before
 /// what is still found is reported as a leftover.
@@ -418,7 +418,7 @@ fn first_line_was_cut(first: &[u8], next: &[u8]) -> bool {
     first.trim_ascii_start().first() == Some(&b'{')
         && next.first() == Some(&b'{')
         && serde_json::from_slice::<serde::de::IgnoredAny>(next).is_ok()
-        && !crate::framing::opens_framed_array(first)
+        && !crate::read::framing::opens_framed_array(first)
 }
 
 /// `text` escaped for `levels` nested JSON strings.

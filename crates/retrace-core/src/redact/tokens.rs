@@ -6,9 +6,9 @@ use super::chars::{
     at, at_slice, byte, is_alnum, is_b64, is_hex, is_lower_hex, is_urlsafe, is_word, run, variety,
 };
 use super::checksum::token_crc_ok;
+use super::hit::{rank, Scanner};
 use super::kind::{k, KindId};
 use super::placeholder;
-use super::scanner::{rank, Scanner};
 
 /// A token starting at the word `s[i..e]`; returns the end of the match.
 pub(crate) fn prefixed(sc: &mut Scanner, i: usize, e: usize) -> Option<usize> {

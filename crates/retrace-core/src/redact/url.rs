@@ -4,9 +4,9 @@
 //! are assignments (see `assign`).
 
 use super::chars::{at, byte, is_alnum, run, run_back};
+use super::hit::{rank, Scanner};
 use super::kind::{k, KindId};
 use super::placeholder;
-use super::scanner::{rank, Scanner};
 use super::tokens;
 
 /// Schemes whose URLs are database or broker connection strings.

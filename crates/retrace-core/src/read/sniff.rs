@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::api::Api;
+use crate::model::provider::Api;
 
 /// A summary of a file's first entries.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -16,7 +16,9 @@
 //! Deeper grammar, escapes and UTF-8 are checked when a body is parsed (see
 //! `Session::check`).
 
-use crate::scan_simd::{Baseline, Kernel, Masks};
+mod simd;
+
+use simd::{Baseline, Kernel, Masks};
 
 /// A byte range within the line being scanned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -281,12 +283,12 @@ pub(crate) fn scan_object_ahead(bytes: &[u8], out: &mut LineScan) -> Option<Ahea
 
 fn scan<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
     #[cfg(target_arch = "x86_64")]
-    if crate::scan_simd::Avx512::available() {
+    if crate::read::scan::simd::Avx512::available() {
         // SAFETY: the CPU has AVX-512BW and PCLMULQDQ.
         return unsafe { scan_avx512::<AHEAD>(line, out) };
     }
     #[cfg(target_arch = "x86_64")]
-    if crate::scan_simd::Avx2::available() {
+    if crate::read::scan::simd::Avx2::available() {
         // SAFETY: the CPU has AVX2 and PCLMULQDQ.
         return unsafe { scan_avx2::<AHEAD>(line, out) };
     }
@@ -296,13 +298,13 @@ fn scan<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2,pclmulqdq")]
 fn scan_avx2<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
-    scan_with::<crate::scan_simd::Avx2, AHEAD>(line, out)
+    scan_with::<crate::read::scan::simd::Avx2, AHEAD>(line, out)
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512bw,pclmulqdq")]
 fn scan_avx512<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
-    scan_with::<crate::scan_simd::Avx512, AHEAD>(line, out)
+    scan_with::<crate::read::scan::simd::Avx512, AHEAD>(line, out)
 }
 
 /// The scanner's loop. With `AHEAD`, `line` runs on past one object: the
@@ -495,12 +497,12 @@ pub(crate) fn follow_container(
     in_string: &mut bool,
 ) -> Followed {
     #[cfg(target_arch = "x86_64")]
-    if crate::scan_simd::Avx512::available() {
+    if crate::read::scan::simd::Avx512::available() {
         // SAFETY: the CPU has AVX-512BW and PCLMULQDQ.
         return unsafe { follow_container_avx512(bytes, from, depth, target, in_string) };
     }
     #[cfg(target_arch = "x86_64")]
-    if crate::scan_simd::Avx2::available() {
+    if crate::read::scan::simd::Avx2::available() {
         // SAFETY: the CPU has AVX2 and PCLMULQDQ.
         return unsafe { follow_container_avx2(bytes, from, depth, target, in_string) };
     }
@@ -516,7 +518,7 @@ fn follow_container_avx2(
     target: u32,
     in_string: &mut bool,
 ) -> Followed {
-    follow_container_with::<crate::scan_simd::Avx2>(bytes, from, depth, target, in_string)
+    follow_container_with::<crate::read::scan::simd::Avx2>(bytes, from, depth, target, in_string)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -528,7 +530,7 @@ fn follow_container_avx512(
     target: u32,
     in_string: &mut bool,
 ) -> Followed {
-    follow_container_with::<crate::scan_simd::Avx512>(bytes, from, depth, target, in_string)
+    follow_container_with::<crate::read::scan::simd::Avx512>(bytes, from, depth, target, in_string)
 }
 
 #[inline(always)]

@@ -12,11 +12,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::entry::{EntryId, Flags};
-use crate::format::Mode;
-use crate::intern::Sym;
-use crate::message::Message;
+use crate::model::entry::{EntryId, Flags};
+use crate::model::intern::Sym;
+use crate::model::message::Message;
 use crate::normalize::ContextOptions;
+use crate::normalize::Mode;
 use crate::session::Session;
 use crate::source::{Source, SourceError};
 
@@ -79,7 +79,7 @@ impl Session {
         let mut open: HashMap<Sym, usize> = HashMap::new();
         for e in self.branch(leaf) {
             let entry = self.entry(e);
-            let is_message = self.rules_of(e).is_message(self, e);
+            let is_message = self.rules_of(e).is_message(&self.view(), e);
             let role = self.role(e);
             if is_message && role == "user" {
                 open.clear();

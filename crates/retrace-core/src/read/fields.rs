@@ -8,8 +8,6 @@
 //! key path means the same thing in every format that names it (a test checks
 //! the union has no conflicts).
 
-use std::sync::OnceLock;
-
 /// An interned-string slot of an [`Entry`](crate::Entry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -218,20 +216,15 @@ pub(crate) struct KeyTable {
 }
 
 impl KeyTable {
-    /// The table for every format retrace knows, built once.
-    pub(crate) fn get() -> &'static KeyTable {
-        static TABLE: OnceLock<KeyTable> = OnceLock::new();
-        TABLE.get_or_init(|| {
-            let mut specs: Vec<FieldSpec> = COMMON.to_vec();
-            for rules in crate::format::ALL {
-                specs.extend_from_slice(rules.fields());
-            }
-            KeyTable::build(&specs).expect("format key tables agree")
-        })
-    }
-
-    /// Merges specs; two specs for one key path must agree.
-    fn build(specs: &[FieldSpec]) -> Result<KeyTable, String> {
+    /// Merges the keys every format shares with each format's `specs`; two
+    /// specs for one key path must agree.
+    pub(crate) fn build<'a>(
+        formats: impl IntoIterator<Item = &'a [FieldSpec]>,
+    ) -> Result<KeyTable, String> {
+        let mut specs: Vec<FieldSpec> = COMMON.to_vec();
+        for own in formats {
+            specs.extend_from_slice(own);
+        }
         let mut actions: Vec<Action> = Vec::new();
         let mut top: Vec<(&'static [u8], u16, u16)> = Vec::new();
         let mut containers: Vec<Vec<(&'static [u8], u16, u16)>> = Vec::new();
@@ -245,7 +238,7 @@ impl KeyTable {
                 top.len() - 1
             }
         };
-        for spec in specs {
+        for spec in &specs {
             if spec.key.len() > MAX_KEY || spec.parent.len() > MAX_KEY {
                 return Err(format!("key {:?} is too long", spec.key));
             }
@@ -313,25 +306,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_format_agrees_on_shared_keys() {
-        let table = KeyTable::get();
-        assert_eq!(table.top(b"type").0, Some(sym(Slot::Kind)));
-        assert_eq!(table.top(b"nope"), (None, None));
-    }
-
-    #[test]
     fn conflicting_specs_are_refused() {
         let specs = [
             FieldSpec::top(b"a", sym(Slot::Kind)),
             FieldSpec::top(b"a", sym(Slot::Id)),
         ];
-        assert!(KeyTable::build(&specs).is_err());
+        assert!(KeyTable::build([&specs[..]]).is_err());
         let specs = [
             FieldSpec::nested(b"p", b"k", sym(Slot::Role)),
             FieldSpec::top(b"p", Action::FlagIfObject(1)),
             FieldSpec::nested(b"p", b"k", sym(Slot::Role)),
         ];
-        let t = KeyTable::build(&specs).unwrap();
+        let t = KeyTable::build([&specs[..]]).unwrap();
         let (action, container) = t.top(b"p");
         assert_eq!(action, Some(Action::FlagIfObject(1)));
         assert_eq!(t.nested(container.unwrap(), b"k"), Some(sym(Slot::Role)));

@@ -17,10 +17,6 @@ impl Sym {
         self == Sym::NONE
     }
 
-    pub fn some(self) -> Option<Sym> {
-        (!self.is_none()).then_some(self)
-    }
-
     pub(crate) fn index(self) -> usize {
         self.0 as usize
     }

@@ -7,7 +7,9 @@
 
 use serde::Serialize;
 
-use crate::entry::EntryId;
+use crate::model::entry::EntryId;
+
+pub(crate) mod pairing;
 
 const NONE: u32 = u32::MAX;
 

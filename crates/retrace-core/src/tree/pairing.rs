@@ -25,7 +25,7 @@
 use std::collections::HashMap;
 use std::hash::Hash;
 
-use crate::entry::EntryId;
+use crate::model::entry::EntryId;
 use crate::tree::Tree;
 
 const NONE: u32 = u32::MAX;

@@ -5,15 +5,17 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{EntryId, FileId, Flags};
-use crate::format::{Format, Mode, Normalize, Origin, Rules};
-use crate::intern::{Interner, Sym};
-use crate::message::{Message, MessageKind, Usage};
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
+use crate::model::message::{Message, MessageKind, Usage};
+use crate::normalize::provider::system_message;
 use crate::normalize::ContextOptions;
-use crate::pairing::{self, BranchRule, Side};
+use crate::normalize::{Mode, Normalize, Origin};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
+use crate::tree::pairing::{self, BranchRule, Side};
 
 impl Session {
     /// Parses the body of one entry.
@@ -58,16 +60,37 @@ impl Session {
         Ok(out)
     }
 
-    pub(crate) fn rules_of(&self, e: EntryId) -> &'static dyn Rules {
-        self.file_format(self.entry(e).file).rules()
-    }
-
     pub(crate) fn origin(&self, e: EntryId, options: ContextOptions) -> Origin<'_> {
         Origin {
             entry: self.entry(e),
             label: self.label(e),
             options,
         }
+    }
+
+    /// The system prompt a request body keeps beside its list (`system`,
+    /// `systemInstruction`, `instructions`), read from its range.
+    pub(crate) fn document_system<S: Source + ?Sized>(
+        &self,
+        file: FileId,
+        source: &mut S,
+    ) -> Result<Option<Message>, SourceError> {
+        let Some(doc) = &self.files()[file.0 as usize].document else {
+            return Ok(None);
+        };
+        let field = [
+            "system",
+            "systemInstruction",
+            "system_instruction",
+            "instructions",
+        ]
+        .iter()
+        .find_map(|k| doc.field(k));
+        let Some(field) = field else { return Ok(None) };
+        let bytes = source.read(file, field.value.clone())?;
+        Ok(serde_json::from_slice(&bytes)
+            .ok()
+            .and_then(|v| system_message(&v)))
     }
 
     /// The entries that make up the branch ending at `leaf`, in the order
@@ -85,7 +108,7 @@ impl Session {
                 continue;
             }
             for c in self.tree.children(p) {
-                if path.get(i + 1) != Some(&c) && folds(self, p, c) {
+                if path.get(i + 1) != Some(&c) && folds(&self.view(), p, c) {
                     out.extend(self.tree.subtree(c));
                 }
             }
@@ -99,7 +122,7 @@ impl Session {
     pub fn standalone_branch(&self, leaf: EntryId) -> Vec<EntryId> {
         let mut entries = self.branch(leaf);
         let file = self.entry(leaf).file;
-        if let Some(header) = self.rules_of(leaf).header(self, file) {
+        if let Some(header) = self.rules_of(leaf).header(&self.view(), file) {
             if !entries.contains(&header) {
                 entries.insert(0, header);
             }
@@ -128,7 +151,7 @@ impl Session {
     ) -> Result<Vec<Message>, SourceError> {
         let rules = self.rules_of(leaf);
         let branch = self.branch(leaf);
-        let entries = rules.context_entries(self, &branch);
+        let entries = rules.context_entries(&self.view(), &branch);
         let mut out: Vec<Message> = Vec::new();
         if rules.document_system() {
             out.extend(self.document_system(self.entry(leaf).file, source)?);
@@ -316,11 +339,12 @@ impl Session {
                 None => formats.push((format, vec![tip])),
             }
         }
+        let view = self.view();
         let folds: Vec<_> = formats
             .iter()
             .map(|(f, _)| {
                 let side = f.rules().side_lines();
-                side.map(|side| move |p, c| side(self, p, c))
+                side.map(|side| move |p, c| side(&view, p, c))
             })
             .collect();
         let rules: Vec<BranchRule> = formats
@@ -363,13 +387,13 @@ impl Session {
 
     /// Whether an entry is the kind of line a person typed (for views).
     pub fn is_prompt(&self, e: EntryId) -> bool {
-        self.rules_of(e).is_prompt(self, e)
+        self.rules_of(e).is_prompt(&self.view(), e)
     }
 
     /// Whether an entry compacts the context before it (pi `compaction`,
     /// Claude Code `compact_boundary`, …), for views that mark it.
     pub fn is_compaction(&self, e: EntryId) -> bool {
-        self.rules_of(e).is_compaction(self, e)
+        self.rules_of(e).is_compaction(&self.view(), e)
     }
 
     /// Whether an entry is a Claude Code sidechain (subagent) line.
@@ -436,11 +460,11 @@ pub struct ModelStats {
     pub messages: u64,
     pub usage: Usage,
     #[serde(skip)]
-    pending: BTreeMap<crate::intern::Sym, Usage>,
+    pending: BTreeMap<crate::model::intern::Sym, Usage>,
 }
 
 impl ModelStats {
-    fn last_usage_by_group(&mut self, group: crate::intern::Sym, usage: &Usage) {
+    fn last_usage_by_group(&mut self, group: crate::model::intern::Sym, usage: &Usage) {
         if group.is_none() {
             self.usage.add(usage);
         } else {

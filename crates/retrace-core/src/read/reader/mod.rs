@@ -8,20 +8,23 @@
 use std::mem::MaybeUninit;
 use std::sync::Arc;
 
-use memchr::{memchr, memchr_iter, memmem};
+use memchr::memmem;
 
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::digest::{digest, Digests};
-use crate::entry::{Entry, FileId, Flags};
-use crate::fields::{Action, KeyTable};
-use crate::format::Format;
-use crate::framing::{DocState, Framing, Head};
-use crate::gzip::{self, GzDecoder};
-use crate::intern::{Interner, Sym};
-use crate::pending::{PendingIds, Target};
-use crate::scan::{scan_line, Field, LineScan, ScanError, ValueKind};
-use crate::session::{FileInfo, Session};
-use crate::time::parse_rfc3339_ms;
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{Entry, FileId};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
+use crate::read::digest::Digests;
+use crate::read::fields::KeyTable;
+use crate::read::file::FileInfo;
+use crate::read::framing::{DocState, Framing, Head};
+use crate::read::gzip::{self, GzDecoder};
+use crate::read::pending::PendingIds;
+use crate::read::scan::LineScan;
+
+mod index;
+mod lines;
+mod document;
 
 /// Runs two jobs, both at once where it can (see
 /// [`Reader::append_part_with`]).
@@ -67,9 +70,15 @@ impl Default for ReaderOptions {
 /// let session = reader.finish();
 /// assert_eq!(session.entries().len(), 2);
 /// ```
-#[derive(Debug, Default)]
+///
+/// Its constructors ([`Reader::new`], [`Reader::with_options`]) and
+/// [`Reader::finish`] live with the session (`session/build.rs`): they know
+/// every format, and this layer knows none.
+#[derive(Debug)]
 pub struct Reader {
     pub(crate) options: ReaderOptions,
+    /// The keys to lift into entries: every format's (see `read/fields.rs`).
+    table: &'static KeyTable,
     pub(crate) files: Vec<FileInfo>,
     pub(crate) entries: Vec<Entry>,
     pub(crate) interner: Interner,
@@ -84,7 +93,7 @@ pub struct Reader {
     /// Skipping the rest of a line that exceeded `max_line`.
     skipping: bool,
     pub(crate) scan: LineScan,
-    keys: Keys,
+    finders: Finders,
     /// JSON lines or one document (see `framing.rs`).
     pub(crate) framing: Framing,
     pub(crate) head: Head,
@@ -121,17 +130,16 @@ struct GzState {
     failed: bool,
 }
 
-/// The interned keys the reader looks for, so matching a key is comparing
-/// bytes once.
+/// Byte patterns the reader looks for inside values.
 #[derive(Debug)]
-struct Keys {
+struct Finders {
     tool_result: memmem::Finder<'static>,
     is_error: memmem::Finder<'static>,
 }
 
-impl Default for Keys {
+impl Default for Finders {
     fn default() -> Self {
-        Keys {
+        Finders {
             tool_result: memmem::Finder::new(b"\"tool_result\""),
             is_error: memmem::Finder::new(b"\"is_error\":true"),
         }
@@ -139,14 +147,25 @@ impl Default for Keys {
 }
 
 impl Reader {
-    pub fn new() -> Reader {
-        Reader::with_options(ReaderOptions::default())
-    }
-
-    pub fn with_options(options: ReaderOptions) -> Reader {
+    /// A reader that lifts the keys of `table` into its entries.
+    pub(crate) fn with_keys(options: ReaderOptions, table: &'static KeyTable) -> Reader {
         Reader {
             options,
-            ..Reader::default()
+            table,
+            files: Vec::new(),
+            entries: Vec::new(),
+            interner: Interner::default(),
+            digests: Digests::default(),
+            pending: PendingIds::default(),
+            diagnostics: Vec::new(),
+            current: None,
+            carry: Vec::new(),
+            skipping: false,
+            scan: LineScan::default(),
+            finders: Finders::default(),
+            framing: Framing::default(),
+            head: Head::default(),
+            doc: DocState::default(),
         }
     }
 
@@ -415,71 +434,6 @@ impl Reader {
         self.push_lines(chunk);
     }
 
-    /// Frames bytes into lines.
-    pub(crate) fn push_lines(&mut self, chunk: &[u8]) {
-        let mut rest = chunk;
-        if self.skipping || !self.carry.is_empty() {
-            match memchr(b'\n', rest) {
-                None => {
-                    self.extend_carry(rest);
-                    return;
-                }
-                Some(i) => {
-                    self.extend_carry(&rest[..i]);
-                    self.finish_carried_line(true);
-                    rest = &rest[i + 1..];
-                }
-            }
-        }
-        let mut start = 0;
-        for nl in memchr_iter(b'\n', rest) {
-            self.line(&rest[start..nl], 1);
-            start = nl + 1;
-        }
-        self.extend_carry(&rest[start..]);
-    }
-
-    fn extend_carry(&mut self, bytes: &[u8]) {
-        if self.skipping {
-            self.current_mut().offset += bytes.len() as u64;
-            return;
-        }
-        if self.carry.len() + bytes.len() > self.options.max_line {
-            // Too long to index: report it once and skip to its end.
-            let state = self.current.as_ref().expect("file begun");
-            let (file, line, offset) = (state.id, state.lines + 1, state.offset);
-            let max = self.options.max_line;
-            self.diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                kind: DiagnosticKind::LineTooLong,
-                file,
-                line,
-                offset,
-                message: format!("line is longer than {max} bytes and was not indexed"),
-            });
-            let carried = self.carry.len() + bytes.len();
-            self.carry.clear();
-            self.current_mut().offset += carried as u64;
-            self.skipping = true;
-            return;
-        }
-        self.carry.extend_from_slice(bytes);
-    }
-
-    fn finish_carried_line(&mut self, newline: bool) {
-        if self.skipping {
-            self.skipping = false;
-            let state = self.current_mut();
-            state.lines += 1;
-            state.offset += u64::from(newline);
-            return;
-        }
-        let carry = std::mem::take(&mut self.carry);
-        self.line(&carry, u32::from(newline));
-        self.carry = carry;
-        self.carry.clear();
-    }
-
     fn current_mut(&mut self) -> &mut FileState {
         self.current.as_mut().expect("file begun")
     }
@@ -579,86 +533,6 @@ impl Reader {
         info.end_entry = self.entries.len() as u32;
     }
 
-    /// Ends the last file and builds the branch tree.
-    pub fn finish(mut self) -> Session {
-        self.end_file();
-        Session::build(self)
-    }
-
-    /// Indexes one line; `terminator` is the number of newline bytes after it.
-    fn line(&mut self, raw: &[u8], terminator: u32) {
-        let state = self.current.as_mut().expect("file begun");
-        let file = state.id;
-        state.lines += 1;
-        let line_no = state.lines;
-        let line_offset = state.offset;
-        state.offset += raw.len() as u64 + u64::from(terminator);
-
-        let mut bytes = raw;
-        let mut skip = 0u32;
-        if line_offset == 0 && bytes.starts_with(b"\xEF\xBB\xBF") {
-            bytes = &bytes[3..];
-            skip = 3;
-            self.diagnostics.push(Diagnostic {
-                severity: Severity::Info,
-                kind: DiagnosticKind::ByteOrderMark,
-                file,
-                line: 1,
-                offset: 0,
-                message: "file starts with a UTF-8 byte order mark (ignored)".into(),
-            });
-        }
-        if let Some(stripped) = bytes.strip_suffix(b"\r") {
-            bytes = stripped;
-            state.crlf += 1;
-        }
-        if bytes.iter().all(|b| matches!(b, b' ' | b'\t')) {
-            return;
-        }
-        scan_line(bytes, &mut self.scan);
-        let base = line_offset + u64::from(skip);
-        if let Some((at, error)) = self.scan.error {
-            let truncated = terminator == 0
-                && matches!(error, ScanError::Unclosed | ScanError::UnterminatedString);
-            let (kind, message) = if truncated {
-                (
-                    DiagnosticKind::TruncatedLine,
-                    format!("last line is cut off: {}", error.message()),
-                )
-            } else {
-                (DiagnosticKind::MalformedJson, error.message().to_owned())
-            };
-            self.diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                kind,
-                file,
-                line: line_no,
-                offset: base + u64::from(at),
-                message,
-            });
-            let broken = Entry::new(file, line_no, base, bytes.len() as u32, Flags::BROKEN);
-            self.push_entry(broken);
-            return;
-        }
-        let objects = self.scan.objects.len();
-        if objects > 1 {
-            self.diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
-                kind: DiagnosticKind::ConcatenatedObjects,
-                file,
-                line: line_no,
-                offset: base + u64::from(self.scan.objects[1].start),
-                message: format!(
-                    "{objects} JSON objects written on one line (a lost newline); each is read"
-                ),
-            });
-        }
-        for object in 0..objects {
-            let entry = self.entry(file, line_no, base, bytes, object as u16);
-            self.push_entry(entry);
-        }
-    }
-
     /// Says how many bytes the current file brings from where this reader
     /// began it, counting the parts that will be appended to it (see
     /// [`Reader::append_part`]); for a part reader, the part's length.
@@ -674,254 +548,13 @@ impl Reader {
             state.expected = bytes;
         }
     }
-
-    /// Adds an entry.
-    #[inline]
-    pub(crate) fn push_entry(&mut self, entry: Entry) {
-        if self.entries.len() == self.entries.capacity() {
-            self.grow_entries();
-        }
-        self.entries.push(entry);
-    }
-
-    /// Makes room for more entries. Without a size hint the index grows by
-    /// a quarter at a time rather than doubling: formats with short lines
-    /// (Codex writes a `token_count` event of a few hundred bytes per
-    /// request) have an entry per kilobyte, and a doubled vector plus the
-    /// copy made while growing was most of the memory of opening them.
-    #[cold]
-    fn grow_entries(&mut self) {
-        /// Bytes read before their density is trusted to size the index.
-        const SAMPLE: u64 = 1 << 20;
-        /// Fewer bytes per entry than this is not believed of a whole file
-        /// (it caps what a dense first stretch can make the index reserve).
-        const MIN_ENTRY_BYTES: u64 = 32;
-        let len = self.entries.len();
-        let step = len / 4 + 1024;
-        if let Some(state) = self.current.as_ref().filter(|s| s.expected > 0) {
-            if state.input >= SAMPLE {
-                let first = self.files[state.id.0 as usize].first_entry as usize;
-                let seen = (len - first) as u128;
-                let total = (seen * u128::from(state.expected) / u128::from(state.input))
-                    .min(u128::from(state.expected / MIN_ENTRY_BYTES));
-                // A sixteenth more, for a file that grows denser further on.
-                let want = total + total / 16 + 1024;
-                let more = usize::try_from(want.saturating_sub(seen)).unwrap_or(usize::MAX);
-                // Asked, not demanded: a dense start of a huge file can ask
-                // for more than the system will map at once, and then the
-                // index grows step by step as it would without a hint.
-                if more > step && self.entries.try_reserve_exact(more).is_ok() {
-                    // The string table the same way: sized once, rather
-                    // than rebuilt at each doubling and again when parts
-                    // are merged (in fresh memory each time, which costs a
-                    // page fault per 4 KiB besides the copy).
-                    let scale = |n: usize| {
-                        let n = n as u128 * want / seen.max(1);
-                        usize::try_from(n).unwrap_or(usize::MAX)
-                    };
-                    let (strings, bytes) = (self.interner.len(), self.interner.byte_len());
-                    self.interner.reserve(scale(strings), scale(bytes));
-                    return;
-                }
-            }
-        }
-        self.entries.reserve_exact(step);
-    }
-
-    /// Interns the ids [`PendingIds`] holds into the entries they belong to.
-    fn resolve_pending(&mut self) {
-        self.pending.resolve(&mut self.interner, &mut self.entries);
-    }
-
-    /// Builds the entry for object `object` of the scanned line; the caller
-    /// pushes it next.
-    pub(crate) fn entry(
-        &mut self,
-        file: FileId,
-        line: u32,
-        base: u64,
-        bytes: &[u8],
-        object: u16,
-    ) -> Entry {
-        let span = self.scan.objects[object as usize];
-        let shared = if self.scan.objects.len() > 1 {
-            Flags::SHARED_LINE
-        } else {
-            0
-        };
-        let mut e = Entry::new(
-            file,
-            line,
-            base + u64::from(span.start),
-            span.end - span.start,
-            shared,
-        );
-        self.resolve_pending();
-        let this = self.entries.len();
-        let fields = &self.scan.fields;
-        let interner = &mut self.interner;
-        let pending = &mut self.pending;
-        let table = KeyTable::get();
-        let mut content: Option<&Field> = None;
-        // The container of the depth-one key whose nested keys follow.
-        let mut open: Option<(u16, Option<u16>)> = None;
-        for (index, f) in fields.iter().enumerate() {
-            if f.object != object {
-                continue;
-            }
-            let key = f.key.get(bytes);
-            let action = match f.parent {
-                None => {
-                    let (action, container) = table.top(key);
-                    open = Some((index as u16, container));
-                    action
-                }
-                Some(parent) => {
-                    let container = match open {
-                        Some((p, c)) if p == parent => c,
-                        _ => table.top(fields[parent as usize].key.get(bytes)).1,
-                    };
-                    container.and_then(|c| table.nested(c, key))
-                }
-            };
-            let Some(action) = action else { continue };
-            let value = f.value.get(bytes);
-            let string = f.kind == ValueKind::String;
-            match action {
-                Action::Sym { slot, weak, flag } => {
-                    if !string {
-                        continue;
-                    }
-                    let target = Target::Slot(slot);
-                    if weak && !target.of(&mut e).is_none() {
-                        continue;
-                    }
-                    *target.of(&mut e) = pending.intern(interner, value, this, target);
-                    e.flags.0 |= flag;
-                }
-                Action::Parent => {
-                    e.flags.0 |= Flags::HAS_PARENT_FIELD;
-                    if string {
-                        e.parent = pending.intern(interner, value, this, Target::Parent);
-                    }
-                }
-                Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
-                Action::FlagIfPresent(flag) => e.flags.0 |= flag,
-                Action::FlagIfObject(flag) if f.kind == ValueKind::Object => e.flags.0 |= flag,
-                Action::FlagIfString { value: want, flag } if string && value == want => {
-                    e.flags.0 |= flag
-                }
-                Action::FlagIfSet(flag) if says_something(value, f.kind) => e.flags.0 |= flag,
-                Action::Timestamp => {
-                    e.timestamp = if string {
-                        parse_rfc3339_ms(value).unwrap_or(i64::MIN)
-                    } else {
-                        parse_epoch(value).unwrap_or(i64::MIN)
-                    }
-                }
-                Action::Number if f.kind == ValueKind::Other => {
-                    if let Some(n) = parse_int(value) {
-                        e.number = u32::try_from(n).unwrap_or(u32::MAX);
-                    }
-                }
-                Action::Digest => self.digests.push(this, digest(value)),
-                Action::StringInObject { key, slot } if f.kind == ValueKind::Object => {
-                    let found = memmem::find(value, key)
-                        .and_then(|at| string_after_key(&value[at + key.len()..], b"\""));
-                    let target = Target::Slot(slot);
-                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
-                        *target.of(&mut e) = pending.intern(interner, found, this, target);
-                    }
-                }
-                Action::StringInJsonString { key, slot } if string => {
-                    let found = value
-                        .strip_prefix(b"{")
-                        .map(|v| v.trim_ascii_start())
-                        .and_then(|v| v.strip_prefix(key))
-                        .and_then(|v| string_after_key(v, b"\\\""));
-                    let target = Target::Slot(slot);
-                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
-                        *target.of(&mut e) = pending.intern(interner, found, this, target);
-                    }
-                }
-                Action::ToolResultContent => content = Some(&fields[index]),
-                _ => {}
-            }
-        }
-        // A Claude Code user line is a tool result when its content blocks
-        // say so (older lines have no `toolUseResult` field).
-        if let Some(c) = content {
-            let blocks = c.value.get(bytes);
-            if c.kind == ValueKind::Array && self.interner.get(e.role) == b"user" {
-                if !e.flags.has(Flags::TOOL_RESULT) && self.keys.tool_result.find(blocks).is_some()
-                {
-                    e.flags.0 |= Flags::TOOL_RESULT;
-                }
-                // A failed result says so in its block; the same words inside
-                // a string would have their quotes escaped.
-                if e.flags.has(Flags::TOOL_RESULT)
-                    && self
-                        .keys
-                        .is_error
-                        .find_iter(blocks)
-                        .any(|at| at == 0 || blocks[at - 1] != b'\\')
-                {
-                    e.flags.0 |= Flags::ERROR;
-                }
-            }
-        }
-        e
-    }
-}
-
-/// Whether a value (a string without its quotes) is more than `null`,
-/// `false`, `""`, `{}` or `[]`.
-fn says_something(value: &[u8], kind: ValueKind) -> bool {
-    match kind {
-        ValueKind::String => !value.is_empty(),
-        ValueKind::Object | ValueKind::Array => value[1..value.len() - 1]
-            .iter()
-            .any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')),
-        ValueKind::Other => !matches!(value, b"null" | b"false"),
-    }
-}
-
-/// An epoch number as milliseconds: integers of milliseconds, or seconds
-/// (with a fraction, or too small to be milliseconds of any recent date:
-/// 10^11 ms is March 1973).
-fn parse_epoch(s: &[u8]) -> Option<i64> {
-    let text = std::str::from_utf8(s).ok()?.trim();
-    if let Ok(n) = text.parse::<i64>() {
-        return Some(if n.abs() < 100_000_000_000 {
-            n.saturating_mul(1000)
-        } else {
-            n
-        });
-    }
-    let seconds: f64 = text.parse().ok()?;
-    seconds
-        .is_finite()
-        .then(|| (seconds * 1000.0).round() as i64)
-}
-
-fn parse_int(s: &[u8]) -> Option<i64> {
-    std::str::from_utf8(s).ok()?.trim().parse().ok()
-}
-
-/// The string after a key in JSON text (`rest` starts right after the
-/// key): a colon, then a string opened and closed by `quote` (`"`, or `\"`
-/// inside a JSON string). Only a string without escapes, as ids are.
-fn string_after_key<'a>(rest: &'a [u8], quote: &[u8]) -> Option<&'a [u8]> {
-    let rest = rest.trim_ascii_start().strip_prefix(b":")?;
-    let rest = rest.trim_ascii_start().strip_prefix(quote)?;
-    let end = memchr::memchr2(b'"', b'\\', rest)?;
-    rest[end..].starts_with(quote).then(|| &rest[..end])
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::EntryId;
+    use crate::model::entry::EntryId;
+    use crate::Session;
 
     /// `count` pi-style lines of about `width` bytes, ids from `first`.
     fn lines(first: usize, count: usize, width: usize) -> Vec<u8> {
@@ -955,7 +588,7 @@ mod tests {
 
     /// The first line start after `at`.
     fn line_start_after(bytes: &[u8], at: usize) -> usize {
-        at + memchr(b'\n', &bytes[at..]).expect("a later line") + 1
+        at + memchr::memchr(b'\n', &bytes[at..]).expect("a later line") + 1
     }
 
     /// `bytes` read by a reader up to `split` (a line start) and by a part

@@ -1,9 +1,9 @@
 //! Ids waiting to be interned: the reader interns an entry's ids a line
 //! late, so that their string-table slots are in cache by then.
 
-use crate::entry::Entry;
-use crate::fields::Slot;
-use crate::intern::{hash, Interner, Sym};
+use crate::model::entry::Entry;
+use crate::model::intern::{hash, Interner, Sym};
+use crate::read::fields::Slot;
 
 /// Ids waiting to be interned. Most ids are new strings, and a new string
 /// costs a cache miss in the string table (an id is one of hundreds of

@@ -7,7 +7,11 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use crate::entry::FileId;
+use crate::model::entry::FileId;
+
+mod inflated;
+
+pub use inflated::Inflated;
 
 /// Gives the bytes of a byte range of an input file.
 pub trait Source {

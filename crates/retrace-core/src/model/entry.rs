@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::intern::Sym;
+use crate::model::intern::Sym;
 
 /// Which input file an entry came from (index into `Session::files`).
 ///
@@ -78,6 +78,7 @@ impl Flags {
 /// fields needed for the tree. The body is parsed only on demand.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The file it was read from.
     pub file: FileId,
     /// 1-based line number in its file.
     pub line: u32,
@@ -88,29 +89,29 @@ pub struct Entry {
     pub len: u32,
     pub flags: Flags,
     /// `type`.
-    pub kind: Sym,
+    pub(crate) kind: Sym,
     /// `subtype` (Claude Code `system` lines).
-    pub subtype: Sym,
+    pub(crate) subtype: Sym,
     /// `id` or `uuid`.
-    pub id: Sym,
+    pub(crate) id: Sym,
     /// `parentId` or `parentUuid`.
-    pub parent: Sym,
+    pub(crate) parent: Sym,
     /// Claude Code `logicalParentUuid`; pi `firstKeptEntryId`, `targetId`,
     /// `fromId`; Claude Code `leafUuid`; Gemini CLI `$rewindTo`: the one
     /// other id an entry refers to.
-    pub reference: Sym,
+    pub(crate) reference: Sym,
     /// `message.role`, or a top-level `role` (provider message lists).
-    pub role: Sym,
+    pub(crate) role: Sym,
     /// `message.id`: the API response a Claude Code line belongs to.
-    pub group: Sym,
+    pub(crate) group: Sym,
     /// `agentId` (Claude Code sidechain files) or `toolUseResult.agentId`
     /// (the result line of the Task/Agent call that spawned it).
-    pub agent: Sym,
+    pub(crate) agent: Sym,
     /// Milliseconds since the Unix epoch, `i64::MIN` when absent.
-    pub timestamp: i64,
+    pub(crate) timestamp: i64,
     /// A small number some entries carry: pi header `version`, pi v1
     /// `firstKeptEntryIndex`. `u32::MAX` when absent.
-    pub number: u32,
+    pub(crate) number: u32,
 }
 
 impl Entry {

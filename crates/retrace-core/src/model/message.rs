@@ -11,7 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::api::Api;
+use crate::model::provider::Api;
 
 /// Who produced a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -298,6 +298,19 @@ impl Message {
         }
         out
     }
+}
+
+/// A `data:` URL for base64 `data`.
+pub(crate) fn data_url(media_type: &str, data: &str) -> String {
+    format!("data:{media_type};base64,{data}")
+}
+
+/// The media type and base64 data of a `data:…;base64,…` URL.
+pub(crate) fn split_data_url(url: &str) -> Option<(&str, &str)> {
+    let rest = url.strip_prefix("data:")?;
+    let (head, data) = rest.split_once(',')?;
+    let media_type = head.strip_suffix(";base64")?;
+    Some((media_type, data))
 }
 
 #[cfg(test)]

@@ -1,75 +1,40 @@
-//! A read session: its files, entries, branch tree and diagnostics.
+//! Building a session from what the reader indexed: each file's format,
+//! the links its rules write, ids resolved across files, the default leaf,
+//! the tree and the subagents. Also the reader's format-aware front door
+//! (`Reader::new`, `Reader::finish`): the read layer knows no format.
 
-use serde::Serialize;
-
-use crate::diag::{Diagnostic, DiagnosticKind, Severity};
-use crate::entry::{Entry, EntryId, FileId, Flags};
-use crate::format::{FileCx, Format, Links, NONE};
-use crate::intern::{Interner, Sym};
-use crate::reader::Reader;
+use crate::format::{key_table, FileCx, Links, NONE};
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::{Interner, Sym};
+use crate::read::reader::{Reader, ReaderOptions};
 use crate::tree::Tree;
 
-/// One input file of a session.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileInfo {
-    /// The name it was read under (a path, or a browser file name).
-    pub name: String,
-    /// Bytes read.
-    pub size: u64,
-    /// Lines read (a last line without a newline counts).
-    pub lines: u32,
-    /// Its entries are `first_entry..end_entry` of [`Session::entries`].
-    pub first_entry: u32,
-    pub end_entry: u32,
-    /// False when the file's last line has no newline.
-    pub line_ends_with_newline: bool,
-    /// A side-car document attached with [`Reader::attach_meta`].
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub meta: Option<serde_json::Value>,
-    /// When the file is one JSON document (an array, or an object with a
-    /// `messages` array) rather than JSON lines: its other top-level fields
-    /// and where its framed array's key is.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub document: Option<crate::document::Document>,
-    /// Set when the file was gzip: where to restart inflating it, for
-    /// [`Inflated`](crate::Inflated). `size` and every offset are of the
-    /// decompressed bytes.
-    #[serde(skip)]
-    pub gzip: Option<std::sync::Arc<crate::gzip::GzIndex>>,
-    /// Where a part read by [`Reader::begin_part`] started.
-    #[serde(skip)]
-    pub(crate) part_start: u64,
-    /// What the first entries look like, for format detection.
-    #[serde(skip)]
-    pub(crate) sniff: crate::format::sniff::Sniff,
+use super::Session;
+
+impl Reader {
+    /// A reader for every format retrace knows.
+    pub fn new() -> Reader {
+        Reader::with_options(ReaderOptions::default())
+    }
+
+    /// A reader for every format retrace knows, with `options`.
+    pub fn with_options(options: ReaderOptions) -> Reader {
+        Reader::with_keys(options, key_table())
+    }
+
+    /// Ends the last file and builds the branch tree.
+    pub fn finish(mut self) -> Session {
+        self.end_file();
+        Session::build(self)
+    }
 }
 
-/// A subagent run linked to the entry that spawned it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Subagent {
-    /// The file holding the subagent's entries.
-    pub file: FileId,
-    /// The agent id (`agentId`).
-    pub agent_id: String,
-    /// The tool-result entry in the parent conversation that reports its
-    /// outcome (for Codex, the `spawn_agent` output that names it, or the
-    /// last call before it began), where found.
-    pub spawned_by: Option<EntryId>,
-}
-
-/// A session read by a [`Reader`]: the index of every entry and the branch
-/// tree. Message bodies are not parsed until asked for (see
-/// [`Session::context`]).
-#[derive(Debug)]
-pub struct Session {
-    pub(crate) format: Format,
-    pub(crate) file_formats: Vec<Format>,
-    pub(crate) files: Vec<FileInfo>,
-    pub(crate) entries: Vec<Entry>,
-    pub(crate) interner: Interner,
-    pub(crate) diagnostics: Vec<Diagnostic>,
-    pub(crate) tree: Tree,
-    pub(crate) subagents: Vec<Subagent>,
+impl Default for Reader {
+    fn default() -> Self {
+        Reader::new()
+    }
 }
 
 impl Session {
@@ -79,117 +44,6 @@ impl Session {
         reader.begin_file(name);
         reader.push(bytes);
         reader.finish()
-    }
-
-    /// The format of the session (of its first file).
-    pub fn format(&self) -> Format {
-        self.format
-    }
-
-    /// The format of each file.
-    pub fn file_format(&self, file: FileId) -> Format {
-        self.file_formats[file.0 as usize]
-    }
-
-    pub fn files(&self) -> &[FileInfo] {
-        &self.files
-    }
-
-    /// Every entry, in file order (files in the order they were read).
-    pub fn entries(&self) -> &[Entry] {
-        &self.entries
-    }
-
-    pub fn entry(&self, e: EntryId) -> &Entry {
-        &self.entries[e.index()]
-    }
-
-    pub fn tree(&self) -> &Tree {
-        &self.tree
-    }
-
-    /// Problems found while reading, in file order.
-    pub fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    /// Subagent files linked to the conversation.
-    pub fn subagents(&self) -> &[Subagent] {
-        &self.subagents
-    }
-
-    /// The entry's `type` (empty for a broken line).
-    pub fn kind(&self, e: EntryId) -> &str {
-        std::str::from_utf8(self.interner.get(self.entry(e).kind)).unwrap_or("")
-    }
-
-    /// The entry's `subtype` (empty when absent).
-    pub fn subtype(&self, e: EntryId) -> &str {
-        std::str::from_utf8(self.interner.get(self.entry(e).subtype)).unwrap_or("")
-    }
-
-    /// The entry's `message.role` (empty when absent).
-    pub fn role(&self, e: EntryId) -> &str {
-        let role = std::str::from_utf8(self.interner.get(self.entry(e).role)).unwrap_or("");
-        if role.is_empty() {
-            // A format can say what an entry stands for (Gemini CLI types).
-            if let Some(r) = self.rules_of(e).role(self, e) {
-                return r;
-            }
-        }
-        role
-    }
-
-    /// The entry's own id, if it has one.
-    pub fn id(&self, e: EntryId) -> Option<&str> {
-        let sym = self.entry(e).id;
-        (!sym.is_none()).then(|| std::str::from_utf8(self.interner.get(sym)).unwrap_or(""))
-    }
-
-    /// The id to show for an entry: its own, or `L<line>` for entries
-    /// without one (pi v1), prefixed by the file number for later files.
-    pub fn label(&self, e: EntryId) -> String {
-        let entry = self.entry(e);
-        match self.id(e) {
-            // An earlier version shares its id with the current one.
-            Some(_) if entry.flags.has(Flags::REWRITTEN) => match entry.file.0 {
-                0 => format!("L{}", entry.line),
-                f => format!("F{f}L{}", entry.line),
-            },
-            Some(id) => id.to_owned(),
-            None if entry.file.0 == 0 => format!("L{}", entry.line),
-            None => format!("F{}L{}", entry.file.0, entry.line),
-        }
-    }
-
-    /// Finds an entry by id or by a label from [`Session::label`].
-    pub fn find(&self, id: &str) -> Option<EntryId> {
-        let sym = self.interner.lookup(id.as_bytes());
-        if !sym.is_none() {
-            // The current version of a rewritten message, else the first
-            // entry with the id.
-            let with_id = |e: &Entry| e.id == sym;
-            let found = self
-                .entries
-                .iter()
-                .position(|e| with_id(e) && !e.flags.has(Flags::REWRITTEN))
-                .or_else(|| self.entries.iter().position(with_id));
-            if let Some(i) = found {
-                return Some(EntryId(i as u32));
-            }
-        }
-        let rest = id.strip_prefix(['F', 'L'])?;
-        let (file, line): (u32, u32) = match id.starts_with('F') {
-            true => {
-                let (f, l) = rest.split_once('L')?;
-                (f.parse().ok()?, l.parse().ok()?)
-            }
-            false => (0u32, rest.parse().ok()?),
-        };
-        self.entries
-            .iter()
-            .position(|e| u32::from(e.file.0) == file && e.line == line)
-            .map(|i| EntryId(i as u32))
     }
 
     /// Builds the tree over what the reader indexed.
@@ -205,7 +59,8 @@ impl Session {
         } = reader;
         debug_assert!(
             entries.iter().all(|e| {
-                ![e.id, e.parent, e.reference, e.group].contains(&crate::intern::Sym::PENDING)
+                ![e.id, e.parent, e.reference, e.group]
+                    .contains(&crate::model::intern::Sym::PENDING)
             }),
             "the reader left an id uninterned"
         );
@@ -358,7 +213,7 @@ impl Session {
         for f in session.file_formats.clone() {
             if !seen.contains(&f.name()) {
                 seen.push(f.name());
-                let found = f.rules().subagents(&session);
+                let found = f.rules().subagents(&session.view());
                 session.subagents.extend(found);
             }
         }
@@ -395,10 +250,6 @@ impl Session {
             self.diagnostics.extend(found);
             self.diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
         }
-    }
-
-    pub(crate) fn interner(&self) -> &Interner {
-        &self.interner
     }
 }
 

@@ -13,23 +13,15 @@
 //! byte 0 for every body would make a view of a large file quadratic. So
 //! while opening, the decoder's whole state (the inflater with its 32 KiB
 //! window, the bit position, the member's CRC) is copied every
-//! [`CHECKPOINT_EVERY`] bytes of output into a [`GzIndex`]; [`Inflated`]
+//! [`CHECKPOINT_EVERY`] bytes of output into a [`GzIndex`]; `Inflated` (in `source/`)
 //! serves a range by restarting from the nearest checkpoint before it, or
 //! by going on from where the previous read stopped (reads of a branch or a
 //! check run forward). The trade-off: about 43 KiB of checkpoint per 4 MiB
 //! of decompressed data (≈1 %), and a random read costs at most 4 MiB of
 //! inflating (a few milliseconds).
 
-use std::borrow::Cow;
-use std::ops::Range;
-use std::sync::Arc;
-
 use miniz_oxide::inflate::stream::{inflate, InflateState};
 use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
-
-use crate::entry::FileId;
-use crate::session::Session;
-use crate::source::{Source, SourceError};
 
 /// Decompressed bytes between two checkpoints.
 pub const CHECKPOINT_EVERY: u64 = 4 << 20;
@@ -371,134 +363,12 @@ impl GzIndex {
     }
 
     /// The latest checkpoint at or before decompressed offset `at`.
-    fn before(&self, at: u64) -> GzDecoder {
+    pub(crate) fn before(&self, at: u64) -> GzDecoder {
         let i = self.checkpoints.partition_point(|c| c.out_pos <= at);
         match i {
             0 => GzDecoder::new(),
             i => self.checkpoints[i - 1].clone(),
         }
-    }
-}
-
-/// Bytes kept before the decoder's position, so reads that step back a
-/// little (the start of a line) need no restart.
-const KEEP: usize = 1 << 20;
-
-/// Compressed bytes read from the inner source at a time.
-const IN_CHUNK: u64 = 16 << 10;
-
-/// Where reading a gzip file stopped: its decoder and the decompressed
-/// bytes just before it.
-struct Cursor {
-    file: FileId,
-    decoder: GzDecoder,
-    /// Decompressed bytes `window_start..decoder.out_pos`.
-    window: Vec<u8>,
-    window_start: u64,
-}
-
-/// A [`Source`] over the decompressed bytes of a session's files: gzip
-/// files (those with a [`GzIndex`]) are inflated from the compressed bytes
-/// `inner` gives; other files pass through.
-pub struct Inflated<S> {
-    inner: S,
-    indexes: Vec<Option<Arc<GzIndex>>>,
-    cursor: Option<Cursor>,
-    out: Vec<u8>,
-}
-
-impl<S: Source> Inflated<S> {
-    /// `inner` gives the files' bytes as they are on disk.
-    pub fn new(inner: S, session: &Session) -> Inflated<S> {
-        Inflated {
-            inner,
-            indexes: session.files().iter().map(|f| f.gzip.clone()).collect(),
-            cursor: None,
-            out: Vec::new(),
-        }
-    }
-
-    pub fn inner(&self) -> &S {
-        &self.inner
-    }
-}
-
-impl<S: Source> Source for Inflated<S> {
-    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
-        let Some(index) = self.indexes.get(file.0 as usize).cloned().flatten() else {
-            return self.inner.read(file, range);
-        };
-        // Go on from the last read when it stopped at or before this range
-        // (not far before), else restart from a checkpoint.
-        let usable = self.cursor.as_ref().is_some_and(|c| {
-            c.file == file
-                && c.window_start <= range.start
-                && range.start <= c.decoder.out_pos() + CHECKPOINT_EVERY
-        });
-        if !usable {
-            let decoder = index.before(range.start);
-            self.cursor = Some(Cursor {
-                file,
-                window_start: decoder.out_pos(),
-                window: Vec::new(),
-                decoder,
-            });
-        }
-        let cursor = self.cursor.as_mut().expect("set above");
-        // Drop what no read will ask for again.
-        let keep_from = range
-            .start
-            .min(cursor.decoder.out_pos().saturating_sub(KEEP as u64));
-        if keep_from > cursor.window_start {
-            let drop = (keep_from - cursor.window_start) as usize;
-            cursor.window.drain(..drop.min(cursor.window.len()));
-            cursor.window_start = keep_from;
-        }
-        while cursor.decoder.out_pos() < range.end {
-            let at = cursor.decoder.in_pos();
-            if at >= index.compressed_size {
-                return Err(SourceError::new(
-                    file,
-                    range,
-                    "range is past the end of the decompressed data",
-                ));
-            }
-            let end = (at + IN_CHUNK).min(index.compressed_size);
-            let input = self.inner.read(file, at..end)?;
-            let (window, window_start) = (&mut cursor.window, &mut cursor.window_start);
-            let start = range.start;
-            let mut sink = |bytes: &[u8]| {
-                window.extend_from_slice(bytes);
-                // Skipping forward to the range: keep only the tail.
-                let end = *window_start + window.len() as u64;
-                let floor = start.min(end.saturating_sub(KEEP as u64));
-                if window.len() > 4 * KEEP && floor > *window_start {
-                    let drop = (floor - *window_start) as usize;
-                    window.drain(..drop);
-                    *window_start = floor;
-                }
-            };
-            cursor
-                .decoder
-                .feed(&input, &mut self.out, range.end, None, &mut sink)
-                .map_err(|e| {
-                    SourceError::new(
-                        file,
-                        range.clone(),
-                        format!("{} at compressed byte {}", e.message, e.at),
-                    )
-                })?;
-            if cursor.decoder.in_pos() == at && cursor.decoder.out_pos() < range.end {
-                let what = match cursor.decoder.clone().finish() {
-                    Err(e) => e.message,
-                    Ok(()) => "the gzip stream ends before this range".to_owned(),
-                };
-                return Err(SourceError::new(file, range, what));
-            }
-        }
-        let from = (range.start - cursor.window_start) as usize;
-        let to = (range.end - cursor.window_start) as usize;
-        Ok(Cow::Borrowed(&cursor.window[from..to]))
     }
 }
 

@@ -16,11 +16,7 @@ use std::ops::Range;
 use memchr::{memchr, memchr_iter};
 use serde::Serialize;
 
-use crate::entry::FileId;
-use crate::message::Message;
-use crate::scan::{follow_container, scan_object_ahead, LineScan};
-use crate::session::Session;
-use crate::source::{Source, SourceError};
+use crate::read::scan::{follow_container, scan_object_ahead, LineScan};
 
 /// Keys of an object document whose array value is framed into entries:
 /// `messages` (Anthropic and OpenAI request bodies, Gemini CLI sessions),
@@ -55,33 +51,6 @@ impl Document {
     /// The top-level field `key`.
     pub fn field(&self, key: &str) -> Option<&DocumentField> {
         self.fields.iter().find(|f| f.key == key)
-    }
-}
-
-impl Session {
-    /// The system prompt a request body keeps beside its list (`system`,
-    /// `systemInstruction`, `instructions`), read from its range.
-    pub(crate) fn document_system<S: Source + ?Sized>(
-        &self,
-        file: FileId,
-        source: &mut S,
-    ) -> Result<Option<Message>, SourceError> {
-        let Some(doc) = &self.files()[file.0 as usize].document else {
-            return Ok(None);
-        };
-        let field = [
-            "system",
-            "systemInstruction",
-            "system_instruction",
-            "instructions",
-        ]
-        .iter()
-        .find_map(|k| doc.field(k));
-        let Some(field) = field else { return Ok(None) };
-        let bytes = source.read(file, field.value.clone())?;
-        Ok(serde_json::from_slice(&bytes)
-            .ok()
-            .and_then(|v| crate::normalize::provider::system_message(&v)))
     }
 }
 
@@ -1041,7 +1010,7 @@ mod tests {
                     scanned: Some(scan),
                 } => {
                     let mut again = LineScan::default();
-                    crate::scan::scan_line(bytes, &mut again);
+                    crate::read::scan::scan_line(bytes, &mut again);
                     assert_eq!(format!("{scan:?}"), format!("{again:?}"));
                     assert!(scan.error.is_none());
                     DocEvent::Element {

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::entry::FileId;
+use crate::model::entry::FileId;
 
 /// How much a diagnostic matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -117,7 +117,7 @@ pub struct Diagnostic {
 impl Diagnostic {
     /// A diagnostic about `entry`, pointing at its first byte.
     pub(crate) fn at(
-        entry: &crate::entry::Entry,
+        entry: &crate::model::entry::Entry,
         severity: Severity,
         kind: DiagnosticKind,
         message: impl Into<String>,

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::entry::EntryId;
+use crate::model::entry::EntryId;
 use crate::session::Session;
 
 /// A collapsed run of the tree: from `first` along single children and

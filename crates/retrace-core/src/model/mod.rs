@@ -1,0 +1,10 @@
+//! The data every layer shares: entries and their ids, interned strings,
+//! diagnostics, time, the message model, provider and format names.
+
+pub(crate) mod intern;
+pub(crate) mod entry;
+pub(crate) mod diag;
+pub(crate) mod time;
+pub(crate) mod provider;
+pub(crate) mod format_id;
+pub(crate) mod message;

@@ -1,0 +1,259 @@
+//! One scanned object into an [`Entry`]: the keys the formats declared
+//! (see `read/fields.rs`) lifted into its slots and flags, ids interned a
+//! line late (`pending.rs`), and the entry vector grown to fit.
+
+use memchr::memmem;
+
+use crate::model::entry::{Entry, FileId, Flags};
+use crate::model::time::parse_rfc3339_ms;
+use crate::read::digest::digest;
+use crate::read::fields::Action;
+use crate::read::pending::Target;
+use crate::read::scan::{Field, ValueKind};
+
+use super::Reader;
+
+impl Reader {
+    /// Adds an entry.
+    #[inline]
+    pub(crate) fn push_entry(&mut self, entry: Entry) {
+        if self.entries.len() == self.entries.capacity() {
+            self.grow_entries();
+        }
+        self.entries.push(entry);
+    }
+
+    /// Makes room for more entries. Without a size hint the index grows by
+    /// a quarter at a time rather than doubling: formats with short lines
+    /// (Codex writes a `token_count` event of a few hundred bytes per
+    /// request) have an entry per kilobyte, and a doubled vector plus the
+    /// copy made while growing was most of the memory of opening them.
+    #[cold]
+    fn grow_entries(&mut self) {
+        /// Bytes read before their density is trusted to size the index.
+        const SAMPLE: u64 = 1 << 20;
+        /// Fewer bytes per entry than this is not believed of a whole file
+        /// (it caps what a dense first stretch can make the index reserve).
+        const MIN_ENTRY_BYTES: u64 = 32;
+        let len = self.entries.len();
+        let step = len / 4 + 1024;
+        if let Some(state) = self.current.as_ref().filter(|s| s.expected > 0) {
+            if state.input >= SAMPLE {
+                let first = self.files[state.id.0 as usize].first_entry as usize;
+                let seen = (len - first) as u128;
+                let total = (seen * u128::from(state.expected) / u128::from(state.input))
+                    .min(u128::from(state.expected / MIN_ENTRY_BYTES));
+                // A sixteenth more, for a file that grows denser further on.
+                let want = total + total / 16 + 1024;
+                let more = usize::try_from(want.saturating_sub(seen)).unwrap_or(usize::MAX);
+                // Asked, not demanded: a dense start of a huge file can ask
+                // for more than the system will map at once, and then the
+                // index grows step by step as it would without a hint.
+                if more > step && self.entries.try_reserve_exact(more).is_ok() {
+                    // The string table the same way: sized once, rather
+                    // than rebuilt at each doubling and again when parts
+                    // are merged (in fresh memory each time, which costs a
+                    // page fault per 4 KiB besides the copy).
+                    let scale = |n: usize| {
+                        let n = n as u128 * want / seen.max(1);
+                        usize::try_from(n).unwrap_or(usize::MAX)
+                    };
+                    let (strings, bytes) = (self.interner.len(), self.interner.byte_len());
+                    self.interner.reserve(scale(strings), scale(bytes));
+                    return;
+                }
+            }
+        }
+        self.entries.reserve_exact(step);
+    }
+
+    /// Interns the ids [`PendingIds`] holds into the entries they belong to.
+    pub(super) fn resolve_pending(&mut self) {
+        self.pending.resolve(&mut self.interner, &mut self.entries);
+    }
+
+    /// Builds the entry for object `object` of the scanned line; the caller
+    /// pushes it next.
+    pub(crate) fn entry(
+        &mut self,
+        file: FileId,
+        line: u32,
+        base: u64,
+        bytes: &[u8],
+        object: u16,
+    ) -> Entry {
+        let span = self.scan.objects[object as usize];
+        let shared = if self.scan.objects.len() > 1 {
+            Flags::SHARED_LINE
+        } else {
+            0
+        };
+        let mut e = Entry::new(
+            file,
+            line,
+            base + u64::from(span.start),
+            span.end - span.start,
+            shared,
+        );
+        self.resolve_pending();
+        let this = self.entries.len();
+        let fields = &self.scan.fields;
+        let interner = &mut self.interner;
+        let pending = &mut self.pending;
+        let table = self.table;
+        let mut content: Option<&Field> = None;
+        // The container of the depth-one key whose nested keys follow.
+        let mut open: Option<(u16, Option<u16>)> = None;
+        for (index, f) in fields.iter().enumerate() {
+            if f.object != object {
+                continue;
+            }
+            let key = f.key.get(bytes);
+            let action = match f.parent {
+                None => {
+                    let (action, container) = table.top(key);
+                    open = Some((index as u16, container));
+                    action
+                }
+                Some(parent) => {
+                    let container = match open {
+                        Some((p, c)) if p == parent => c,
+                        _ => table.top(fields[parent as usize].key.get(bytes)).1,
+                    };
+                    container.and_then(|c| table.nested(c, key))
+                }
+            };
+            let Some(action) = action else { continue };
+            let value = f.value.get(bytes);
+            let string = f.kind == ValueKind::String;
+            match action {
+                Action::Sym { slot, weak, flag } => {
+                    if !string {
+                        continue;
+                    }
+                    let target = Target::Slot(slot);
+                    if weak && !target.of(&mut e).is_none() {
+                        continue;
+                    }
+                    *target.of(&mut e) = pending.intern(interner, value, this, target);
+                    e.flags.0 |= flag;
+                }
+                Action::Parent => {
+                    e.flags.0 |= Flags::HAS_PARENT_FIELD;
+                    if string {
+                        e.parent = pending.intern(interner, value, this, Target::Parent);
+                    }
+                }
+                Action::FlagIfTrue(flag) if value == b"true" => e.flags.0 |= flag,
+                Action::FlagIfPresent(flag) => e.flags.0 |= flag,
+                Action::FlagIfObject(flag) if f.kind == ValueKind::Object => e.flags.0 |= flag,
+                Action::FlagIfString { value: want, flag } if string && value == want => {
+                    e.flags.0 |= flag
+                }
+                Action::FlagIfSet(flag) if says_something(value, f.kind) => e.flags.0 |= flag,
+                Action::Timestamp => {
+                    e.timestamp = if string {
+                        parse_rfc3339_ms(value).unwrap_or(i64::MIN)
+                    } else {
+                        parse_epoch(value).unwrap_or(i64::MIN)
+                    }
+                }
+                Action::Number if f.kind == ValueKind::Other => {
+                    if let Some(n) = parse_int(value) {
+                        e.number = u32::try_from(n).unwrap_or(u32::MAX);
+                    }
+                }
+                Action::Digest => self.digests.push(this, digest(value)),
+                Action::StringInObject { key, slot } if f.kind == ValueKind::Object => {
+                    let found = memmem::find(value, key)
+                        .and_then(|at| string_after_key(&value[at + key.len()..], b"\""));
+                    let target = Target::Slot(slot);
+                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
+                        *target.of(&mut e) = pending.intern(interner, found, this, target);
+                    }
+                }
+                Action::StringInJsonString { key, slot } if string => {
+                    let found = value
+                        .strip_prefix(b"{")
+                        .map(|v| v.trim_ascii_start())
+                        .and_then(|v| v.strip_prefix(key))
+                        .and_then(|v| string_after_key(v, b"\\\""));
+                    let target = Target::Slot(slot);
+                    if let Some(found) = found.filter(|_| target.of(&mut e).is_none()) {
+                        *target.of(&mut e) = pending.intern(interner, found, this, target);
+                    }
+                }
+                Action::ToolResultContent => content = Some(&fields[index]),
+                _ => {}
+            }
+        }
+        // A Claude Code user line is a tool result when its content blocks
+        // say so (older lines have no `toolUseResult` field).
+        if let Some(c) = content {
+            let blocks = c.value.get(bytes);
+            if c.kind == ValueKind::Array && self.interner.get(e.role) == b"user" {
+                if !e.flags.has(Flags::TOOL_RESULT)
+                    && self.finders.tool_result.find(blocks).is_some()
+                {
+                    e.flags.0 |= Flags::TOOL_RESULT;
+                }
+                // A failed result says so in its block; the same words inside
+                // a string would have their quotes escaped.
+                if e.flags.has(Flags::TOOL_RESULT)
+                    && self
+                        .finders
+                        .is_error
+                        .find_iter(blocks)
+                        .any(|at| at == 0 || blocks[at - 1] != b'\\')
+                {
+                    e.flags.0 |= Flags::ERROR;
+                }
+            }
+        }
+        e
+    }
+}
+
+/// Whether a value (a string without its quotes) is more than `null`,
+/// `false`, `""`, `{}` or `[]`.
+fn says_something(value: &[u8], kind: ValueKind) -> bool {
+    match kind {
+        ValueKind::String => !value.is_empty(),
+        ValueKind::Object | ValueKind::Array => value[1..value.len() - 1]
+            .iter()
+            .any(|b| !matches!(b, b' ' | b'\t' | b'\r' | b'\n')),
+        ValueKind::Other => !matches!(value, b"null" | b"false"),
+    }
+}
+
+/// An epoch number as milliseconds: integers of milliseconds, or seconds
+/// (with a fraction, or too small to be milliseconds of any recent date:
+/// 10^11 ms is March 1973).
+fn parse_epoch(s: &[u8]) -> Option<i64> {
+    let text = std::str::from_utf8(s).ok()?.trim();
+    if let Ok(n) = text.parse::<i64>() {
+        return Some(if n.abs() < 100_000_000_000 {
+            n.saturating_mul(1000)
+        } else {
+            n
+        });
+    }
+    let seconds: f64 = text.parse().ok()?;
+    seconds
+        .is_finite()
+        .then(|| (seconds * 1000.0).round() as i64)
+}
+
+fn parse_int(s: &[u8]) -> Option<i64> {
+    std::str::from_utf8(s).ok()?.trim().parse().ok()
+}
+
+/// The string after a key in JSON text (`rest` starts right after the
+/// key): a colon, then a string opened and closed by `quote` (`"`, or `\"`
+/// inside a JSON string). Only a string without escapes, as ids are.
+fn string_after_key<'a>(rest: &'a [u8], quote: &[u8]) -> Option<&'a [u8]> {
+    let rest = rest.trim_ascii_start().strip_prefix(b":")?;
+    let rest = rest.trim_ascii_start().strip_prefix(quote)?;
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    rest[end..].starts_with(quote).then(|| &rest[..end])
+}

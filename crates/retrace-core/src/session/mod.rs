@@ -1,0 +1,155 @@
+//! A read session: its files, entries, branch tree and diagnostics.
+
+use crate::format::{Rules, Subagent, View};
+use crate::model::diag::Diagnostic;
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
+use crate::model::format_id::Format;
+use crate::model::intern::Interner;
+use crate::read::file::FileInfo;
+use crate::tree::Tree;
+
+mod build;
+mod bodies;
+mod rows;
+mod outline;
+
+pub use bodies::{Check, ModelStats, ToolPairing};
+pub use outline::Segment;
+pub use rows::{Marks, Row, RowKind};
+
+/// A session read by a [`Reader`]: the index of every entry and the branch
+/// tree. Message bodies are not parsed until asked for (see
+/// [`Session::context`]).
+#[derive(Debug)]
+pub struct Session {
+    pub(crate) format: Format,
+    pub(crate) file_formats: Vec<Format>,
+    pub(crate) files: Vec<FileInfo>,
+    pub(crate) entries: Vec<Entry>,
+    pub(crate) interner: Interner,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) tree: Tree,
+    pub(crate) subagents: Vec<Subagent>,
+}
+
+impl Session {
+    /// The format of the session (of its first file).
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The format of each file.
+    pub fn file_format(&self, file: FileId) -> Format {
+        self.file_formats[file.0 as usize]
+    }
+
+    pub fn files(&self) -> &[FileInfo] {
+        &self.files
+    }
+
+    /// Every entry, in file order (files in the order they were read).
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    pub fn entry(&self, e: EntryId) -> &Entry {
+        &self.entries[e.index()]
+    }
+
+    pub fn tree(&self) -> &Tree {
+        &self.tree
+    }
+
+    /// Problems found while reading, in file order.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Subagent files linked to the conversation.
+    pub fn subagents(&self) -> &[Subagent] {
+        &self.subagents
+    }
+
+    /// The entry's `type` (empty for a broken line).
+    pub fn kind(&self, e: EntryId) -> &str {
+        self.view().kind(e)
+    }
+
+    /// The entry's `subtype` (empty when absent).
+    pub fn subtype(&self, e: EntryId) -> &str {
+        self.view().subtype(e)
+    }
+
+    /// The entry's `message.role` (empty when absent).
+    pub fn role(&self, e: EntryId) -> &str {
+        self.view().role(e)
+    }
+
+    /// The entry's own id, if it has one.
+    pub fn id(&self, e: EntryId) -> Option<&str> {
+        let sym = self.entry(e).id;
+        (!sym.is_none()).then(|| std::str::from_utf8(self.interner.get(sym)).unwrap_or(""))
+    }
+
+    /// The id to show for an entry: its own, or `L<line>` for entries
+    /// without one (pi v1), prefixed by the file number for later files.
+    pub fn label(&self, e: EntryId) -> String {
+        let entry = self.entry(e);
+        match self.id(e) {
+            // An earlier version shares its id with the current one.
+            Some(_) if entry.flags.has(Flags::REWRITTEN) => match entry.file.0 {
+                0 => format!("L{}", entry.line),
+                f => format!("F{f}L{}", entry.line),
+            },
+            Some(id) => id.to_owned(),
+            None if entry.file.0 == 0 => format!("L{}", entry.line),
+            None => format!("F{}L{}", entry.file.0, entry.line),
+        }
+    }
+
+    /// Finds an entry by id or by a label from [`Session::label`].
+    pub fn find(&self, id: &str) -> Option<EntryId> {
+        let sym = self.interner.lookup(id.as_bytes());
+        if !sym.is_none() {
+            // The current version of a rewritten message, else the first
+            // entry with the id.
+            let with_id = |e: &Entry| e.id == sym;
+            let found = self
+                .entries
+                .iter()
+                .position(|e| with_id(e) && !e.flags.has(Flags::REWRITTEN))
+                .or_else(|| self.entries.iter().position(with_id));
+            if let Some(i) = found {
+                return Some(EntryId(i as u32));
+            }
+        }
+        let rest = id.strip_prefix(['F', 'L'])?;
+        let (file, line): (u32, u32) = match id.starts_with('F') {
+            true => {
+                let (f, l) = rest.split_once('L')?;
+                (f.parse().ok()?, l.parse().ok()?)
+            }
+            false => (0u32, rest.parse().ok()?),
+        };
+        self.entries
+            .iter()
+            .position(|e| u32::from(e.file.0) == file && e.line == line)
+            .map(|i| EntryId(i as u32))
+    }
+
+    /// What format rules see of this session.
+    pub(crate) fn view(&self) -> View<'_> {
+        View {
+            files: &self.files,
+            formats: &self.file_formats,
+            entries: &self.entries,
+            interner: &self.interner,
+            tree: &self.tree,
+        }
+    }
+
+    /// The rules of the format of the file an entry is in.
+    pub(crate) fn rules_of(&self, e: EntryId) -> &'static dyn Rules {
+        self.file_format(self.entry(e).file).rules()
+    }
+}
