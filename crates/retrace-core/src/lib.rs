@@ -18,6 +18,12 @@
 //! Beside the path, [`redact`] takes secrets and personal data out of any
 //! JSON-lines file, streaming, with the same bytes natively and in wasm.
 
+#![warn(missing_docs)]
+// `unsafe` only where audited: the SIMD scanner (`read/scan/simd.rs`), its
+// run-time dispatch, the interner's prefetch and the reader's parallel
+// copy. Each site says why with `#[allow(unsafe_code)]` and a `SAFETY:`.
+#![deny(unsafe_code)]
+
 // The layers, declared bottom-up: a module uses only the modules declared
 // before it (`cargo xtask layers` checks it, at every depth).
 mod model;

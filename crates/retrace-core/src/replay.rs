@@ -24,10 +24,14 @@ use crate::session::{Marks, Row};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Speed {
+    /// Real time.
     #[default]
     X1,
+    /// Twice as fast.
     X2,
+    /// Five times as fast.
     X5,
+    /// Ten times as fast.
     X10,
     /// No pauses: playing runs straight to the end (or the next error when
     /// pausing on errors).
@@ -70,6 +74,7 @@ impl Speed {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ReplayOptions {
+    /// How fast it plays.
     pub speed: Speed,
     /// The longest pause between two rows at 1×; longer gaps are cut to it.
     pub max_gap_ms: u64,
@@ -96,6 +101,7 @@ impl Default for ReplayOptions {
 pub struct Step {
     /// Milliseconds since the Unix epoch.
     pub time: Option<i64>,
+    /// What kind of row it is (errors, prompts, compactions).
     pub marks: Marks,
 }
 
@@ -126,10 +132,14 @@ pub enum PauseReason {
 pub enum Event {
     /// The number of rows shown changed.
     Moved {
+        /// Rows shown now.
         position: usize,
     },
+    /// Playing started.
     Played,
+    /// Playing stopped.
     Paused {
+        /// Why.
         reason: PauseReason,
     },
 }
@@ -170,18 +180,22 @@ impl Replay {
         self.steps.len()
     }
 
+    /// Whether there are no steps.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
     }
 
+    /// Whether it is playing.
     pub fn is_playing(&self) -> bool {
         self.due.is_some()
     }
 
+    /// Its settings.
     pub fn options(&self) -> ReplayOptions {
         self.options
     }
 
+    /// Every step, in order.
     pub fn steps(&self) -> &[Step] {
         &self.steps
     }
@@ -269,6 +283,7 @@ impl Replay {
         }
     }
 
+    /// Changes the settings, keeping the position; a playing replay goes on at the new speed from `now`.
     pub fn set_options(&mut self, options: ReplayOptions, now: u64) {
         let speed = options.speed;
         self.options = options;

@@ -54,6 +54,7 @@ use report::Tally;
 pub struct Migration {
     /// The request body fields that hold the history.
     pub body: Value,
+    /// What the target could not take or took differently.
     pub report: Report,
 }
 

@@ -220,11 +220,17 @@ impl Change {
 /// How often one change happens, and the first few messages it touches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ChangeCount {
+    /// The change.
     pub change: Change,
+    /// Its stable code (`thinking-dropped`), as `--report --json` names it.
     pub code: &'static str,
+    /// The field of the target it concerns.
     pub field: &'static str,
+    /// How many times it happened.
     pub count: usize,
+    /// Whether something was lost rather than written differently.
     pub loss: bool,
+    /// What happened, in a sentence.
     pub description: &'static str,
     /// Where, as the messages' entry ids (or `#<index>` of the message in
     /// the context when it has none), first few only.
@@ -234,6 +240,7 @@ pub struct ChangeCount {
 /// What a migration of a message list to one API loses or changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Report {
+    /// The API migrated to.
     pub to: Api,
     /// Messages read.
     pub messages: usize,

@@ -103,8 +103,11 @@ impl DiagnosticKind {
 /// offset from the start of the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Diagnostic {
+    /// How bad it is.
     pub severity: Severity,
+    /// What it is, as a stable code.
     pub kind: DiagnosticKind,
+    /// The file it is in.
     pub file: FileId,
     /// 1-based line number.
     pub line: u32,

@@ -25,6 +25,7 @@ impl FileId {
 pub struct EntryId(pub u32);
 
 impl EntryId {
+    /// Its position in `Session::entries`, as an index.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -69,6 +70,7 @@ impl Flags {
     /// error stop, an API error, a failed tool call event.
     pub const ERROR: u16 = 1 << 13;
 
+    /// Whether `flag` (one of the constants) is set.
     pub fn has(self, flag: u16) -> bool {
         self.0 & flag != 0
     }
@@ -87,6 +89,7 @@ pub struct Entry {
     /// Length of the object in bytes (the whole line, without its
     /// terminator, for a broken line).
     pub len: u32,
+    /// What the reader and the format learned of it (see [`Flags`]).
     pub flags: Flags,
     /// `type`.
     pub(crate) kind: Sym,
@@ -137,6 +140,7 @@ impl Entry {
         }
     }
 
+    /// Its timestamp in milliseconds since the Unix epoch, where it has one.
     pub fn timestamp(&self) -> Option<i64> {
         (self.timestamp != i64::MIN).then_some(self.timestamp)
     }
@@ -146,6 +150,7 @@ impl Entry {
         self.offset..self.offset + u64::from(self.len)
     }
 
+    /// Whether the line could not be read as JSON (reported as a diagnostic).
     pub fn is_broken(&self) -> bool {
         self.flags.has(Flags::BROKEN)
     }

@@ -11,7 +11,10 @@ use crate::model::provider::Api;
 #[non_exhaustive]
 pub enum Format {
     /// pi coding agent; `version` 1 (linear, no ids), 2 or 3 (tree).
-    Pi { version: u32 },
+    Pi {
+        /// 1, 2 or 3, from the header.
+        version: u32,
+    },
     /// Claude Code transcripts (`~/.claude/projects/…`).
     ClaudeCode,
     /// OpenAI Codex CLI rollouts (`~/.codex/sessions/…/rollout-*.jsonl`).
@@ -23,7 +26,10 @@ pub enum Format {
     GeminiCli,
     /// A provider API's message list: one message per line, a JSON array,
     /// or an object holding a `messages` (`contents`, `input`) array.
-    MessageList { api: Api },
+    MessageList {
+        /// The API whose messages they are.
+        api: Api,
+    },
     /// AgentScope `Msg` lists (`memory_messages.jsonl`).
     AgentScope,
     /// JSON lines of no known format: entries, no tree.

@@ -221,6 +221,7 @@ impl Interner {
     /// Starts loading the table slot where a string of hash `h` is looked
     /// up first, so that interning it a little later finds it in cache.
     #[inline]
+    #[allow(unsafe_code)] // the prefetch intrinsic
     pub fn prefetch(&self, h: u64) {
         if self.table.is_empty() {
             return;

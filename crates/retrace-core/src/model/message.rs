@@ -44,43 +44,63 @@ impl Role {
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Part {
     /// Plain or markdown text.
-    Text { text: String },
+    Text {
+        /// The text.
+        text: String,
+    },
     /// Model reasoning. `redacted` thinking has no readable text; `signature`
     /// says whether an opaque signature was attached (the blob itself is not
     /// copied: it can be many kilobytes and is never shown).
     Thinking {
+        /// The reasoning as written (empty when redacted).
         text: String,
+        /// The provider withheld the text (Anthropic `redacted_thinking`).
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         redacted: bool,
+        /// An opaque signature came with it.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         signature: bool,
     },
     /// A request from the model to run a tool.
     ToolCall {
+        /// The call id its result answers.
         id: String,
+        /// The tool's name.
         name: String,
         /// The arguments as JSON (an object for most tools).
         arguments: serde_json::Value,
     },
     /// What a tool returned for the call `call_id`.
     ToolResult {
+        /// The id of the call answered.
         call_id: String,
+        /// What the tool returned, as text.
         output: String,
+        /// The tool reported a failure.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         is_error: bool,
     },
     /// An inline image. The payload is not decoded; `byte_size` is the size of
     /// the decoded data computed from the base64 length.
-    Image { media_type: String, byte_size: u64 },
+    Image {
+        /// `image/png`, or `image/*` where the source did not say.
+        media_type: String,
+        /// Bytes of the decoded image.
+        byte_size: u64,
+    },
 }
 
 /// Token usage of one model response, counted once even when the response was
 /// written over several lines.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Usage {
+    /// Input tokens not read from the cache.
     pub input: u64,
+    /// Output tokens.
     pub output: u64,
+    /// Input tokens read from the prompt cache.
     pub cache_read: u64,
+    /// Input tokens written to the prompt cache.
     pub cache_write: u64,
     /// Cost in US dollars, where the file records it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -132,14 +152,20 @@ pub enum MessageKind {
 /// A normalized message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who said it.
     pub role: Role,
+    /// What kind of message it is beyond its role (a compaction summary, injected context, a marker).
     #[serde(default, skip_serializing_if = "is_normal")]
     pub kind: MessageKind,
+    /// Its parts, in order.
     pub content: Vec<Part>,
+    /// The model that wrote it, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The provider that served it, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
+    /// Token usage of the response, counted once.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage: Option<Usage>,
     /// Milliseconds since the Unix epoch.
@@ -206,6 +232,7 @@ pub enum ImageSource {
 /// What a message carries beyond the model, for the API that wrote it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MessageExtra {
+    /// The API the message was read from, where its shape says.
     pub api: Option<Api>,
     /// The role as written when the model's role loses it (OpenAI
     /// `developer` is a [`Role::System`]).

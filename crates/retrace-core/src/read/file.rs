@@ -19,6 +19,7 @@ pub struct FileInfo {
     pub lines: u32,
     /// Its entries are `first_entry..end_entry` of [`Session::entries`](crate::Session::entries).
     pub first_entry: u32,
+    /// See `first_entry`.
     pub end_entry: u32,
     /// False when the file's last line has no newline.
     pub line_ends_with_newline: bool,

@@ -18,6 +18,7 @@ pub enum Tier {
 }
 
 impl Tier {
+    /// The tier's name: `secret`, `pii` or `optional`.
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Secret => "secret",
@@ -44,7 +45,9 @@ pub struct KindId(pub u16);
 /// A kind's name and tier.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KindInfo {
+    /// The kind's name (`aws-access-key-id`).
     pub name: String,
+    /// How sensitive it is.
     pub tier: Tier,
 }
 

@@ -30,6 +30,7 @@ impl Mode {
         }
     }
 
+    /// The mode's name: `mask`, `typed` or `pseudo`.
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Mask => "mask",

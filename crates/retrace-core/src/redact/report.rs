@@ -7,6 +7,7 @@ use super::kind::KindId;
 /// One redacted match.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
+    /// What was found.
     pub kind: KindId,
     /// 1-based line of the input.
     pub line: u64,
@@ -39,7 +40,9 @@ pub struct BrokenLine {
 pub struct Leftover {
     /// `None` when the output line is not JSON at all.
     pub kind: Option<KindId>,
+    /// 1-based line of the output.
     pub line: u64,
+    /// JSON path of the string it is in (empty when the line is not JSON).
     pub path: String,
 }
 
@@ -55,12 +58,15 @@ pub struct Summary {
     pub bytes: u64,
     /// Findings per kind, indexed by [`KindId`].
     pub counts: Vec<u64>,
+    /// Lines that are not JSON (passed through unchanged).
     pub broken_lines: u64,
     /// Matches seen (and left) in broken lines.
     pub broken_matches: u64,
+    /// The first [`Summary::KEEP`] of them.
     pub broken: Vec<BrokenLine>,
     /// Matches left in output lines by the redaction (verify pass).
     pub leftovers: u64,
+    /// What the verify pass found in the output: the first [`Summary::KEEP`].
     pub leftover: Vec<Leftover>,
 }
 

@@ -55,6 +55,7 @@ impl Default for Rules {
 /// A match in plain text: what [`Rules::scan_text`] returns.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextMatch {
+    /// What was found.
     pub kind: KindId,
     /// Byte range in the text.
     pub span: std::ops::Range<usize>,

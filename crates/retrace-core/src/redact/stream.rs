@@ -75,6 +75,7 @@ struct Document {
 const MAX_DOCUMENT: usize = 512 << 20;
 
 impl Redactor {
+    /// A redactor running `rules`, replacing what they find as `mode` says.
     pub fn new(rules: Arc<Rules>, mode: Mode) -> Redactor {
         Redactor {
             engine: Engine::new(rules),
@@ -110,10 +111,12 @@ impl Redactor {
         self.verify = on;
     }
 
+    /// The rules it runs.
     pub fn rules(&self) -> &Rules {
         &self.engine.rules
     }
 
+    /// What it replaces matches with.
     pub fn mode(&self) -> Mode {
         self.placeholders.mode()
     }
@@ -457,7 +460,9 @@ pub fn findings_in(rules: &Arc<Rules>, json: &[u8]) -> Result<Vec<ValueFinding>,
 /// A match in one JSON value, from [`findings_in`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValueFinding {
+    /// What was found.
     pub kind: KindId,
+    /// JSON path of the string it is in.
     pub path: String,
     /// Byte range in the decoded string at `path`.
     pub span: std::ops::Range<usize>,

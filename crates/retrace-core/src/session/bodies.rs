@@ -439,9 +439,11 @@ pub struct Check {
     pub markers: u64,
     /// Distinct tool calls.
     pub tool_calls: u64,
+    /// Tool results.
     pub tool_results: u64,
     /// Tool results marked as errors.
     pub tool_errors: u64,
+    /// Results and calls without their other half on some branch.
     pub pairing: ToolPairing,
     /// Per model: messages and token usage.
     pub models: BTreeMap<String, ModelStats>,
@@ -450,14 +452,18 @@ pub struct Check {
 /// Pairing problems, counted once per entry and call id.
 #[derive(Debug, Default, Clone, Copy, Serialize)]
 pub struct ToolPairing {
+    /// Tool results with no call before them on their branch.
     pub results_without_call: u64,
+    /// Tool calls with no result after them on a branch that ends.
     pub calls_without_result: u64,
 }
 
 /// Messages and tokens of one model.
 #[derive(Debug, Default, Serialize)]
 pub struct ModelStats {
+    /// Messages the model wrote.
     pub messages: u64,
+    /// Their token usage, each response counted once.
     pub usage: Usage,
     #[serde(skip)]
     pending: BTreeMap<crate::model::intern::Sym, Usage>,

@@ -17,7 +17,7 @@ pub use bodies::{Check, ModelStats, ToolPairing};
 pub use outline::Segment;
 pub use rows::{Marks, Row, RowKind};
 
-/// A session read by a [`Reader`]: the index of every entry and the branch
+/// A session read by a [`Reader`](crate::Reader): the index of every entry and the branch
 /// tree. Message bodies are not parsed until asked for (see
 /// [`Session::context`]).
 #[derive(Debug)]
@@ -43,6 +43,7 @@ impl Session {
         self.file_formats[file.0 as usize]
     }
 
+    /// The input files, in the order they were read.
     pub fn files(&self) -> &[FileInfo] {
         &self.files
     }
@@ -52,10 +53,12 @@ impl Session {
         &self.entries
     }
 
+    /// One entry.
     pub fn entry(&self, e: EntryId) -> &Entry {
         &self.entries[e.index()]
     }
 
+    /// The branch tree.
     pub fn tree(&self) -> &Tree {
         &self.tree
     }

@@ -16,7 +16,9 @@ use crate::session::Session;
 /// structural continuations to `last`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Segment {
+    /// The run's first node.
     pub first: EntryId,
+    /// Its last node, where it ends or forks.
     pub last: EntryId,
     /// The segment this one branches off (`None` for a root).
     pub parent: Option<usize>,
@@ -30,6 +32,7 @@ pub struct Segment {
     pub side: usize,
     /// Structural fan-outs on it.
     pub fanouts: usize,
+    /// Compactions on it.
     pub compactions: usize,
     /// Entries per role (or per entry type, for entries without a role),
     /// side lines included.
@@ -40,6 +43,7 @@ pub struct Segment {
     pub is_tip: bool,
     /// The entry with the earliest and latest timestamp on the run.
     pub start: Option<i64>,
+    /// See `start`.
     pub end: Option<i64>,
 }
 

@@ -49,6 +49,7 @@ impl Marks {
     /// A subagent was spawned here (its result row).
     pub const SUBAGENT: u8 = 1 << 4;
 
+    /// Whether `mark` (one of the constants) is set.
     pub fn has(self, mark: u8) -> bool {
         self.0 & mark != 0
     }
@@ -59,6 +60,7 @@ impl Marks {
 pub struct Row {
     /// The entries the row was built from, in file order.
     pub entries: Vec<EntryId>,
+    /// A message or another kind of line.
     pub kind: RowKind,
     /// The entry type (`message`, `user`, `model_change`, …).
     #[serde(rename = "type")]
@@ -67,6 +69,7 @@ pub struct Row {
     pub role: String,
     /// Milliseconds since the Unix epoch, from the index.
     pub time: Option<i64>,
+    /// What the row shows, for navigation and the replay.
     pub marks: Marks,
 }
 

@@ -51,6 +51,7 @@ impl<S: Source> Inflated<S> {
         }
     }
 
+    /// The source of the files' bytes as they are on disk.
     pub fn inner(&self) -> &S {
         &self.inner
     }

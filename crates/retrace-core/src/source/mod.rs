@@ -15,6 +15,7 @@ pub use inflated::Inflated;
 
 /// Gives the bytes of a byte range of an input file.
 pub trait Source {
+    /// The bytes of `range` of `file`: exactly that many, or an error.
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError>;
 }
 
@@ -22,13 +23,18 @@ pub trait Source {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("cannot read bytes {start}..{end} of file {file}: {reason}")]
 pub struct SourceError {
+    /// The file, as its [`FileId`] number.
     pub file: u32,
+    /// Start of the range asked for.
     pub start: u64,
+    /// End of the range asked for.
     pub end: u64,
+    /// Why it could not be read.
     pub reason: String,
 }
 
 impl SourceError {
+    /// An error for `range` of `file`.
     pub fn new(file: FileId, range: Range<u64>, reason: impl Into<String>) -> SourceError {
         SourceError {
             file: u32::from(file.0),

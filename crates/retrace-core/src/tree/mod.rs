@@ -28,8 +28,11 @@ pub enum BranchKind {
 /// A node with two or more children.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct BranchPoint {
+    /// The node.
     pub entry: EntryId,
+    /// Why it has several children.
     pub kind: BranchKind,
+    /// How many.
     pub children: u32,
 }
 
@@ -143,6 +146,7 @@ impl Tree {
         self.node.get(e.index()).copied().unwrap_or(false)
     }
 
+    /// The parent of a node, `None` for a root or an entry that is not a node.
     pub fn parent(&self, e: EntryId) -> Option<EntryId> {
         match self.parent.get(e.index()) {
             Some(&p) if p != NONE => Some(EntryId(p)),
@@ -177,7 +181,7 @@ impl Tree {
     /// for Claude Code, leaves reached through real forks only (the dead ends
     /// of parallel tool calls and hook lines are folded into their branch).
     /// The default leaf is one even when it has children (see
-    /// [`Tree::build`]).
+    /// `Tree::build`).
     pub fn tips(&self) -> &[EntryId] {
         &self.tips
     }
@@ -247,6 +251,7 @@ impl Tree {
         self.node.iter().filter(|&&n| n).count()
     }
 
+    /// Whether the tree has no node.
     pub fn is_empty(&self) -> bool {
         self.roots.is_empty()
     }

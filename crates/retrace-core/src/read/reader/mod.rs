@@ -58,7 +58,7 @@ impl Default for ReaderOptions {
     }
 }
 
-/// Reads one or more session files pushed in chunks into a [`Session`].
+/// Reads one or more session files pushed in chunks into a [`Session`](crate::Session).
 ///
 /// ```
 /// use retrace_core::Reader;
@@ -261,6 +261,7 @@ impl Reader {
 
     /// Moves what `part` indexed (entries, strings, diagnostics, position)
     /// after what this reader read of its current file.
+    #[allow(unsafe_code)] // the copy into uninitialised room, in two jobs
     pub(crate) fn append_index(
         &mut self,
         part: &mut Reader,

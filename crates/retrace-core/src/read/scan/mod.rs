@@ -16,6 +16,7 @@
 //! Deeper grammar, escapes and UTF-8 are checked when a body is parsed (see
 //! `Session::check`).
 
+#[allow(unsafe_code)] // SIMD intrinsics; every block says why it is sound.
 mod simd;
 
 use simd::{Baseline, Kernel, Masks};
@@ -281,6 +282,7 @@ pub(crate) fn scan_object_ahead(bytes: &[u8], out: &mut LineScan) -> Option<Ahea
     scan::<true>(bytes, out)
 }
 
+#[allow(unsafe_code)] // calls the kernel the CPU was checked for
 fn scan<const AHEAD: bool>(line: &[u8], out: &mut LineScan) -> Option<Ahead> {
     #[cfg(target_arch = "x86_64")]
     if crate::read::scan::simd::Avx512::available() {
@@ -489,6 +491,7 @@ pub(crate) struct Followed {
 /// lets every backslash run escape the byte after it; as long as every
 /// backslash lies inside a string the two readings agree, so the caller
 /// reads such a block byte by byte and both give the same framing.
+#[allow(unsafe_code)] // calls the kernel the CPU was checked for
 pub(crate) fn follow_container(
     bytes: &[u8],
     from: usize,
