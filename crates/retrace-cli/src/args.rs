@@ -72,7 +72,7 @@ pub(crate) enum Command {
 
 /// What the printer is asked for: the output options of a command.
 #[derive(Clone, Copy, Default)]
-pub(crate) struct Output {
+pub(crate) struct OutputOptions {
     /// JSON instead of text.
     pub json: bool,
     /// Secrets and personal data replaced in what is printed.
@@ -81,29 +81,29 @@ pub(crate) struct Output {
 
 impl Command {
     /// The command's `--json` and `--redact` (off where it has none).
-    pub fn output(&self) -> Output {
+    pub fn output(&self) -> OutputOptions {
         match self {
-            Command::Info(a) => Output {
+            Command::Info(a) => OutputOptions {
                 json: a.json,
                 redact: a.redact,
             },
-            Command::Tree(a) => Output {
+            Command::Tree(a) => OutputOptions {
                 json: a.json,
-                ..Output::default()
+                ..OutputOptions::default()
             },
-            Command::Show(a) => Output {
+            Command::Show(a) => OutputOptions {
                 json: a.json,
                 redact: a.redact,
             },
-            Command::Migrate(a) => Output {
+            Command::Migrate(a) => OutputOptions {
                 json: a.json,
-                ..Output::default()
+                ..OutputOptions::default()
             },
-            Command::Validate(a) => Output {
+            Command::Validate(a) => OutputOptions {
                 json: a.json,
-                ..Output::default()
+                ..OutputOptions::default()
             },
-            Command::Cat(_) | Command::Redact(_) => Output::default(),
+            Command::Cat(_) | Command::Redact(_) => OutputOptions::default(),
         }
     }
 }

@@ -12,7 +12,7 @@ use retrace_core::redact::{Mode, Redactor, Rules};
 use retrace_core::{Message, Part};
 use serde::Serialize;
 
-use crate::args::{GlobalArgs, Output};
+use crate::args::{GlobalArgs, OutputOptions};
 use crate::reporters::ProgressBar;
 
 /// Inputs larger than this get a progress bar (when one is drawn at all).
@@ -31,7 +31,7 @@ pub(crate) struct Printer {
 }
 
 impl Printer {
-    pub fn new(global: &GlobalArgs, output: Output) -> Printer {
+    pub fn new(global: &GlobalArgs, output: OutputOptions) -> Printer {
         Printer {
             stdout: BufWriter::new(io::stdout().lock()),
             json: output.json,
