@@ -4,35 +4,26 @@
 //! `-` for standard input.
 
 use std::borrow::Cow;
-use std::io::{IsTerminal, Read};
+use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
-use std::sync::OnceLock;
-
-use retrace_core::{FileId, Format, Inflated, Reader, ReaderOptions, Session, Source, SourceError};
+use anyhow::Result;
+use retrace_core::{FileId, Inflated, Reader, ReaderOptions, Session, Source, SourceError};
 use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
 
-use crate::progress::Bar;
-use crate::Failure;
+use crate::args::ReadArgs;
+use crate::errors::InputError;
+use crate::printer::Printer;
 
-/// The format named by `--format`, for every input.
-static FORMAT: OnceLock<Option<Format>> = OnceLock::new();
-
-/// Sets the `--format` override (once, before any input is read).
-pub fn set_format(format: Option<Format>) {
-    let _ = FORMAT.set(format);
-}
-
-fn reader_options() -> ReaderOptions {
-    ReaderOptions {
-        format: FORMAT.get().copied().flatten(),
-        ..ReaderOptions::default()
+impl ReadArgs {
+    fn reader_options(&self) -> ReaderOptions {
+        ReaderOptions {
+            format: self.format,
+            ..ReaderOptions::default()
+        }
     }
 }
-
-/// Inputs larger than this get a progress bar (when stderr is a terminal).
-const PROGRESS_FROM: u64 = 50_000_000;
 
 /// A session and where its bytes are.
 pub struct Loaded {
@@ -65,25 +56,27 @@ impl Source for Bytes {
     }
 }
 
-/// Reads PATH.
-pub fn load(path: &str) -> Result<Loaded, Failure> {
+/// Reads PATH, with a progress bar for a large one (if `printer` draws
+/// them).
+pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
+    let options = read.reader_options();
     if path == "-" {
-        return load_stdin();
+        return load_stdin(options);
     }
     let p = Path::new(path);
-    let meta = std::fs::metadata(p).map_err(|e| input_error(path, &StoreError::from_io(e, p)))?;
+    let unusable = |e: &StoreError| InputError::store(e).on(path);
+    let meta = std::fs::metadata(p).map_err(|e| unusable(&StoreError::from_io(e, p)))?;
     if !meta.is_dir() && !meta.is_file() {
         // A pipe such as `<(zcat s.jsonl.gz)`: it can be read only once, so
         // bodies cannot be fetched from it later; keep it in memory.
-        let bytes = std::fs::read(p).map_err(|e| input_error(path, &StoreError::from_io(e, p)))?;
-        return Ok(in_memory(path, bytes));
+        let bytes = std::fs::read(p).map_err(|e| unusable(&StoreError::from_io(e, p)))?;
+        return Ok(in_memory(path, bytes, options));
     }
     let inputs = if meta.is_dir() {
-        let inputs = project_inputs(p).map_err(|e| input_error(path, &e))?;
+        let inputs = project_inputs(p).map_err(|e| unusable(&e))?;
         if inputs.is_empty() {
-            return Err(Failure::Input(format!(
-                "{path}: no session files (*.jsonl, *.json, gzipped or not) in this directory"
-            )));
+            let none = "no session files (*.jsonl, *.json, gzipped or not) in this directory";
+            return Err(InputError::new(none).on(path));
         }
         inputs
     } else {
@@ -94,9 +87,9 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         .filter_map(|i| std::fs::metadata(&i.path).ok())
         .map(|m| m.len())
         .sum();
-    let bar = (total > PROGRESS_FROM && std::io::stderr().is_terminal()).then(|| Bar::new(total));
+    let bar = printer.progress(total);
     let options = OpenOptions {
-        reader: reader_options(),
+        reader: options,
         ..OpenOptions::default()
     };
     let session = open_files(
@@ -104,7 +97,7 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
         &options,
         bar.as_ref().map(|b| b as &dyn retrace_store::Progress),
     )
-    .map_err(|e| input_error(path, &e))?;
+    .map_err(|e| unusable(&e))?;
     if let Some(bar) = bar {
         bar.finish();
     }
@@ -118,17 +111,17 @@ pub fn load(path: &str) -> Result<Loaded, Failure> {
     })
 }
 
-fn load_stdin() -> Result<Loaded, Failure> {
+fn load_stdin(options: ReaderOptions) -> Result<Loaded> {
     let mut bytes = Vec::new();
     std::io::stdin()
         .lock()
         .read_to_end(&mut bytes)
-        .map_err(|e| Failure::Input(format!("-: cannot read standard input: {e}")))?;
-    Ok(in_memory("-", bytes))
+        .map_err(|e| InputError::new(format!("cannot read standard input: {e}")).on("-"))?;
+    Ok(in_memory("-", bytes, options))
 }
 
-fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
-    let mut reader = Reader::with_options(reader_options());
+fn in_memory(name: &str, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
+    let mut reader = Reader::with_options(options);
     reader.begin_file(name);
     reader.push(&bytes);
     let session = reader.finish();
@@ -137,18 +130,6 @@ fn in_memory(name: &str, bytes: Vec<u8>) -> Loaded {
         source: Inflated::new(Bytes::Memory(bytes), session.files()),
         session,
     }
-}
-
-/// One line for a store error, without repeating the path when the error
-/// already names it.
-fn input_error(path: &str, e: &StoreError) -> Failure {
-    let message = match e {
-        StoreError::NotFound { .. } => "no such file or directory".to_owned(),
-        StoreError::AccessDenied { .. } => "permission denied".to_owned(),
-        StoreError::Io { source, .. } => source.to_string(),
-        other => other.to_string(),
-    };
-    Failure::Input(format!("{path}: {message}"))
 }
 
 /// A file, with the `.meta.json` beside it when there is one (a Claude Code
@@ -228,42 +209,5 @@ fn split_key(path: &Path) -> (String, u64) {
             (format!("{base}.{ext}"), n.parse().unwrap_or(u64::MAX))
         }
         _ => (name, 0),
-    }
-}
-
-/// The entry named by `--leaf`, or the default leaf.
-pub fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<retrace_core::EntryId, Failure> {
-    let s = &loaded.session;
-    let name = &loaded.name;
-    match wanted {
-        Some(id) => {
-            let e = s.find(id).ok_or_else(|| {
-                Failure::Input(format!(
-                    "{name}: no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)"
-                ))
-            })?;
-            if !s.tree().contains(e) {
-                let kind = match s.kind(e) {
-                    "" => "a broken line".to_owned(),
-                    k => format!("a `{k}` line"),
-                };
-                return Err(Failure::Input(format!(
-                    "{name}: `{id}` is not part of the conversation tree ({kind}, line {})",
-                    s.entry(e).line
-                )));
-            }
-            Ok(e)
-        }
-        None => s.tree().default_leaf().ok_or_else(|| {
-            Failure::Input(if s.entries().is_empty() {
-                format!("{name}: the session has no entries")
-            } else {
-                format!(
-                    "{name}: no conversation to show: {} entries, none of them on a branch ({})",
-                    s.entries().len(),
-                    s.format().describe()
-                )
-            })
-        }),
     }
 }

@@ -4,70 +4,62 @@
 use std::io::{BufWriter, Write};
 use std::path::Path;
 
+use anyhow::Result;
 use retrace_core::migrate::{migrate, Report};
 use retrace_core::{Api, ContextOptions};
 use retrace_store::AtomicFile;
 
-use crate::input::{leaf, load};
-use crate::{report, Failure, Outcome};
+use super::leaf;
+use crate::args::{MigrateArgs, ReadArgs};
+use crate::errors::InputError;
+use crate::exit::ExitStatus;
+use crate::input::load;
+use crate::printer::Printer;
 
-/// What `migrate` was asked to do.
-pub struct Options<'a> {
-    pub to: Api,
-    pub leaf: Option<&'a str>,
-    /// Where to write the body (else stdout).
-    pub output: Option<&'a str>,
-    /// Print the compatibility report (and the body only when `output`
-    /// names a file).
-    pub report: bool,
-    /// The report as JSON.
-    pub json: bool,
-}
-
-pub fn run(path: &str, options: &Options, out: &mut impl Write) -> Result<Outcome, Failure> {
-    let mut loaded = load(path)?;
-    let leaf = leaf(&loaded, options.leaf)?;
+pub(crate) fn run(
+    args: &MigrateArgs,
+    read: &ReadArgs,
+    printer: &mut Printer,
+) -> Result<ExitStatus> {
+    let path = &args.branch.path;
+    let to = Api::from_name(&args.to).expect("clap checked the name");
+    let mut loaded = load(path, read, printer)?;
+    let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     // Payloads too: images and signatures are what a provider needs back.
     let messages = loaded
         .session
         .context_with(leaf, &mut loaded.source, ContextOptions { payloads: true })
-        .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
-    let migration = migrate(&messages, options.to);
+        .map_err(|e| InputError::new(e).on(path))?;
+    let migration = migrate(&messages, to);
     // A long branch's messages and its body are each about the size of
     // the session: hold one at a time.
     drop(messages);
-    if options.report {
-        if options.json {
-            serde_json::to_writer_pretty(&mut *out, &migration.report)
-                .map_err(std::io::Error::from)?;
-            writeln!(out)?;
-        } else {
-            write!(out, "{}", migration.report)?;
-        }
+    let report = &migration.report;
+    if args.report {
+        printer.emit_pretty(|| report, |out| write!(out, "{report}"))?;
     }
-    match options.output {
+    match &args.output {
         // Through a temporary file renamed into place (a device such as
         // /dev/null is written as it is).
         Some(file) => {
             let cannot =
-                |e: &dyn std::fmt::Display| Failure::Input(format!("{file}: cannot write: {e}"));
+                |e: &dyn std::fmt::Display| InputError::new(e).on(format!("{file}: cannot write"));
             let mut dest = AtomicFile::create(Path::new(file)).map_err(|e| cannot(&e))?;
             write_body(&mut dest, &migration.body).map_err(|e| cannot(&e))?;
             dest.commit().map_err(|e| cannot(&e))?;
         }
         // With `--report` alone, the report is the answer.
-        None if options.report => return Ok(Outcome::Clean),
-        None => write_body(out, &migration.body)?,
+        None if args.report => return Ok(ExitStatus::Success),
+        None => write_body(printer.stdout(), &migration.body)?,
     }
-    if !options.report {
-        if let Some(summary) = losses(&migration.report) {
-            out.flush()?;
-            report(&format!(
+    if !args.report {
+        if let Some(summary) = losses(report) {
+            printer.note(&format!(
                 "{path}: {summary} (see `retrace migrate --report`)"
-            ));
+            ))?;
         }
     }
-    Ok(Outcome::Clean)
+    Ok(ExitStatus::Success)
 }
 
 /// The request body, pretty-printed, streamed to `out`.

@@ -3,12 +3,17 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
+use anyhow::Result;
 use retrace_core::{BranchKind, Format, Severity};
 use serde::Serialize;
 
+use super::for_each_input;
+use crate::args::{InfoArgs, ReadArgs};
+use crate::errors::InputError;
+use crate::exit::ExitStatus;
 use crate::input::{load, Loaded};
 use crate::output::duration;
-use crate::{Failure, Outcome};
+use crate::printer::Printer;
 
 #[derive(Serialize)]
 struct Info {
@@ -56,38 +61,20 @@ struct ModelInfo {
     cost_usd: Option<f64>,
 }
 
-pub fn run(
-    paths: &[String],
-    json: bool,
-    redact: bool,
-    out: &mut impl Write,
-) -> Result<Outcome, Failure> {
-    let mut redactor = redact.then(crate::redact::shown);
-    crate::for_each_input(paths, out, |path, out| {
-        let mut loaded = load(path)?;
+pub(crate) fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+    for_each_input(&args.inputs.paths, printer, |path, printer| {
+        let mut loaded = load(path, read, printer)?;
         let info = gather(&mut loaded)?;
-        let mut text = Vec::new();
-        if json {
-            serde_json::to_writer(&mut text, &info).map_err(std::io::Error::from)?;
-            writeln!(text)?;
-        } else {
-            print_text(&info, &mut text)?;
-        }
-        // Paths and model names can carry a user name or an address.
-        match redactor.as_mut() {
-            Some(r) if json => out.write_all(&crate::redact::json_lines(r, &text))?,
-            Some(r) => out.write_all(r.redact_text(&String::from_utf8_lossy(&text)).as_bytes())?,
-            None => out.write_all(&text)?,
-        }
-        Ok(Outcome::Clean)
+        printer.emit(|| &info, |out| print_text(&info, out))?;
+        Ok(ExitStatus::Success)
     })
 }
 
-fn gather(loaded: &mut Loaded) -> Result<Info, Failure> {
+fn gather(loaded: &mut Loaded) -> Result<Info> {
     let s = &loaded.session;
     let check = s
         .check(&mut loaded.source)
-        .map_err(|e| Failure::Input(format!("{}: {e}", loaded.name)))?;
+        .map_err(|e| InputError::new(e).on(&loaded.name))?;
     let tree = s.tree();
     let (first, last) = s.entries().iter().filter_map(|e| e.timestamp()).fold(
         (None, None),

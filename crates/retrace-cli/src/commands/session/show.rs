@@ -2,67 +2,32 @@
 
 use std::io::Write;
 
-use retrace_core::redact::Redactor;
+use anyhow::Result;
 use retrace_core::{Message, MessageKind, Part, Role};
 
-use crate::input::{leaf, load};
+use super::leaf;
+use crate::args::{ReadArgs, ShowArgs};
+use crate::errors::InputError;
+use crate::exit::ExitStatus;
+use crate::input::load;
 use crate::output::{shorten, time};
-use crate::{Failure, Outcome};
+use crate::printer::Printer;
 
-pub fn run(
-    path: &str,
-    wanted: Option<&str>,
-    json: bool,
-    redact: bool,
-    out: &mut impl Write,
-) -> Result<Outcome, Failure> {
-    let mut loaded = load(path)?;
-    let leaf = leaf(&loaded, wanted)?;
-    let mut messages = loaded
+pub(crate) fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+    let path = &args.branch.path;
+    let mut loaded = load(path, read, printer)?;
+    let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
+    let messages = loaded
         .session
         .context(leaf, &mut loaded.source)
-        .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
-    let mut redactor = redact.then(crate::redact::shown);
-    for m in &mut messages {
-        if json {
-            let line = serde_json::to_vec(m).map_err(std::io::Error::from)?;
-            match redactor.as_mut() {
-                Some(r) => out.write_all(&crate::redact::json_lines(r, &line))?,
-                None => out.write_all(&line)?,
-            }
-            writeln!(out)?;
-        } else {
-            if let Some(r) = redactor.as_mut() {
-                redact_message(r, m);
-            }
-            print_message(m, out)?;
-        }
+        .map_err(|e| InputError::new(e).on(path))?;
+    for mut m in messages {
+        printer.emit_message(&mut m, print_message)?;
     }
-    Ok(Outcome::Clean)
+    Ok(ExitStatus::Success)
 }
 
-/// Redacts a message's text before it is shortened for display (so a key
-/// cut in half at the edge is still replaced whole).
-fn redact_message(r: &mut Redactor, m: &mut Message) {
-    for part in &mut m.content {
-        match part {
-            Part::Text { text } | Part::Thinking { text, .. } => *text = r.redact_text(text),
-            Part::ToolResult { output, .. } => *output = r.redact_text(output),
-            Part::ToolCall { arguments, .. } => {
-                // As JSON, so `{"password": "…"}` is seen by its key.
-                if let Ok(line) = serde_json::to_vec(arguments) {
-                    let red = crate::redact::json_lines(r, &line);
-                    if let Ok(v) = serde_json::from_slice(&red) {
-                        *arguments = v;
-                    }
-                }
-            }
-            Part::Image { .. } => {}
-        }
-    }
-}
-
-fn print_message(m: &Message, out: &mut impl Write) -> std::io::Result<()> {
+fn print_message(m: &Message, out: &mut dyn Write) -> std::io::Result<()> {
     let mut head = match (m.role, m.kind) {
         (_, MessageKind::CompactionSummary) => "compaction summary".to_owned(),
         (_, MessageKind::BranchSummary) => "branch summary".to_owned(),

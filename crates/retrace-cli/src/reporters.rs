@@ -1,30 +1,34 @@
-//! A progress bar on stderr for large inputs.
+//! Progress on stderr, behind [`retrace_store::Progress`]: the store reports
+//! bytes read, a [`ProgressBar`] draws them. The
+//! [`Printer`](crate::printer::Printer) decides whether one is drawn.
 
 use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-/// Redraws when the percentage changes; several reader threads report.
-pub struct Bar {
+/// A bar of bytes read. Redraws when the percentage changes; several
+/// reader threads report.
+pub(crate) struct ProgressBar {
     total: u64,
     done: AtomicU64,
     shown: AtomicU64,
 }
 
-impl Bar {
-    pub fn new(total: u64) -> Bar {
-        Bar {
+impl ProgressBar {
+    pub fn new(total: u64) -> ProgressBar {
+        ProgressBar {
             total: total.max(1),
             done: AtomicU64::new(0),
             shown: AtomicU64::new(u64::MAX),
         }
     }
 
+    /// Clears the bar's line.
     pub fn finish(&self) {
         eprint!("\r{:60}\r", "");
     }
 }
 
-impl retrace_store::Progress for Bar {
+impl retrace_store::Progress for ProgressBar {
     fn on_bytes(&self, bytes: u64) {
         let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
         let percent = (done * 100 / self.total).min(100);

@@ -3,11 +3,16 @@
 
 use std::io::Write;
 
+use anyhow::Result;
 use retrace_core::{Diagnostic, FileId, Severity};
 use serde::Serialize;
 
+use super::for_each_input;
+use crate::args::{ReadArgs, ValidateArgs};
+use crate::errors::InputError;
+use crate::exit::ExitStatus;
 use crate::input::load;
-use crate::{Failure, Outcome};
+use crate::printer::Printer;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -34,16 +39,22 @@ struct Located<'a> {
     message: String,
 }
 
-pub fn run(paths: &[String], json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
-    crate::for_each_input(paths, out, |path, out| validate(path, json, out))
+pub(crate) fn run(
+    args: &ValidateArgs,
+    read: &ReadArgs,
+    printer: &mut Printer,
+) -> Result<ExitStatus> {
+    for_each_input(&args.inputs.paths, printer, |path, printer| {
+        validate(path, read, printer)
+    })
 }
 
-fn validate(path: &str, json: bool, out: &mut dyn Write) -> Result<Outcome, Failure> {
-    let mut loaded = load(path)?;
+fn validate(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+    let mut loaded = load(path, read, printer)?;
     let check = loaded
         .session
         .check(&mut loaded.source)
-        .map_err(|e| Failure::Input(format!("{path}: {e}")))?;
+        .map_err(|e| InputError::new(e).on(path))?;
     let s = &loaded.session;
     let file_name = |f: FileId| s.files()[f.0 as usize].name.as_str();
     let located = |d: &Diagnostic| Located {
@@ -68,27 +79,27 @@ fn validate(path: &str, json: bool, out: &mut dyn Write) -> Result<Outcome, Fail
         count(Severity::Warning),
         count(Severity::Info),
     );
-    let outcome = if errors + warnings > 0 {
-        Outcome::Problems
+    let status = if errors + warnings > 0 {
+        ExitStatus::Problems
     } else {
-        Outcome::Clean
+        ExitStatus::Success
     };
-    if json {
-        let report = Report {
-            path,
-            errors,
-            warnings,
-            notes,
-            tool_calls: check.tool_calls,
-            calls_without_result: check.pairing.calls_without_result,
-            results_without_call: check.pairing.results_without_call,
-            diagnostics: all,
-        };
-        serde_json::to_writer(&mut *out, &report).map_err(std::io::Error::from)?;
-        writeln!(out)?;
-        return Ok(outcome);
-    }
-    for d in &all {
+    let report = Report {
+        path,
+        errors,
+        warnings,
+        notes,
+        tool_calls: check.tool_calls,
+        calls_without_result: check.pairing.calls_without_result,
+        results_without_call: check.pairing.results_without_call,
+        diagnostics: all,
+    };
+    printer.emit(|| &report, |out| print_text(&report, out))?;
+    Ok(status)
+}
+
+fn print_text(r: &Report, out: &mut dyn Write) -> std::io::Result<()> {
+    for d in &r.diagnostics {
         let severity = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -102,8 +113,7 @@ fn validate(path: &str, json: bool, out: &mut dyn Write) -> Result<Outcome, Fail
     }
     writeln!(
         out,
-        "{path}: {errors} errors, {warnings} warnings, {notes} notes; {} tool calls, {} without result, {} results without call",
-        check.tool_calls, check.pairing.calls_without_result, check.pairing.results_without_call
-    )?;
-    Ok(outcome)
+        "{}: {} errors, {} warnings, {} notes; {} tool calls, {} without result, {} results without call",
+        r.path, r.errors, r.warnings, r.notes, r.tool_calls, r.calls_without_result, r.results_without_call
+    )
 }

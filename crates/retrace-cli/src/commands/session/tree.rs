@@ -5,28 +5,27 @@
 
 use std::io::Write;
 
-use retrace_core::{BranchKind, EntryId, Segment, Session};
+use anyhow::Result;
+use retrace_core::{BranchKind, EntryId, Inflated, Segment, Session};
 use serde::Serialize;
 
+use crate::args::{ReadArgs, TreeArgs};
+use crate::exit::ExitStatus;
 use crate::input::{load, Bytes};
 use crate::output::preview;
-use crate::{Failure, Outcome};
-use retrace_core::Inflated;
+use crate::printer::Printer;
 
-pub fn run(path: &str, json: bool, out: &mut impl Write) -> Result<Outcome, Failure> {
-    let mut loaded = load(path)?;
-    if json {
-        print_json(&loaded.session, out)?;
-    } else {
-        print_text(&loaded.session, &mut loaded.source, out)?;
-    }
-    Ok(Outcome::Clean)
+pub(crate) fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+    let mut loaded = load(&args.path, read, printer)?;
+    let (s, source) = (&loaded.session, &mut loaded.source);
+    printer.emit(|| json(s), |out| print_text(s, source, out))?;
+    Ok(ExitStatus::Success)
 }
 
 fn print_text(
     s: &Session,
     source: &mut Inflated<Bytes>,
-    out: &mut impl Write,
+    out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let tree = s.tree();
     writeln!(
@@ -183,7 +182,7 @@ struct JsonNode {
     branch: Option<BranchKind>,
 }
 
-fn print_json(s: &Session, out: &mut impl Write) -> std::io::Result<()> {
+fn json(s: &Session) -> JsonTree {
     let tree = s.tree();
     let nodes = (0..s.entries().len() as u32)
         .map(EntryId)
@@ -210,13 +209,11 @@ fn print_json(s: &Session, out: &mut impl Write) -> std::io::Result<()> {
             }
         })
         .collect();
-    let doc = JsonTree {
+    JsonTree {
         format: s.format().describe(),
         default_leaf: tree.default_leaf().map(|e| s.label(e)),
         roots: tree.roots().iter().map(|&e| s.label(e)).collect(),
         leaves: tree.tips().iter().map(|&e| s.label(e)).collect(),
         nodes,
-    };
-    serde_json::to_writer(&mut *out, &doc)?;
-    writeln!(out)
+    }
 }

@@ -1,38 +1,18 @@
 //! `retrace redact` and `--redact` on real files: streams, `.gz`, atomic
 //! output, reports, custom rules, `--check` and exit codes.
 
-mod common;
-
 use std::io::{Read, Write};
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use common::{corpus, retrace, scratch, stderr, stdout};
+use crate::common::*;
 
 /// The generated evaluation fixture: fake secrets and PII on known lines.
-fn fixture() -> String {
-    common::fixture("redact/corpus-s11.jsonl")
+fn s11() -> String {
+    fixture("redact/corpus-s11.jsonl")
 }
 
-const CLAUDE: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl";
-
 fn with_stdin(args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_retrace"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || stdin.write_all(&input));
-    let out = child.wait_with_output().unwrap();
-    // A command that fails before reading (bad arguments) closes its end.
-    match writer.join().unwrap() {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        other => other.unwrap(),
-    }
-    out
+    cmd(args).stdin(input).output()
 }
 
 fn line_count(b: &[u8]) -> usize {
@@ -41,8 +21,8 @@ fn line_count(b: &[u8]) -> usize {
 
 #[test]
 fn redacts_to_stdout_and_the_output_checks_clean() {
-    let input = std::fs::read(fixture()).unwrap();
-    let o = retrace(&["redact", &fixture(), "--mode", "typed"]);
+    let input = std::fs::read(s11()).unwrap();
+    let o = retrace(&["redact", &s11(), "--mode", "typed"]);
     // Exit 0: everything found was redacted and verified.
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(line_count(&o.stdout), line_count(&input));
@@ -52,7 +32,7 @@ fn redacts_to_stdout_and_the_output_checks_clean() {
     let text = stdout(&o);
     assert!(text.contains("[REDACTED:aws-access-key-id]"));
     // The summary names counts per kind on stderr.
-    assert!(stderr(&o).contains("redacted "), "{}", stderr(&o));
+    insta::assert_snapshot!(filter(&stderr(&o)), @"retrace: [FIXTURES]/redact/corpus-s11.jsonl: redacted 360 match(es) in 147 of 494 lines: home-username 95, email 51, phone-number 36, ipv4-public 11, ipv6-global 11, credit-card 6, generic-secret-assignment 6, github-token 6, password-assignment 6, gitlab-pat 5, http-bearer-token 5, iban 5, private-key-pem 5, aws-access-key-id 4, aws-secret-access-key 4, aws-session-token 4, azure-ad-client-secret 4, azure-storage-account-key 4, databricks-token 4, github-fine-grained-pat 4, huggingface-token 4, jwt 4, linear-api-key 4, openai-api-key 4, shopify-token 4, slack-webhook-url 4, stripe-secret-key 4, telegram-bot-token 4, twilio-api-key 4, url-query-token 4, us-ssn 4, vault-token 4, curl-basic-auth 3, digitalocean-token 3, google-oauth-client-secret 3, sendgrid-api-key 3, slack-token 3, anthropic-api-key 2, db-connection-password 2, gcp-api-key 2, google-oauth-access-token 2, groq-api-key 2, mac-address 2, npm-token 2, pypi-token 2, url-basic-auth 2, xai-api-key 2, sentry-token 1");
     // Its own output has nothing left to find.
     let again = with_stdin(&["redact", "-", "--check"], &o.stdout);
     assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
@@ -64,17 +44,20 @@ fn redacts_to_stdout_and_the_output_checks_clean() {
 
 #[test]
 fn check_only_reports_and_exits_1() {
-    let o = retrace(&["redact", &fixture(), "--check"]);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(o.stdout.is_empty());
-    assert!(stderr(&o).contains("found "), "{}", stderr(&o));
+    // Exit 1, nothing on stdout, what was found on stderr.
+    retrace_snapshot!(cmd(&["redact", &s11(), "--check"]), @"
+    exit_code: 1
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [FIXTURES]/redact/corpus-s11.jsonl: found 360 match(es) in 147 of 494 lines: home-username 95, email 51, phone-number 36, ipv4-public 11, ipv6-global 11, credit-card 6, generic-secret-assignment 6, github-token 6, password-assignment 6, gitlab-pat 5, http-bearer-token 5, iban 5, private-key-pem 5, aws-access-key-id 4, aws-secret-access-key 4, aws-session-token 4, azure-ad-client-secret 4, azure-storage-account-key 4, databricks-token 4, github-fine-grained-pat 4, huggingface-token 4, jwt 4, linear-api-key 4, openai-api-key 4, shopify-token 4, slack-webhook-url 4, stripe-secret-key 4, telegram-bot-token 4, twilio-api-key 4, url-query-token 4, us-ssn 4, vault-token 4, curl-basic-auth 3, digitalocean-token 3, google-oauth-client-secret 3, sendgrid-api-key 3, slack-token 3, anthropic-api-key 2, db-connection-password 2, gcp-api-key 2, google-oauth-access-token 2, groq-api-key 2, mac-address 2, npm-token 2, pypi-token 2, url-basic-auth 2, xai-api-key 2, sentry-token 1
+    ");
     // A corpus file with no secrets and no personal data checks clean.
-    let clean = retrace(&[
-        "redact",
-        &corpus("pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl"),
-        "--check",
-    ]);
-    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    retrace_snapshot!(cmd(&["redact", &corpus(PI_V3), "--check"]), @"
+    exit_code: 0
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl: found 0 match(es) in 0 of 9 lines
+    ");
 }
 
 #[test]
@@ -82,10 +65,10 @@ fn gz_in_and_out_with_atomic_output() {
     let dir = scratch("redact-gz");
     let plain = dir.join("out.jsonl");
     let gz = dir.join("out.jsonl.gz");
-    let o = retrace(&["redact", &fixture(), "-o", plain.to_str().unwrap()]);
+    let o = retrace(&["redact", &s11(), "-o", plain.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert!(o.stdout.is_empty());
-    let o = retrace(&["redact", &fixture(), "-o", gz.to_str().unwrap()]);
+    let o = retrace(&["redact", &s11(), "-o", gz.to_str().unwrap()]);
     assert!(o.status.success(), "{}", stderr(&o));
     let compressed = std::fs::read(&gz).unwrap();
     assert_eq!(&compressed[..2], &[0x1f, 0x8b], "gzip magic");
@@ -99,7 +82,7 @@ fn gz_in_and_out_with_atomic_output() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let input_gz = dir.join("in.jsonl.gz");
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-    enc.write_all(&std::fs::read(fixture()).unwrap()).unwrap();
+    enc.write_all(&std::fs::read(s11()).unwrap()).unwrap();
     std::fs::write(&input_gz, enc.finish().unwrap()).unwrap();
     let o = retrace(&["redact", input_gz.to_str().unwrap()]);
     assert_eq!(o.stdout, std::fs::read(&plain).unwrap());
@@ -113,45 +96,53 @@ fn gz_in_and_out_with_atomic_output() {
 
 #[test]
 fn unreadable_input_is_one_line_and_exit_2() {
-    let o = retrace(&["redact", "/no/such/file.jsonl"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(
-        stderr(&o),
-        "retrace: /no/such/file.jsonl: no such file or directory\n"
-    );
+    retrace_snapshot!(cmd(&["redact", "/no/such/file.jsonl"]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: /no/such/file.jsonl: no such file or directory
+    ");
     let dir = scratch("redact-dir");
-    let o = retrace(&["redact", dir.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is a directory"), "{}", stderr(&o));
+    retrace_snapshot!(cmd(&["redact", dir.to_str().unwrap()]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [SCRATCH]/redact-dir: is a directory (redact takes one file)
+    ");
     // An output directory that does not exist: exit 2, nothing written.
-    let o = retrace(&["redact", &fixture(), "-o", "/no/such/dir/out.jsonl"]);
-    assert_eq!(o.status.code(), Some(2));
-    assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    retrace_snapshot!(cmd(&["redact", &s11(), "-o", "/no/such/dir/out.jsonl"]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: cannot write /no/such/dir/out.jsonl: no such file or directory
+    ");
     // A corrupt gzip stream.
     let bad = dir.join("bad.jsonl.gz");
     std::fs::write(&bad, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3]).unwrap();
-    let o = retrace(&["redact", bad.to_str().unwrap()]);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("cannot read"), "{}", stderr(&o));
+    retrace_snapshot!(cmd(&["redact", bad.to_str().unwrap()]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [SCRATCH]/redact-dir/bad.jsonl.gz: cannot read: incomplete deflate stream
+    ");
 }
 
 #[test]
 fn broken_lines_pass_through_and_are_reported() {
     let input =
         b"{\"a\":\"mail maria.okafor@amber.io\"}\nnot json password=Summer2024!\n{\"b\":1}\n";
-    let o = with_stdin(&["redact", "-"], input);
-    assert_eq!(
-        stdout(&o),
-        "{\"a\":\"mail ***\"}\nnot json password=Summer2024!\n{\"b\":1}\n"
-    );
     // The line is kept, and the match left in it makes the exit 1. Line 2
     // starts at byte 35 (line 1 is 34 bytes and a newline).
-    assert_eq!(o.status.code(), Some(1));
-    let err = stderr(&o);
-    assert!(
-        err.contains("-: line 2 (byte 35): not JSON, passed through unchanged; 1 match(es) in it NOT redacted"),
-        "{err}"
-    );
+    retrace_snapshot!(cmd(&["redact", "-"]).stdin(&input[..]), @r#"
+    exit_code: 1
+    ----- stdout -----
+    {"a":"mail ***"}
+    not json password=Summer2024!
+    {"b":1}
+    ----- stderr -----
+    retrace: -: line 2 (byte 35): not JSON, passed through unchanged; 1 match(es) in it NOT redacted
+    retrace: -: redacted 1 match(es) in 1 of 3 lines: email 1
+    "#);
 }
 
 #[test]
@@ -160,7 +151,7 @@ fn report_has_kinds_and_paths_but_no_values() {
     let report = dir.join("report.json");
     let o = retrace(&[
         "redact",
-        &fixture(),
+        &s11(),
         "--mode",
         "pseudo",
         "--report",
@@ -190,7 +181,7 @@ fn report_has_kinds_and_paths_but_no_values() {
     }
     // No planted value appears in the report.
     let truth: serde_json::Value = serde_json::from_slice(
-        &std::fs::read(fixture().replace("corpus-s11.jsonl", "corpus-s11.truth.json")).unwrap(),
+        &std::fs::read(s11().replace("corpus-s11.jsonl", "corpus-s11.truth.json")).unwrap(),
     )
     .unwrap();
     for p in truth["planted"].as_array().unwrap() {
@@ -211,45 +202,53 @@ fn custom_rules_file() {
     )
     .unwrap();
     let input = b"{\"t\":\"acme_0123456789abcdef maria@amber.io\"}\n";
-    let o = with_stdin(
-        &[
-            "redact",
-            "-",
-            "--mode",
-            "typed",
-            "--rules",
-            rules.to_str().unwrap(),
-        ],
-        input,
-    );
-    assert!(o.status.success(), "{}", stderr(&o));
-    assert_eq!(
-        o.stdout,
-        b"{\"t\":\"[REDACTED:acme-token] maria@amber.io\"}\n"
-    );
+    // The custom kind replaced, the e-mail address (disabled) kept.
+    retrace_snapshot!(cmd(&[
+        "redact",
+        "-",
+        "--mode",
+        "typed",
+        "--rules",
+        rules.to_str().unwrap(),
+    ])
+    .stdin(&input[..]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    {"t":"[REDACTED:acme-token] maria@amber.io"}
+    ----- stderr -----
+    retrace: -: redacted 1 match(es) in 1 of 1 lines: acme-token 1
+    "#);
     std::fs::write(&rules, "[[rule]]\nkind = \"x\"\npattern = '('\n").unwrap();
-    let o = with_stdin(&["redact", "-", "--rules", rules.to_str().unwrap()], input);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(
-        stderr(&o).contains("rules.toml: rule 1 (kind `x`): bad pattern"),
-        "{}",
-        stderr(&o)
-    );
+    retrace_snapshot!(cmd(&["redact", "-", "--rules", rules.to_str().unwrap()]).stdin(&input[..]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [SCRATCH]/redact-rules/rules.toml: rule 1 (kind `x`): bad pattern: regex parse error:
+        (
+        ^
+    error: unclosed group
+    ");
 }
 
 #[test]
 fn info_and_show_redact_what_they_print() {
     // The path and the session's cwd hold the user name `dain`.
     for args in [
-        vec!["info", CLAUDE],
-        vec!["info", "--json", CLAUDE],
-        vec!["show", CLAUDE],
-        vec!["show", "--json", CLAUDE],
+        vec!["info", CLAUDE_REWIND],
+        vec!["info", "--json", CLAUDE_REWIND],
+        vec!["show", CLAUDE_REWIND],
+        vec!["show", "--json", CLAUDE_REWIND],
     ] {
-        let path = corpus(CLAUDE);
+        let path = corpus(CLAUDE_REWIND);
         let args: Vec<&str> = args
             .iter()
-            .map(|a| if *a == CLAUDE { path.as_str() } else { a })
+            .map(|a| {
+                if *a == CLAUDE_REWIND {
+                    path.as_str()
+                } else {
+                    a
+                }
+            })
             .collect();
         let plain = retrace(&args);
         assert!(plain.status.success());
@@ -273,6 +272,21 @@ fn info_and_show_redact_what_they_print() {
             }
         }
     }
+    // The path's user name, typed (a relative path: the checkout's own
+    // path may hold a user name too).
+    retrace_snapshot!(cmd(&["info", "--redact", CLAUDE_REWIND]).cwd(corpus_root()), @"
+    exit_code: 0
+    ----- stdout -----
+    claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-[REDACTED:home-username]-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl
+      format        claude-code
+      entries       99 in 1 file, 61 messages
+      time          2025-07-17T10:50:04.055Z – 2025-07-17T20:52:33.538Z (10h 02m)
+      branches      2 leaves, 1 real branch points (0 structural fan-outs)
+      tool calls    26 (26 results, 3 errors; 0 without result, 0 results without call)
+      model         claude-sonnet-4-20250514: 28 messages; tokens in 119 out 1873 cache read 836558 cache write 40058
+      diagnostics   0 (0 errors, 0 warnings)
+    ----- stderr -----
+    ");
 }
 
 #[test]
@@ -281,7 +295,7 @@ fn parallel_parts_give_the_bytes_of_one_redactor() {
     // result must be what one sequential redactor writes. A file larger
     // than one part (2 MiB): the fixture repeated.
     use retrace_core::redact::{Mode, Redactor, Rules};
-    let one = std::fs::read(fixture()).unwrap();
+    let one = std::fs::read(s11()).unwrap();
     let big: Vec<u8> = one.iter().copied().cycle().take(one.len() * 12).collect();
     for mode in ["mask", "typed"] {
         let o = with_stdin(&["redact", "-", "--mode", mode], &big);

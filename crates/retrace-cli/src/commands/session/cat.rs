@@ -9,26 +9,34 @@
 use std::collections::HashSet;
 use std::io::Write;
 
-use retrace_core::{EntryId, Session, Source};
+use anyhow::Result;
+use retrace_core::{EntryId, Session, Source, SourceError};
 
-use crate::input::{leaf, load};
-use crate::{Failure, Outcome};
+use super::leaf;
+use crate::args::{CatArgs, ReadArgs};
+use crate::errors::InputError;
+use crate::exit::ExitStatus;
+use crate::input::load;
+use crate::printer::Printer;
 
-pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Outcome, Failure> {
-    let mut loaded = load(path)?;
-    let leaf = leaf(&loaded, wanted)?;
+pub(crate) fn run(args: &CatArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+    let path = &args.branch.path;
+    let mut loaded = load(path, read, printer)?;
+    let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     let s = &loaded.session;
     // With what the branch needs to be a session file (pi's header).
     let entries = s.standalone_branch(leaf);
     let file = s.entry(leaf).file;
+    let out = printer.stdout();
     if s.files()[file.0 as usize].document.is_some() {
-        return document(path, s, &mut loaded.source, &entries, file, out);
+        document(path, s, &mut loaded.source, &entries, file, out)?;
+        return Ok(ExitStatus::Success);
     }
     let mut written = HashSet::new();
     let mut relaid = 0;
     for e in entries {
         let entry = s.entry(e);
-        let read = |err| Failure::Input(format!("{path}: {err}"));
+        let read = |err: SourceError| InputError::new(err).on(path);
         if in_document(s, e) {
             let bytes = loaded
                 .source
@@ -46,12 +54,12 @@ pub fn run(path: &str, wanted: Option<&str>, out: &mut impl Write) -> Result<Out
         out.write_all(&bytes)?;
     }
     if relaid > 0 {
-        crate::report(&format!(
+        printer.note(&format!(
             "{path}: {relaid} messages from a JSON document written as JSON lines, \
              each on one line (blanks between its tokens dropped, the rest byte for byte)"
-        ));
+        ))?;
     }
-    Ok(Outcome::Clean)
+    Ok(ExitStatus::Success)
 }
 
 /// Whether an entry is an element of its file's JSON document (not a JSON
@@ -140,12 +148,12 @@ fn document(
     entries: &[EntryId],
     file: retrace_core::FileId,
     out: &mut impl Write,
-) -> Result<Outcome, Failure> {
+) -> Result<()> {
     let mut fetch = |f: retrace_core::FileId, r: std::ops::Range<u64>| {
         source
             .read(f, r)
             .map(|b| b.into_owned())
-            .map_err(|err| Failure::Input(format!("{path}: {err}")))
+            .map_err(|err| InputError::new(err).on(path))
     };
     let info = &s.files()[file.0 as usize];
     let doc = info.document.as_ref().expect("asked for a document");
@@ -153,7 +161,7 @@ fn document(
     let own = &s.entries()[info.first_entry as usize..info.end_entry as usize];
     let elements: Vec<_> = own.iter().filter(|e| e.offset < end).collect();
     let (Some(first), Some(last)) = (elements.first(), elements.last()) else {
-        return Ok(Outcome::Clean);
+        return Ok(());
     };
     let mut gaps = Vec::new();
     for pair in elements.windows(2).take(SEPARATORS_TRIED) {
@@ -182,7 +190,7 @@ fn document(
     if line.iter().all(u8::is_ascii_whitespace) {
         out.write_all(line)?;
     }
-    Ok(Outcome::Clean)
+    Ok(())
 }
 
 /// How many of a document's gaps between elements are looked at for a

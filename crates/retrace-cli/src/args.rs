@@ -1,0 +1,235 @@
+//! Every command-line argument, in one place; the doc comments are the help.
+//!
+//! [`Cli`] is the parsed command line: a [`Command`] with its own `XxxArgs`,
+//! and the [`GlobalArgs`] every command takes. `--json` and `--redact` are
+//! fields of the commands that honour them (clap rejects them elsewhere);
+//! [`Command::output`] hands them to the [`crate::printer::Printer`].
+
+use clap::{Args, Parser, Subcommand};
+use retrace_core::redact::Mode;
+use retrace_core::Format;
+
+/// Read, replay and share the session files LLM agents write.
+#[derive(Parser)]
+#[command(name = "retrace", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub global: GlobalArgs,
+}
+
+/// Options every command takes, before or after its name.
+#[derive(Args)]
+pub(crate) struct GlobalArgs {
+    #[command(flatten)]
+    pub read: ReadArgs,
+    /// No notes on stderr (summaries, what a migration lost) and no
+    /// progress bar; errors and warnings are still printed.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    /// No progress bar (drawn only on a terminal, for inputs over 50 MB).
+    #[arg(long, global = true)]
+    pub no_progress: bool,
+}
+
+/// How session files are read.
+#[derive(Args)]
+pub(crate) struct ReadArgs {
+    /// Read every input as this format instead of detecting it: pi,
+    /// claude-code, codex, events, gemini-cli, anthropic-messages,
+    /// openai-chat-messages, openai-responses-items, google-contents,
+    /// agentscope, generic.
+    #[arg(long, global = true, value_name = "NAME", value_parser = parse_format)]
+    pub format: Option<Format>,
+}
+
+fn parse_format(name: &str) -> Result<Format, String> {
+    Format::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Format::NAMES.iter().map(|(n, _)| *n).collect();
+        format!("unknown format `{name}`; known: {}", names.join(", "))
+    })
+}
+
+#[derive(Subcommand)]
+pub(crate) enum Command {
+    /// Format, entries, time span, branches, models, tokens, tool calls.
+    Info(InfoArgs),
+    /// The branch tree: linear runs collapsed, rewinds and compactions marked.
+    Tree(TreeArgs),
+    /// The conversation on one branch as readable text.
+    Show(ShowArgs),
+    /// The original lines of one branch, byte for byte, as a session file.
+    Cat(CatArgs),
+    /// One branch as the history of a request to a provider API.
+    Migrate(MigrateArgs),
+    /// Secrets and personal data replaced, streamed (`.gz` in and out);
+    /// exit 1 when matches remain (or, with --check, were found).
+    Redact(RedactArgs),
+    /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
+    Validate(ValidateArgs),
+}
+
+/// What the printer is asked for: the output options of a command.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct OutputOptions {
+    /// JSON instead of text.
+    pub json: bool,
+    /// Secrets and personal data replaced in what is printed.
+    pub redact: bool,
+}
+
+impl Command {
+    /// The command's `--json` and `--redact` (off where it has none).
+    pub fn output(&self) -> OutputOptions {
+        match self {
+            Command::Info(a) => OutputOptions {
+                json: a.json,
+                redact: a.redact,
+            },
+            Command::Tree(a) => OutputOptions {
+                json: a.json,
+                ..OutputOptions::default()
+            },
+            Command::Show(a) => OutputOptions {
+                json: a.json,
+                redact: a.redact,
+            },
+            Command::Migrate(a) => OutputOptions {
+                json: a.json,
+                ..OutputOptions::default()
+            },
+            Command::Validate(a) => OutputOptions {
+                json: a.json,
+                ..OutputOptions::default()
+            },
+            Command::Cat(_) | Command::Redact(_) => OutputOptions::default(),
+        }
+    }
+}
+
+/// One or more inputs, each handled in turn.
+#[derive(Args)]
+pub(crate) struct InputsArgs {
+    /// Session files (`.jsonl`, `.json`, `.jsonl.gz`), directories (a
+    /// Claude Code project folder, Codex rollouts, a split
+    /// `events_N.jsonl` set, Gemini CLI chats) or `-`.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+}
+
+/// One input and a branch of it.
+#[derive(Args)]
+pub(crate) struct BranchArgs {
+    /// A session file, a directory of sessions or `-` (as for `info`).
+    pub path: String,
+    /// The leaf of the branch (an entry id, or `L<line>`); default: the
+    /// last entry in file order.
+    #[arg(long)]
+    pub leaf: Option<String>,
+}
+
+#[derive(Args)]
+pub(crate) struct InfoArgs {
+    #[command(flatten)]
+    pub inputs: InputsArgs,
+    /// One JSON object per input.
+    #[arg(long)]
+    pub json: bool,
+    /// Replace secrets and personal data in what is printed
+    /// (`[REDACTED:kind]`).
+    #[arg(long)]
+    pub redact: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct TreeArgs {
+    /// A session file, a directory of sessions or `-` (as for `info`).
+    pub path: String,
+    /// The tree as one JSON object: every entry on it, its parent and
+    /// children.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ShowArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// Normalized messages as JSON lines.
+    #[arg(long)]
+    pub json: bool,
+    /// Replace secrets and personal data in what is printed
+    /// (`[REDACTED:kind]`).
+    #[arg(long)]
+    pub redact: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct CatArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+}
+
+#[derive(Args)]
+pub(crate) struct MigrateArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// The API to write for.
+    #[arg(long, value_parser = ["anthropic", "openai", "openai-responses", "google"])]
+    pub to: String,
+    /// Write the request body here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// Print what the migration loses or changes, per field with
+    /// counts; the body is written only with `-o`.
+    #[arg(long)]
+    pub report: bool,
+    /// The report as JSON.
+    #[arg(long, requires = "report")]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RedactArgs {
+    /// A JSON-lines file, `.gz`, or `-` for standard input.
+    pub input: String,
+    /// Where to write (atomically; `.gz` compresses); default stdout.
+    #[arg(short, long)]
+    pub output: Option<String>,
+    /// mask (`***`), typed (`[REDACTED:kind]`) or pseudo (`<email-1>`).
+    #[arg(long, default_value = "mask", value_parser = parse_mode)]
+    pub mode: Mode,
+    /// Custom rules, allowlist and disabled kinds (TOML or JSON).
+    #[arg(long)]
+    pub rules: Option<String>,
+    /// Write findings (kind, line, JSON path; never values) as JSON here.
+    #[arg(long)]
+    pub report: Option<String>,
+    /// Only report; exit 1 when anything is found.
+    #[arg(long)]
+    pub check: bool,
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    Mode::parse(s).ok_or_else(|| format!("`{s}` is not mask, typed or pseudo"))
+}
+
+#[derive(Args)]
+pub(crate) struct ValidateArgs {
+    #[command(flatten)]
+    pub inputs: InputsArgs,
+    /// One JSON report per input: counts and every diagnostic.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_arguments_are_consistent() {
+        super::Cli::command().debug_assert();
+    }
+}

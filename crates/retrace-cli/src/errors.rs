@@ -1,0 +1,67 @@
+//! Errors: commands return `anyhow::Result`; an input that cannot be used
+//! is an [`InputError`] with the path as its context, so it prints as one
+//! line (`retrace: PATH: no such file or directory`). `main` sorts what
+//! reaches it by type (see [`crate::exit`]).
+
+use std::fmt::Display;
+use std::io;
+
+use retrace_store::StoreError;
+
+/// An input that cannot be read or used: printed as one line (after its
+/// context, the path), exit 2; where there are several inputs, the others
+/// are still handled.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub(crate) struct InputError(String);
+
+impl InputError {
+    /// An input error worded by the caller.
+    pub fn new(message: impl Display) -> InputError {
+        InputError(message.to_string())
+    }
+
+    /// An I/O error, in the words of [`io_message`].
+    pub fn io(e: &io::Error) -> InputError {
+        InputError(io_message(e))
+    }
+
+    /// A store error, without repeating the path the context names.
+    pub fn store(e: &StoreError) -> InputError {
+        InputError(match e {
+            StoreError::NotFound { .. } => io_message(&io::ErrorKind::NotFound.into()),
+            StoreError::AccessDenied { .. } => io_message(&io::ErrorKind::PermissionDenied.into()),
+            StoreError::Io { source, .. } => io_message(source),
+            other => other.to_string(),
+        })
+    }
+
+    /// This error on `path`, its context: prints as `path: message`.
+    pub fn on(self, path: impl Display) -> anyhow::Error {
+        anyhow::Error::new(self).context(path.to_string())
+    }
+}
+
+/// The one wording of an I/O error on an input: `no such file or
+/// directory`, `permission denied`, else the system's.
+pub(crate) fn io_message(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => e.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_input_error_prints_as_its_path_and_one_line() {
+        let path = std::path::Path::new("/no/such/file");
+        let e = StoreError::from_io(std::fs::metadata(path).unwrap_err(), path);
+        let err = InputError::store(&e).on("x.jsonl");
+        assert_eq!(format!("{err:#}"), "x.jsonl: no such file or directory");
+        assert!(err.downcast_ref::<InputError>().is_some());
+    }
+}

@@ -1,0 +1,185 @@
+//! The [`Printer`]: everything a command prints goes through it. Built once
+//! in `main` from the command line, it owns stdout (buffered), the output
+//! form (text or JSON), the display redactor (`--redact`), the verbosity
+//! (`-q`) and whether progress is drawn. Commands hand it both forms of
+//! what they print and it picks, redacts and writes; no command looks at
+//! `--json`, `--redact` or `-q` itself.
+
+use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::sync::Arc;
+
+use retrace_core::redact::{Mode, Redactor, Rules};
+use retrace_core::{Message, Part};
+use serde::Serialize;
+
+use crate::args::{GlobalArgs, OutputOptions};
+use crate::reporters::ProgressBar;
+
+/// Inputs larger than this get a progress bar (when one is drawn at all).
+const PROGRESS_FROM: u64 = 50_000_000;
+
+pub(crate) struct Printer {
+    stdout: BufWriter<StdoutLock<'static>>,
+    json: bool,
+    /// Built-in rules, typed placeholders (a reader sees what kind of
+    /// value was hidden); `None` without `--redact`.
+    redactor: Option<Redactor>,
+    quiet: bool,
+    /// Whether progress bars are drawn: on a terminal, unless `-q` or
+    /// `--no-progress`.
+    progress: bool,
+}
+
+impl Printer {
+    pub fn new(global: &GlobalArgs, output: OutputOptions) -> Printer {
+        Printer {
+            stdout: BufWriter::new(io::stdout().lock()),
+            json: output.json,
+            redactor: output
+                .redact
+                .then(|| Redactor::new(Arc::new(Rules::builtin()), Mode::Typed)),
+            quiet: global.quiet,
+            progress: !global.quiet && !global.no_progress && io::stderr().is_terminal(),
+        }
+    }
+
+    /// Standard output for bytes that have one form (a session file, a
+    /// request body, a redacted stream).
+    pub fn stdout(&mut self) -> &mut impl Write {
+        &mut self.stdout
+    }
+
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.stdout.flush()
+    }
+
+    /// One result: `json()` as one JSON line, or what `text` writes.
+    /// With `--redact`, the text is redacted whole once written (paths and
+    /// model names can carry a user name or an address), the JSON as JSON.
+    pub fn emit<T: Serialize>(
+        &mut self,
+        json: impl FnOnce() -> T,
+        text: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.emit_as(false, json, text)
+    }
+
+    /// As [`Printer::emit`], the JSON pretty-printed (a document people
+    /// read, such as `migrate --report --json`).
+    pub fn emit_pretty<T: Serialize>(
+        &mut self,
+        json: impl FnOnce() -> T,
+        text: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        self.emit_as(true, json, text)
+    }
+
+    fn emit_as<T: Serialize>(
+        &mut self,
+        pretty: bool,
+        json: impl FnOnce() -> T,
+        text: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.json {
+            let value = json();
+            let Some(r) = self.redactor.as_mut() else {
+                write_json(&mut self.stdout, &value, pretty)?;
+                return self.stdout.write_all(b"\n");
+            };
+            let mut line = Vec::new();
+            write_json(&mut line, &value, pretty)?;
+            line.push(b'\n');
+            return self.stdout.write_all(&json_lines(r, &line));
+        }
+        let Some(r) = self.redactor.as_mut() else {
+            return text(&mut self.stdout);
+        };
+        let mut buf = Vec::new();
+        text(&mut buf)?;
+        let shown = r.redact_text(&String::from_utf8_lossy(&buf));
+        self.stdout.write_all(shown.as_bytes())
+    }
+
+    /// A message of a conversation: as one JSON line, or what `text`
+    /// writes. With `--redact`, the message is redacted before `text`
+    /// shortens it for display (so a key cut in half at the edge is still
+    /// replaced whole).
+    pub fn emit_message(
+        &mut self,
+        message: &mut Message,
+        text: impl FnOnce(&Message, &mut dyn Write) -> io::Result<()>,
+    ) -> io::Result<()> {
+        if self.json {
+            return self.emit(|| &*message, |_| Ok(()));
+        }
+        if let Some(r) = self.redactor.as_mut() {
+            redact_message(r, message);
+        }
+        text(message, &mut self.stdout)
+    }
+
+    /// A note on stderr (`retrace: …`): what a command did besides its
+    /// output. Not with `-q`.
+    pub fn note(&mut self, message: &str) -> io::Result<()> {
+        if self.quiet {
+            return Ok(());
+        }
+        self.warn(message)
+    }
+
+    /// A warning on stderr (`retrace: …`), after what stdout has so far
+    /// (for a reader of both): printed even with `-q`.
+    pub fn warn(&mut self, message: &str) -> io::Result<()> {
+        self.stdout.flush()?;
+        self.error(message);
+        Ok(())
+    }
+
+    /// An error on stderr (`retrace: …`).
+    pub fn error(&mut self, message: &str) {
+        eprintln!("retrace: {message}");
+    }
+
+    /// A progress bar for reading `total` bytes, when one is drawn.
+    pub fn progress(&self, total: u64) -> Option<ProgressBar> {
+        (self.progress && total > PROGRESS_FROM).then(|| ProgressBar::new(total))
+    }
+}
+
+fn write_json<T: Serialize>(out: &mut impl Write, value: &T, pretty: bool) -> io::Result<()> {
+    if pretty {
+        serde_json::to_writer_pretty(out, value)?;
+    } else {
+        serde_json::to_writer(out, value)?;
+    }
+    Ok(())
+}
+
+/// `text` (JSON lines, the last one with or without a newline) redacted.
+fn json_lines(r: &mut Redactor, text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len());
+    r.push(text, &mut out);
+    r.finish(&mut out);
+    r.drain_findings().for_each(drop);
+    out
+}
+
+/// Redacts the text of a message's parts.
+fn redact_message(r: &mut Redactor, m: &mut Message) {
+    for part in &mut m.content {
+        match part {
+            Part::Text { text } | Part::Thinking { text, .. } => *text = r.redact_text(text),
+            Part::ToolResult { output, .. } => *output = r.redact_text(output),
+            Part::ToolCall { arguments, .. } => {
+                // As JSON, so `{"password": "…"}` is seen by its key.
+                if let Ok(line) = serde_json::to_vec(arguments) {
+                    let red = json_lines(r, &line);
+                    if let Ok(v) = serde_json::from_slice(&red) {
+                        *arguments = v;
+                    }
+                }
+            }
+            Part::Image { .. } => {}
+        }
+    }
+}

@@ -1,0 +1,126 @@
+//! What every command reads: gzip told by its bytes, folders, `--format`.
+
+use std::io::Write;
+
+use crate::common::*;
+
+#[test]
+fn gzip_reads_as_the_plain_file() {
+    let dir = scratch("gzip_plain");
+    let plain = fixture("codex/rollback.jsonl");
+    let packed = fixture("gzip/rollback-two-members.jsonl.gz");
+    // Gzip is told by its bytes, not its name.
+    let renamed = dir.join("rollback.data");
+    std::fs::copy(&packed, &renamed).unwrap();
+    let renamed = renamed.to_str().unwrap();
+    for args in [
+        &["info", "--json"][..],
+        &["tree", "--json"],
+        &["show", "--json"],
+        &["show", "--leaf", "L21"],
+        &["cat", "--leaf", "L21"],
+        &["validate", "--json"],
+    ] {
+        let run = |path: &str| {
+            let mut all: Vec<&str> = args.to_vec();
+            all.push(path);
+            let o = retrace(&all);
+            (o.status.code(), stdout(&o).replace(path, "PATH"))
+        };
+        let expected = run(&plain);
+        assert_eq!(run(&packed), expected, "{args:?}");
+        assert_eq!(run(renamed), expected, "{args:?}");
+    }
+    // From stdin too: the default branch of the rollback fixture, its
+    // lines 1–14 and 22–34.
+    let o = cmd(&["cat", "-"])
+        .stdin(std::fs::read(&packed).unwrap())
+        .output();
+    assert!(o.status.success());
+    let lines: Vec<String> = std::fs::read_to_string(&plain)
+        .unwrap()
+        .lines()
+        .map(str::to_owned)
+        .collect();
+    let expected: Vec<String> = lines[..14].iter().chain(&lines[21..]).cloned().collect();
+    assert_eq!(stdout(&o).lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn a_folder_reads_gzipped_legacy_gemini_files() {
+    // The split session of `gemini/split/`, both files gzipped or only the
+    // later one: the same session as the plain folder.
+    let plain = fixture("gemini/split");
+    let names = [
+        "session-2026-02-04T10-00-7e3d9c21.json",
+        "session-2026-02-04T11-30-7e3d9c21.json",
+    ];
+    let gzip = |bytes: &[u8]| {
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        z.write_all(bytes).unwrap();
+        z.finish().unwrap()
+    };
+    let run = |args: &[&str], path: &str| {
+        let mut all = args.to_vec();
+        all.push(path);
+        let o = retrace(&all);
+        (
+            o.status.code(),
+            stdout(&o)
+                .replace(path, "PATH")
+                .replace(".json.gz", ".json"),
+        )
+    };
+    for packed in [&[0, 1][..], &[1]] {
+        let dir = scratch(&format!("gemini_gz_{}", packed.len()));
+        for (i, name) in names.iter().enumerate() {
+            let bytes = std::fs::read(format!("{plain}/{name}")).unwrap();
+            match packed.contains(&i) {
+                true => std::fs::write(dir.join(format!("{name}.gz")), gzip(&bytes)).unwrap(),
+                false => std::fs::write(dir.join(name), bytes).unwrap(),
+            }
+        }
+        let dir = dir.to_str().unwrap();
+        for args in [
+            &["info", "--json"][..],
+            &["tree", "--json"],
+            &["show", "--json"],
+        ] {
+            assert_eq!(run(args, dir), run(args, &plain), "{args:?} {packed:?}");
+        }
+        let o = retrace(&["info", "--json", dir]);
+        assert_eq!(json_lines(&o)[0]["files"], 2);
+    }
+}
+
+#[test]
+fn format_can_be_named() {
+    let events = fixture("events/events.jsonl");
+    // Read as generic: no messages.
+    let o = retrace(&["info", "--json", "--format", "generic", &events]);
+    assert!(o.status.success());
+    let info = &json_lines(&o)[0];
+    assert_eq!(info["format"], "generic");
+    assert_eq!(info["messages"], 0);
+    // Named before the command too; an unknown name is a usage error.
+    let o = retrace(&["--format", "events", "info", "--json", &events]);
+    assert_eq!(json_lines(&o)[0]["messages"], 10);
+    retrace_snapshot!(cmd(&["info", "--format", "gemini-pro", &events]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    error: invalid value 'gemini-pro' for '--format <NAME>': unknown format `gemini-pro`; known: pi, claude-code, codex, events, gemini-cli, anthropic-messages, openai-chat-messages, openai-responses-items, google-contents, agentscope, generic
+
+    For more information, try '--help'.
+    ");
+    // The help names every format the option takes.
+    let help = retrace(&["info", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).into_owned();
+    let words: Vec<&str> = help
+        .split_whitespace()
+        .map(|w| w.trim_end_matches([',', '.']))
+        .collect();
+    for (name, _) in retrace_core::Format::NAMES {
+        assert!(words.contains(name), "{name} missing from: {help}");
+    }
+}

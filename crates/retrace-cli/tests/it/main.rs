@@ -1,0 +1,21 @@
+//! The `retrace` binary, run on real corpus files and the repository's
+//! fixtures: one test binary, a module per command (and one for what
+//! every command shares). Each test snapshots whole runs with
+//! [`retrace_snapshot!`]; where an output is too large to read in a
+//! snapshot (a byte-for-byte copy of a big file, JSON of every entry), it
+//! checks the parts that matter explicitly.
+
+#[macro_use]
+mod common;
+
+mod args;
+mod cat;
+mod errors;
+mod gemini;
+mod info;
+mod inputs;
+mod migrate;
+mod redact;
+mod show;
+mod tree;
+mod validate;
