@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{cargo, step};
-use crate::{root, tools, wasm, web};
+use crate::{layers, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -15,6 +15,8 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo().args(["fmt", "--all", "--", "--check"]),
     )?;
+    println!("==> module layers of retrace-core (cargo xtask layers)");
+    layers::run(&[])?;
     step(
         "cargo clippy",
         &root,
