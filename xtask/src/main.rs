@@ -74,9 +74,12 @@ commands:
               as wasm in Node, on generated corpora (target/redact-bench)
 ";
 
-/// The workspace root (the parent of this crate).
+/// The workspace root (the parent of this crate): from the environment
+/// `cargo run` sets, so a binary built by another checkout sharing the
+/// target dir still works on this one, else as compiled.
 fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     manifest
         .parent()
         .expect("xtask lives in the workspace")

@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::cmd::{cargo, step};
+use crate::cmd::{built_binary, cargo, step};
 use crate::{layers, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -69,6 +69,9 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     let chromium = tools::ensure_chromium()?;
+    // Built by `cargo test` above, wherever the target dir is; the viewer's
+    // redacted downloads must equal its output.
+    let retrace = built_binary(&root, "debug", "retrace")?;
     step(
         "viewer end-to-end tests (headless Chromium)",
         &tools::e2e_dir(&root),
@@ -76,9 +79,7 @@ pub fn run(args: &[String]) -> Result<()> {
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
             .env("CHROMIUM", &chromium)
-            // Built by `cargo test` above; the viewer's redacted downloads
-            // must equal its output.
-            .env("RETRACE_BIN", root.join("target/debug/retrace")),
+            .env("RETRACE_BIN", &retrace),
     )?;
     println!("==> all checks passed");
     Ok(())
