@@ -1308,6 +1308,47 @@ mod tests {
     }
 
     #[test]
+    fn folders_without_mod_rs_and_path_attributes() {
+        // `read.rs` with `read/scan.rs`; `#[path]` relative to the file.
+        let report = Tree::new(&[
+            ("lib.rs", "mod model;\nmod read;\n"),
+            (
+                "model.rs",
+                "#[path = \"model_impl/entry.rs\"]\nmod entry;\npub use entry::Entry;\n",
+            ),
+            ("model_impl/entry.rs", "pub struct Entry;\n"),
+            ("read.rs", "mod scan;\npub use scan::scan;\n"),
+            (
+                "read/scan.rs",
+                "pub fn scan() -> crate::model::Entry {\n    crate::model::Entry\n}\n\
+                 fn up() { crate::read::scan(); }\n",
+            ),
+        ])
+        .check();
+        assert_eq!(report.modules, 5);
+        // crate::read::scan is read's re-export of scan itself: no import.
+        assert!(report.ok(), "{}", report.render());
+        let report = Tree::new(&[
+            ("lib.rs", "mod model;\nmod read;\n"),
+            (
+                "model.rs",
+                "#[path = \"model_impl/entry.rs\"]\nmod entry;\n",
+            ),
+            (
+                "model_impl/entry.rs",
+                "pub fn f() { crate::read::scan::g(); }\n",
+            ),
+            ("read.rs", "mod scan;\n"),
+            ("read/scan.rs", "pub fn g() {}\n"),
+        ])
+        .check();
+        assert_eq!(
+            report.problems,
+            ["model_impl/entry.rs:1: crate::read::scan::g — read is declared after model in lib.rs (upward import)"]
+        );
+    }
+
+    #[test]
     fn src_holds_lib_rs_and_at_most_two_files() {
         let files = [
             ("lib.rs", "mod a;\nmod b;\nmod c;\n"),
