@@ -53,8 +53,16 @@ export async function launch() {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  // The profile is thrown away with the browser, so runs leave nothing behind.
-  ctx.on('close', () => fs.rmSync(dir, { recursive: true, force: true }));
+  // The profile goes once the browser has exited (not on its 'close'
+  // event: Chromium may still be writing it then), so runs leave nothing
+  // behind; a leftover temporary folder fails no test.
+  const close = ctx.close.bind(ctx);
+  ctx.close = async (options) => {
+    await close(options);
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {}
+  };
   return ctx;
 }
 
