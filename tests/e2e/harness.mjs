@@ -13,8 +13,9 @@ export const root = path.resolve(here, '../..');
 export const corpus = path.resolve(root, '../shared/corpus');
 export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
 export const out = path.join(here, 'out');
-/** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it). */
-export const retraceBin = process.env.RETRACE_BIN || path.join(root, 'target/debug/retrace');
+/** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */
+export const retraceBin = process.env.RETRACE_BIN
+  || path.join(path.resolve(root, process.env.CARGO_TARGET_DIR || 'target'), 'debug/retrace');
 fs.mkdirSync(out, { recursive: true });
 
 const types = {
@@ -45,13 +46,24 @@ export async function serve(extra = {}) {
 /** Headless Chromium with the flags that keep it off the (closed) network. */
 export async function launch() {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-e2e-'));
-  return chromium.launchPersistentContext(dir, {
+  const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  // The profile goes once the browser has exited (not on its 'close'
+  // event: Chromium may still be writing it then), so runs leave nothing
+  // behind; a leftover temporary folder fails no test.
+  const close = ctx.close.bind(ctx);
+  ctx.close = async (options) => {
+    await close(options);
+    try {
+      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+    } catch {}
+  };
+  return ctx;
 }
 
 /** A new page that records page errors (a test fails on any). */

@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::cmd::{cargo, output, step};
+use crate::cmd::{built_binary, cargo, output, step};
 use crate::{root, wasm};
 
 /// The targets from the redaction issue.
@@ -49,7 +49,7 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo().args(["build", "--release", "-p", "retrace-cli"]),
     )?;
-    let retrace = root.join("target/release/retrace");
+    let retrace = built_binary(&root, "release", "retrace")?;
     wasm::ensure_target()?;
     let module = crate::bench_wasm::build_module(&root)?;
     let dir = root.join("target/redact-bench");

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::cmd::{cargo, step};
+use crate::cmd::{cargo, step, target_dir};
 use crate::{root, wasm};
 
 pub fn run(args: &[String]) -> Result<()> {
@@ -37,7 +37,7 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Builds `xtask/wasm-bench` for wasm32 with simd128; returns the module.
 pub fn build_module(root: &Path) -> Result<PathBuf> {
-    let target_dir = root.join("target/wasm-bench");
+    let target_dir = target_dir(root)?.join("wasm-bench");
     step(
         "wasm bench build (+simd128)",
         &root.join("xtask/wasm-bench"),

@@ -1,7 +1,8 @@
 //! Running commands with a clear record of what ran and what failed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -25,6 +26,40 @@ pub fn step(name: &str, dir: &Path, command: &mut Command) -> Result<()> {
     }
     println!("    {name}: ok in {:.1} s", start.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// The folder cargo builds into, as `cargo metadata` reports it: the
+/// workspace's `target/`, or wherever `CARGO_TARGET_DIR` (or cargo's
+/// configuration) puts it.
+pub fn target_dir(root: &Path) -> Result<PathBuf> {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    if let Some(dir) = DIR.get() {
+        return Ok(dir.clone());
+    }
+    let json = output(
+        cargo()
+            .args(["metadata", "--format-version", "1", "--no-deps"])
+            .current_dir(root),
+    )?;
+    let meta: serde_json::Value =
+        serde_json::from_str(&json).context("reading `cargo metadata`")?;
+    let dir = meta["target_directory"]
+        .as_str()
+        .map(PathBuf::from)
+        .context("`cargo metadata` names no target_directory")?;
+    Ok(DIR.get_or_init(|| dir).clone())
+}
+
+/// A binary of the workspace as cargo built it in `profile` (`debug` or
+/// `release`), failing clearly when it is not there.
+pub fn built_binary(root: &Path, profile: &str, name: &str) -> Result<PathBuf> {
+    let path = target_dir(root)?
+        .join(profile)
+        .join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    if !path.is_file() {
+        bail!("{} is not built", path.display());
+    }
+    Ok(path)
 }
 
 /// The standard output of a command, for queries like `rustup target list`.

@@ -1,7 +1,9 @@
 //! Project automation: `cargo xtask <command>`.
 //!
-//! - `test`: every check CI runs (format, lints, tests, the wasm32 build of
-//!   the core and its import check), installing what it needs first.
+//! - `test`: every check CI runs (format, the core's module layering,
+//!   lints, tests, the wasm32 build of the core and its import check),
+//!   installing what it needs first.
+//! - `layers`: the core's module graph has no cycle and no upward import.
 //! - `serve`: builds the viewer and serves it with the demo session.
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
@@ -12,6 +14,7 @@ mod bench_redact;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
+mod layers;
 mod serve;
 mod test;
 mod tools;
@@ -25,6 +28,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
+        Some("layers") => layers::run(&args[1..]),
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
@@ -55,9 +59,13 @@ commands:
   serve       [--port N] [--release] build the viewer and serve it on
               http://127.0.0.1:8080, opening on the demo session
   dist        the release viewer in dist/ for any static server
-  test        fmt check, clippy, all tests, wasm32 build of retrace-core
-              and its no-host-imports check, the viewer's bundle budget
-              and its end-to-end tests in Chromium (what CI runs)
+  test        fmt check, module layering, clippy, all tests, wasm32 build
+              of retrace-core and its no-host-imports check, the viewer's
+              bundle budget and its end-to-end tests in Chromium (what CI
+              runs)
+  layers      [SRC_DIR…] no import cycle at any depth and no upward import
+              between modules (declaration order is the layer order), and
+              src/ holds lib.rs plus at most 2 files (default: retrace-core)
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size
@@ -66,9 +74,12 @@ commands:
               as wasm in Node, on generated corpora (target/redact-bench)
 ";
 
-/// The workspace root (the parent of this crate).
+/// The workspace root (the parent of this crate): from the environment
+/// `cargo run` sets, so a binary built by another checkout sharing the
+/// target dir still works on this one, else as compiled.
 fn root() -> PathBuf {
-    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")), PathBuf::from);
     manifest
         .parent()
         .expect("xtask lives in the workspace")

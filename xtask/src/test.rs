@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
-use crate::cmd::{cargo, step};
-use crate::{root, tools, wasm, web};
+use crate::cmd::{built_binary, cargo, step};
+use crate::{layers, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -15,6 +15,8 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo().args(["fmt", "--all", "--", "--check"]),
     )?;
+    println!("==> module layers of retrace-core (cargo xtask layers)");
+    layers::run(&[])?;
     step(
         "cargo clippy",
         &root,
@@ -67,6 +69,9 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     let chromium = tools::ensure_chromium()?;
+    // Built by `cargo test` above, wherever the target dir is; the viewer's
+    // redacted downloads must equal its output.
+    let retrace = built_binary(&root, "debug", "retrace")?;
     step(
         "viewer end-to-end tests (headless Chromium)",
         &tools::e2e_dir(&root),
@@ -74,9 +79,7 @@ pub fn run(args: &[String]) -> Result<()> {
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
             .env("CHROMIUM", &chromium)
-            // Built by `cargo test` above; the viewer's redacted downloads
-            // must equal its output.
-            .env("RETRACE_BIN", root.join("target/debug/retrace")),
+            .env("RETRACE_BIN", &retrace),
     )?;
     println!("==> all checks passed");
     Ok(())

@@ -7,7 +7,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::{cargo, output, step};
+use crate::cmd::{cargo, output, step, target_dir};
 
 pub const TARGET: &str = "wasm32-unknown-unknown";
 
@@ -30,7 +30,9 @@ pub fn ensure_target() -> Result<()> {
 /// context, deep check) and fails if its import section names anything.
 pub fn check_no_imports(root: &Path) -> Result<()> {
     let probe = root.join("xtask/wasm-probe");
-    let target_dir = root.join("target/wasm-probe");
+    // Its own target dir (it is not in the workspace), beside the
+    // workspace's, wherever that is.
+    let target_dir = target_dir(root)?.join("wasm-probe");
     step(
         "wasm probe build",
         &probe,

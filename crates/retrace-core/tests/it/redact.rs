@@ -1,15 +1,14 @@
 //! Redaction on real inputs: the shared corpus (every file), a generated
 //! evaluation corpus with ground truth (`tests/fixtures/redact`), chunking,
 //! modes, custom rules, and generated and mutated inputs.
-#![allow(clippy::disallowed_methods)]
-
-mod common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use retrace_core::redact::{findings_in, Mode, Redactor, Rules, Summary};
 use serde_json::Value;
+
+use crate::common;
 
 fn rules() -> Arc<Rules> {
     Arc::new(Rules::builtin())

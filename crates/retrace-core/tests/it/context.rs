@@ -1,9 +1,7 @@
 //! `Session::context`: the messages an agent sees on a branch, with
 //! compaction honoured and split Claude Code responses joined.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{MessageKind, Part, Role};
 
 #[test]

@@ -3,11 +3,8 @@
 //! migrated to every API: back to their own API unchanged (modulo the
 //! normalization `retrace_core::migrate` documents), to the others with the
 //! report saying what was lost.
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::migrate::{migrate, Change, Report};
 use retrace_core::{Api, Format, Session};
 use serde_json::{json, Value};

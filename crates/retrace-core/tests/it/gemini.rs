@@ -3,11 +3,8 @@
 //! types, tool calls and their results, statuses, `tokens.total` per
 //! model), the JSONL form with rewrites, `$set` and `$rewindTo`, and
 //! sessions split over files.
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{BranchKind, EntryId, Format, Reader, Role, Session};
 
 const ARCHIVES: &str = "gemini-cli/mischa-thisness__M-Gemini/Archives";

@@ -2,11 +2,8 @@
 //! fixtures for what no public sample shows (rollback, fork + sub-agent, the
 //! pre-Sept-2025 bare layout). Counts were checked by hand with a separate
 //! Python pass over the files (see `tests/fixtures/README.md`).
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::migrate::migrate;
 use retrace_core::{
     Api, ContextOptions, DiagnosticKind, EntryId, Format, MessageKind, Part, PartExtra, Role,

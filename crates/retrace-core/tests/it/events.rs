@@ -1,10 +1,7 @@
 //! Event streams (`events.jsonl`) and split sets, on the hand-written
 //! fixtures in `tests/fixtures/events` (no public sample exists).
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{DiagnosticKind, EntryId, Format, MessageKind, Part, Role};
 
 #[test]

@@ -5,11 +5,8 @@
 //! results, error flags), the tool results each API puts in user turns,
 //! the turns that end up next to one of the same role, and the calls left
 //! without a result.
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::migrate::{migrate, Report};
 use retrace_core::{Api, ContextOptions, Session};
 

@@ -1,11 +1,8 @@
 //! Whole-document framing: a file that is one JSON array, or one object
 //! with a `messages` array, is read as one entry per element, in any
 //! chunking, losslessly; broken documents are reported with line and byte.
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{
     starts_like_document, Diagnostic, DiagnosticKind, ElementStarts, Reader, Session, Severity,
 };

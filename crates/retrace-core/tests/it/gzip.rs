@@ -2,11 +2,8 @@
 //! diagnostics, messages), in any chunking, with several members, and
 //! bodies read back by range through checkpoints; broken streams reported
 //! with file, line and byte.
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{DiagnosticKind, Inflated, Session, Severity, Source};
 
 /// A gzip member of `bytes` (deflate level 6), written here so the tests

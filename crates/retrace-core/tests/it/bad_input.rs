@@ -2,9 +2,7 @@
 //! and what, and loses nothing: the rest of the file is read, and the bad
 //! bytes stay in the index.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{Diagnostic, DiagnosticKind, Flags, Format, Session, Severity};
 
 const HEADER: &str =

@@ -1,9 +1,7 @@
 //! `Session::rows`: a branch laid out for a viewer from the index alone,
 //! error marks from raw bytes, and the replay engine driven over rows.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{Marks, Part, Replay, ReplayOptions, Role, RowKind, Speed, Step};
 
 /// A real Claude Code 2.1.42 session with a rewind (two prompts under line

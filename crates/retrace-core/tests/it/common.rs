@@ -1,6 +1,5 @@
 //! Shared helpers for the core's integration tests: they read the real
 //! session files in `../shared/corpus` (the core itself does no I/O).
-#![allow(clippy::disallowed_methods, dead_code)]
 
 use std::path::{Path, PathBuf};
 

@@ -2,11 +2,8 @@
 //! panics, nothing is lost, chunking does not matter, and the counts of a
 //! chosen set match what was checked by hand (with a separate Python pass
 //! over the files: JSON objects, ids, parent links, tool blocks).
-#![allow(clippy::disallowed_methods)]
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use retrace_core::{BranchKind, EntryId, Format, Reader, Session, Severity};
 
 #[test]

@@ -1,0 +1,24 @@
+//! The core's integration tests, as one test binary (one link instead of
+//! one per file): each module tests one area through the public API, on the
+//! shared corpus and the fixtures in `tests/fixtures`.
+
+// The tests read corpus and fixture files from disk. The core itself does
+// no I/O (its `clippy.toml` disallows `std::fs`, the environment and the
+// clock in the whole package, tests included), so the tests opt out once,
+// here.
+#![allow(clippy::disallowed_methods)]
+
+mod common;
+
+mod bad_input;
+mod codex;
+mod context;
+mod corpus;
+mod events;
+mod framing;
+mod gemini;
+mod gzip;
+mod lists;
+mod migrate;
+mod redact;
+mod transcript;
