@@ -7,17 +7,25 @@
 //! children are declared bottom-up, and a module may use only the modules
 //! declared before it. Precisely, for an import of module B from module A:
 //!
-//! - B inside A: allowed (a folder module uses its children);
-//! - B an ancestor of A, using B's own items: not allowed (what is
-//!   re-exported through B was already followed to where it is defined);
+//! - B inside A: allowed (a folder module is the top of its folder and
+//!   uses its files: `migrate/mod.rs` runs `prepare` and the renderers);
+//! - B an ancestor of A: allowed (a folder module is the base of its folder
+//!   and its files build on its own items: `session/mod.rs` holds `Session`,
+//!   `session/rows.rs` adds rows to it);
 //! - otherwise, below their lowest common ancestor L, A lies in L's child
 //!   `a` and B in L's child `b`: `b` must be declared before `a` in L.
 //!
-//! Together these make the graph acyclic at every depth, so the cycles
-//! found (strongly connected components of the files' graph and of the
-//! graph with folders collapsed at each depth) are reported only to make a
-//! failure easier to read. Also: `src/` holds `lib.rs` plus at most two
+//! A folder module may be the base of its folder or its top, not both: the
+//! cycle check (strongly connected components of the files' graph, and of
+//! the graph with folders collapsed at each depth) rejects a `mod.rs` that
+//! uses a file which uses it. With the sibling rule, that makes the graph
+//! acyclic at every depth. Also: `src/` holds `lib.rs` plus at most two
 //! other files.
+//!
+//! A re-export (`pub use`, `pub(crate) use`, …) is not an import: it is the
+//! folder's face, and every path through it is followed to where the item
+//! is defined. A re-exported name the module's own code uses is an import
+//! like any other.
 //!
 //! An import is any path into the crate: `use` trees (groups, renames and
 //! globs expanded) and the paths in code, types, impl headers and macro
@@ -541,16 +549,7 @@ impl Crate {
             return None; // b is inside a
         }
         if up_a.contains(&b) {
-            return Some(format!(
-                "the item is defined in {} ({}), an ancestor of {}: a module may not use \
-                 its ancestors' own items (move it into a module declared before {})",
-                self.name(b),
-                self.modules[b].file,
-                self.name(a),
-                self.modules[up_a[up_a.iter().position(|&x| x == b)? + 1]]
-                    .path
-                    .last()?,
-            ));
+            return None; // b is a folder a builds on (a cycle is caught apart)
         }
         let common = up_a.iter().zip(&up_b).take_while(|(x, y)| x == y).count();
         let l = up_a[common - 1];
@@ -832,6 +831,8 @@ struct Refs {
     refs: Vec<Ref>,
     uses: Vec<(String, Vec<String>)>,
     globs: Vec<Vec<String>>,
+    /// Inside a `pub use`: names are recorded, no import is.
+    reexport: bool,
 }
 
 impl Refs {
@@ -864,11 +865,13 @@ impl Refs {
                     return;
                 }
                 self.globs.push(prefix.clone());
-                self.refs.push(Ref {
-                    segments: prefix.clone(),
-                    line: g.star_token.spans[0].start().line,
-                    kind: RefKind::Use,
-                });
+                if !self.reexport {
+                    self.refs.push(Ref {
+                        segments: prefix.clone(),
+                        line: g.star_token.spans[0].start().line,
+                        kind: RefKind::Use,
+                    });
+                }
             }
             syn::UseTree::Group(g) => {
                 for t in &g.items {
@@ -884,6 +887,9 @@ impl Refs {
         }
         if name != "_" {
             self.uses.push((name, path.clone()));
+        }
+        if self.reexport {
+            return;
         }
         self.refs.push(Ref {
             segments: path,
@@ -955,7 +961,11 @@ impl<'ast> Visit<'ast> for Refs {
         match item {
             syn::Item::Use(u) => {
                 if u.leading_colon.is_none() {
+                    // A re-export is the module's face, not its import: its
+                    // names are followed, and count where code uses them.
+                    self.reexport = !matches!(u.vis, syn::Visibility::Inherited);
                     self.use_tree(&mut Vec::new(), &u.tree);
+                    self.reexport = false;
                 }
             }
             // A module inside a function body: rare, and not in the tree.
@@ -1095,9 +1105,11 @@ mod tests {
         let report = Tree::new(LAYERED).check();
         assert!(report.ok(), "{}", report.render());
         assert_eq!(report.modules, 6);
+        // file → model, reader → file, session → model, reader and file;
+        // the re-exports of lib.rs and read/mod.rs are no imports.
         assert_eq!(
             report.render(),
-            "demo: 6 modules, 10 imports, no cycle at any depth, no upward import\n"
+            "demo: 6 modules, 5 imports, no cycle at any depth, no upward import\n"
         );
     }
 
@@ -1133,7 +1145,9 @@ mod tests {
     }
 
     #[test]
-    fn a_child_using_its_parents_own_item_fails() {
+    fn files_may_build_on_their_folder_module() {
+        // `read/mod.rs` is the base of its folder: `reader` uses its
+        // `Options`; its re-export of `Reader` is no import.
         let report = Tree::new(&with(&[
             (
                 "read/mod.rs",
@@ -1147,13 +1161,29 @@ mod tests {
             ),
         ]))
         .check();
-        assert_eq!(report.problems.len(), 1, "{}", report.render());
-        let p = &report.problems[0];
-        assert!(
-            p.starts_with("read/reader.rs:2: super::Options — the item is defined in read (read/mod.rs), an ancestor of read::reader"),
-            "{p}"
-        );
-        // read → reader (its re-export) and reader → read close a cycle.
+        assert!(report.ok(), "{}", report.render());
+    }
+
+    #[test]
+    fn a_folder_module_both_base_and_top_is_a_cycle() {
+        // `read/mod.rs` uses `Reader` in its own code and `reader` uses
+        // its `Options`.
+        let report = Tree::new(&with(&[
+            (
+                "read/mod.rs",
+                "mod file;\nmod reader;\npub use reader::Reader;\n\
+                 pub(crate) use file::FileInfo;\npub struct Options;\n\
+                 pub fn open() -> Reader { todo!() }\n",
+            ),
+            (
+                "read/reader.rs",
+                "use super::file::FileInfo;\nuse super::Options;\n\
+                 pub struct Reader(Vec<FileInfo>, Options);\n",
+            ),
+        ]))
+        .check();
+        assert!(!report.ok());
+        assert_eq!(report.cycles.len(), 1, "{}", report.render());
         assert_eq!(report.cycles[0].members, ["read", "read::reader"]);
     }
 
