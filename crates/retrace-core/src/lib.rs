@@ -25,7 +25,8 @@
 #![deny(unsafe_code)]
 
 // The layers, declared bottom-up: a module uses only the modules declared
-// before it (`cargo xtask layers` checks it, at every depth).
+// before it, at every depth; a folder's files may build on its `mod.rs`,
+// which then uses none of them (`cargo xtask layers` checks it).
 mod model;
 mod read;
 mod tree;
