@@ -12,6 +12,9 @@
 //!   it finds is counted in [`Summary::leftovers`].
 //! - [`findings_in`]: the matches in one entry's JSON, for a viewer to
 //!   highlight.
+//! - [`RedactingSource`]: a [`Source`](crate::Source) whose bytes come out
+//!   redacted, so a view shows bodies, previews and snippets with typed
+//!   placeholders.
 //!
 //! The rules see decoded string values, also inside JSON held in strings
 //! (tool arguments and outputs); only matched bytes of the raw line are
@@ -34,6 +37,7 @@ mod placeholder;
 mod report;
 mod rules;
 mod scanner;
+mod source;
 mod stream;
 mod tokens;
 mod url;
@@ -44,4 +48,5 @@ pub use kind::{KindId, KindInfo, Tier};
 pub use mode::Mode;
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
+pub use source::RedactingSource;
 pub use stream::{findings_in, opens_document, Redactor, ValueFinding};
