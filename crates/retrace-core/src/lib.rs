@@ -53,6 +53,7 @@ pub use context::{Check, ToolPairing};
 pub use diag::{Diagnostic, DiagnosticKind, Severity};
 pub use document::{Document, DocumentField, ElementStarts};
 pub use entry::{Entry, EntryId, FileId, Flags};
+pub use format::folder::{order_files, side_car, subagent_dir, Listing, SessionFile};
 pub use format::Format;
 pub use framing::starts_like_document;
 pub use gzip::{GzIndex, Inflated, CHECKPOINT_EVERY};

@@ -23,6 +23,7 @@ use crate::session::{FileInfo, Session, Subagent};
 pub(crate) mod claude;
 pub(crate) mod codex;
 pub(crate) mod events;
+pub(crate) mod folder;
 pub(crate) mod gemini;
 pub(crate) mod generic;
 pub(crate) mod list;
