@@ -9,6 +9,8 @@ use crate::intern::{Interner, Sym};
 use crate::reader::Reader;
 use crate::tree::Tree;
 
+pub(crate) mod summary;
+
 /// One input file of a session.
 #[derive(Debug, Clone, Serialize)]
 pub struct FileInfo {
