@@ -62,6 +62,7 @@ pub use normalize::ContextOptions;
 pub use outline::Segment;
 pub use reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
+pub use session::preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use session::summary::{Info, ModelStat, Stats, Summary};
 pub use session::{FileInfo, Session, Subagent};
 pub use source::{Source, SourceError};

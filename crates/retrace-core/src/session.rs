@@ -9,6 +9,7 @@ use crate::intern::{Interner, Sym};
 use crate::reader::Reader;
 use crate::tree::Tree;
 
+pub(crate) mod preview;
 pub(crate) mod summary;
 
 /// One input file of a session.
