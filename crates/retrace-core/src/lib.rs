@@ -63,6 +63,9 @@ pub use outline::Segment;
 pub use reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
+pub use session::search::{
+    entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SNIPPET_CONTEXT,
+};
 pub use session::summary::{Info, ModelStat, Stats, Summary};
 pub use session::{FileInfo, Session, Subagent};
 pub use source::{Source, SourceError};

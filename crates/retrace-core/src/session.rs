@@ -10,6 +10,7 @@ use crate::reader::Reader;
 use crate::tree::Tree;
 
 pub(crate) mod preview;
+pub(crate) mod search;
 pub(crate) mod summary;
 
 /// One input file of a session.
