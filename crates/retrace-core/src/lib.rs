@@ -62,6 +62,7 @@ pub use normalize::ContextOptions;
 pub use outline::Segment;
 pub use reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
+pub use session::export::{export_branch, Export, ExportError};
 pub use session::preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use session::search::{
     entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SNIPPET_CONTEXT,

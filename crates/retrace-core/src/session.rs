@@ -9,6 +9,7 @@ use crate::intern::{Interner, Sym};
 use crate::reader::Reader;
 use crate::tree::Tree;
 
+pub(crate) mod export;
 pub(crate) mod preview;
 pub(crate) mod search;
 pub(crate) mod summary;
