@@ -20,7 +20,6 @@
 //!   migrated from its legacy document).
 
 use std::cmp::Ordering;
-use std::collections::HashMap;
 
 /// What the names are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,8 +51,16 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
     let names: Vec<&str> = names.iter().map(AsRef::as_ref).collect();
     let folder = listing == Listing::Folder;
     let by_name = |a: &usize, b: &usize| order(names[*a], names[*b]);
-    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let side_car_of = |name: &str| side_car(name).and_then(|car| index.get(car.as_str()).copied());
+    // Names in order, to find a side-car by name.
+    let mut index: Vec<(&str, usize)> = names.iter().copied().zip(0..).collect();
+    index.sort_unstable();
+    let side_car_of = |name: &str| {
+        let car = side_car(name)?;
+        let at = index
+            .binary_search_by(|(n, _)| (*n).cmp(car.as_str()))
+            .ok()?;
+        Some(index[at].1)
+    };
     // The side-cars of the sessions given.
     let mut attached = vec![false; names.len()];
     for name in &names {

@@ -10,8 +10,6 @@
 //! [`Info`] puts both together as `retrace info --json` writes them: a
 //! public interface, so its field names and order do not change.
 
-use std::collections::BTreeMap;
-
 use serde::{Deserialize, Serialize};
 
 use crate::{BranchKind, Check, Diagnostic, Format, Session, Severity};
@@ -111,8 +109,8 @@ pub struct Stats {
     pub diagnostics: usize,
     pub errors: usize,
     pub warnings: usize,
-    /// Messages and tokens per model, by model name.
-    pub models: BTreeMap<String, ModelStat>,
+    /// Messages and tokens per model, by model name (in name order).
+    pub models: Vec<(String, ModelStat)>,
 }
 
 /// Messages and tokens of one model.
@@ -159,6 +157,14 @@ impl Stats {
                 .collect(),
         }
     }
+}
+
+/// Pairs as a JSON object, in their order.
+fn as_map<S: serde::Serializer>(
+    pairs: &&[(String, ModelStat)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(pairs.iter().map(|(k, v)| (k, v)))
 }
 
 /// How many diagnostics, and how many of them are errors and warnings.
@@ -209,7 +215,8 @@ impl Serialize for Info<'_> {
             last_timestamp: Option<String>,
             #[serde(skip_serializing_if = "Option::is_none")]
             duration_ms: Option<i64>,
-            models: &'a BTreeMap<String, ModelStat>,
+            #[serde(serialize_with = "as_map")]
+            models: &'a [(String, ModelStat)],
         }
         let (s, t) = (self.summary, self.stats);
         Json {
@@ -269,7 +276,7 @@ mod tests {
             errors: 1,
             ..Stats::default()
         };
-        stats.models.insert(
+        stats.models.push((
             "m".into(),
             ModelStat {
                 messages: 2,
@@ -278,7 +285,7 @@ mod tests {
                 cost_usd: Some(0.25),
                 ..ModelStat::default()
             },
-        );
+        ));
         let info = Info {
             path: "s.jsonl",
             summary: &summary,
@@ -349,7 +356,8 @@ mod tests {
         assert_eq!(summary.duration_ms(), Some(3000));
         let stats = Stats::new(&s.check(&mut lines.as_bytes()).unwrap());
         assert_eq!(stats.messages, 2);
-        assert_eq!(stats.models["m"].messages, 1);
+        assert_eq!(stats.models[0].0, "m");
+        assert_eq!(stats.models[0].1.messages, 1);
         let back: Summary =
             serde_json::from_str(&serde_json::to_string(&summary).unwrap()).unwrap();
         assert_eq!(back, summary);
