@@ -5,8 +5,12 @@
 //! rows on screen. Messages travel as JSON strings; the files of an
 //! [`Request::Open`] travel beside the JSON in the same `postMessage`.
 
-use retrace_core::{Diagnostic, Marks, Message, RowKind};
+use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind};
 use serde::{Deserialize, Serialize};
+
+// Values the core computes for the CLI and the viewer alike cross as they
+// are: no mirror types to drift.
+pub use retrace_core::{Hit, SearchFilter, Stats};
 
 /// From the page to the worker.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -42,26 +46,6 @@ pub enum Request {
     Download { file: u32, mode: String },
 }
 
-/// Which rows a search looks at.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SearchFilter {
-    pub user: bool,
-    pub assistant: bool,
-    pub tool: bool,
-    pub events: bool,
-}
-
-impl Default for SearchFilter {
-    fn default() -> Self {
-        SearchFilter {
-            user: true,
-            assistant: true,
-            tool: true,
-            events: false,
-        }
-    }
-}
-
 /// From the worker to the page, written as `{"kind": …, "data": {…}}` and
 /// read with [`Response::from_json`].
 #[derive(Debug, Clone, Serialize)]
@@ -94,8 +78,11 @@ pub enum Response {
         /// More matched than were returned.
         truncated: bool,
     },
+    /// The totals of the deep check, and the first problems it found (all
+    /// of them are counted in `stats`).
     Stats {
         stats: Stats,
+        diagnostics: Vec<Diagnostic>,
     },
     /// An image as a `data:` URL (no request leaves the tab).
     Image {
@@ -121,10 +108,10 @@ pub enum Response {
     DownloadDone {
         name: String,
     },
-    /// Segment previews, (segment, text); segments without a prompt have
-    /// none.
+    /// Segment previews, (segment, preview); segments where nothing is
+    /// said have none.
     Previews {
-        previews: Vec<(u32, String)>,
+        previews: Vec<(u32, Preview)>,
     },
     /// A request could not be served (unreadable file, …).
     Failed {
@@ -135,21 +122,16 @@ pub enum Response {
 /// What a session is, for the header, the details panel and the tree.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Summary {
+    /// The figures `retrace info` prints: format, entries, branches, time
+    /// span, how many diagnostics.
+    pub figures: retrace_core::Summary,
     pub files: Vec<FileSummary>,
-    /// The session's format, e.g. `claude-code` or `pi v3`.
-    pub format: String,
-    pub entries: u32,
-    pub nodes: u32,
-    pub start: Option<i64>,
-    pub end: Option<i64>,
     pub default_leaf: Option<u32>,
     pub tips: Vec<u32>,
-    pub real_branch_points: u32,
-    pub structural_branch_points: u32,
     pub outline: Vec<SegmentInfo>,
-    /// The first diagnostics (all of them when fewer than the cap).
+    /// The first diagnostics (all of them when fewer than the cap; how many
+    /// there are is in `figures`).
     pub diagnostics: Vec<Diagnostic>,
-    pub diagnostics_total: u32,
     pub subagents: Vec<SubagentInfo>,
     /// What the session says about itself: id, working directory, agent
     /// version, git branch, model… (first value of each, from the first
@@ -201,8 +183,9 @@ pub struct SegmentInfo {
     pub tip: u32,
     pub start: Option<i64>,
     pub end: Option<i64>,
-    /// The first typed prompt on the segment, shortened.
-    pub preview: Option<String>,
+    /// What the segment is about (its first prompt, shortened), when the
+    /// summary carries it.
+    pub preview: Option<Preview>,
     pub sidechain: bool,
     pub file: u32,
 }
@@ -271,6 +254,7 @@ impl Response {
         #[derive(Deserialize)]
         struct StatsPayload {
             stats: Stats,
+            diagnostics: Vec<Diagnostic>,
         }
         #[derive(Deserialize)]
         struct Image {
@@ -285,7 +269,7 @@ impl Response {
         }
         #[derive(Deserialize)]
         struct Previews {
-            previews: Vec<(u32, String)>,
+            previews: Vec<(u32, Preview)>,
         }
         #[derive(Deserialize)]
         struct Scan {
@@ -340,9 +324,13 @@ impl Response {
                     truncated: r.truncated,
                 }
             }
-            "stats" => Response::Stats {
-                stats: read::<StatsPayload>(data)?.stats,
-            },
+            "stats" => {
+                let s: StatsPayload = read(data)?;
+                Response::Stats {
+                    stats: s.stats,
+                    diagnostics: s.diagnostics,
+                }
+            }
             "image" => {
                 let i: Image = read(data)?;
                 Response::Image {
@@ -508,44 +496,6 @@ pub struct RowBody {
     pub broken: bool,
 }
 
-/// A search match.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Hit {
-    pub entry: u32,
-    pub label: String,
-    pub line: u32,
-    pub role: String,
-    /// Text around the match.
-    pub snippet: String,
-    /// A leaf whose branch holds the entry.
-    pub leaf: u32,
-}
-
-/// Totals that need every body.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Stats {
-    pub messages: u64,
-    pub tool_calls: u64,
-    pub tool_results: u64,
-    pub tool_errors: u64,
-    pub results_without_call: u64,
-    pub calls_without_result: u64,
-    pub models: Vec<ModelStat>,
-    /// Problems only a full parse finds (first ones).
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct ModelStat {
-    pub model: String,
-    pub messages: u64,
-    pub input: u64,
-    pub output: u64,
-    pub cache_read: u64,
-    pub cache_write: u64,
-    pub cost: Option<f64>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -596,11 +546,31 @@ mod tests {
             },
             Response::SearchResults {
                 query: "q".into(),
-                hits: Vec::new(),
+                hits: vec![Hit {
+                    entry: retrace_core::EntryId(4),
+                    label: "e4".into(),
+                    line: 5,
+                    role: "user".into(),
+                    snippet: "…the q…".into(),
+                    leaf: retrace_core::EntryId(9),
+                }],
                 truncated: true,
             },
             Response::Stats {
-                stats: Stats::default(),
+                stats: Stats {
+                    messages: 3,
+                    models: [(
+                        "m".to_owned(),
+                        retrace_core::ModelStat {
+                            messages: 2,
+                            cost_usd: Some(0.5),
+                            ..Default::default()
+                        },
+                    )]
+                    .into(),
+                    ..Stats::default()
+                },
+                diagnostics: Vec::new(),
             },
             Response::Image {
                 leaf: 1,
@@ -612,7 +582,14 @@ mod tests {
                 message: "m".into(),
             },
             Response::Previews {
-                previews: vec![(3, "p".into())],
+                previews: vec![(
+                    3,
+                    Preview {
+                        role: retrace_core::Role::User,
+                        prompt: true,
+                        text: "p".into(),
+                    },
+                )],
             },
             Response::Scan {
                 scan: ScanReport {

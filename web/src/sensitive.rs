@@ -1,17 +1,16 @@
-//! Sensitive data in the worker: bodies shown with it hidden, a background
-//! scan of the whole session that the review pane lists, and redacted
-//! downloads with the same bytes as `retrace redact`.
+//! Sensitive data in the worker: a background scan of the whole session
+//! that the review pane lists, and redacted downloads with the same bytes
+//! as `retrace redact`. (Bodies are shown with it hidden through the core's
+//! `redact::RedactingSource`.)
 //!
 //! Scans and downloads read the files in slices between requests (see
 //! [`Jobs`]), so a gigabyte session stays navigable while they run.
 
-use std::borrow::Cow;
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::sync::Arc;
 
 use retrace_core::redact::{Finding, Mode, Redactor, Rules};
-use retrace_core::{EntryId, FileId, Session, Source, SourceError};
+use retrace_core::{EntryId, FileId, Session, Source};
 
 use crate::protocol::{ScanReport, SensitiveFinding};
 
@@ -20,39 +19,6 @@ use crate::protocol::{ScanReport, SensitiveFinding};
 pub const SLICE: u64 = 2 << 20;
 /// Findings listed in the review pane at most (all are counted).
 pub const LISTED_MAX: usize = 2_000;
-
-/// A source whose bytes come out redacted (typed placeholders: the same
-/// value needs no numbering across the session to be shown hidden).
-pub struct Redacting<'a, S: ?Sized> {
-    pub inner: &'a mut S,
-    pub rules: &'a Arc<Rules>,
-    buf: Vec<u8>,
-}
-
-impl<'a, S: Source + ?Sized> Redacting<'a, S> {
-    pub fn new(inner: &'a mut S, rules: &'a Arc<Rules>) -> Self {
-        Redacting {
-            inner,
-            rules,
-            buf: Vec::new(),
-        }
-    }
-}
-
-impl<S: Source + ?Sized> Source for Redacting<'_, S> {
-    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
-        let bytes = self.inner.read(file, range)?;
-        let mut redactor = Redactor::new(self.rules.clone(), Mode::Typed);
-        self.buf.clear();
-        redactor.push(&bytes, &mut self.buf);
-        redactor.push(b"\n", &mut self.buf);
-        redactor.finish(&mut self.buf);
-        if self.buf.last() == Some(&b'\n') {
-            self.buf.pop();
-        }
-        Ok(Cow::Borrowed(&self.buf))
-    }
-}
 
 /// A job reading every file of the session through a redactor.
 struct Pass {
@@ -265,19 +231,5 @@ mod tests {
         );
         assert_eq!(download_name("rollout.jsonl.gz"), "rollout.redacted.jsonl");
         assert_eq!(download_name("notes"), "notes.redacted");
-    }
-
-    #[test]
-    fn a_redacting_source_hides_secrets_in_bodies() {
-        let line = br#"{"type":"message","message":{"role":"user","content":"my key is AKIA2E0A8F3B244C9986"}}"#;
-        let rules = Arc::new(Rules::builtin());
-        let mut bytes: &[u8] = line;
-        let mut source = Redacting::new(&mut bytes, &rules);
-        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
-        let text = String::from_utf8(out.into_owned()).unwrap();
-        assert_eq!(
-            text,
-            r#"{"type":"message","message":{"role":"user","content":"my key is [REDACTED:aws-access-key-id]"}}"#
-        );
     }
 }

@@ -8,21 +8,20 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use js_sys::{Array, Uint8Array};
-use retrace_core::redact::{Mode, Rules};
+use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    EntryId, FileId, Flags, Inflated, Reader, Row, RowKind, Session, Source, SourceError,
+    event_line, order_files, search, segment_preview, EntryId, FileId, Flags, Inflated, Listing,
+    Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 
-use crate::describe::{event_line, message_preview};
 use crate::protocol::{
-    FileSummary, Hit, ModelStat, Request, Response, RowBody, RowInfo, Rows, SearchFilter,
-    SegmentInfo, Stats, SubagentInfo, Summary,
+    FileSummary, Request, Response, RowBody, RowInfo, Rows, SegmentInfo, SubagentInfo, Summary,
 };
-use crate::sensitive::{download_name, Download, Redacting, Scan};
+use crate::sensitive::{download_name, Download, Scan};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -37,10 +36,11 @@ const PREVIEWS: usize = 40;
 /// Search hits returned at most.
 const HITS: usize = 500;
 
-/// The open session and the files its bytes live in.
-struct Open {
+/// The open session and the files its bytes live in (the dropped files;
+/// bytes in memory in the native tests).
+struct Open<S = Files> {
     session: Session,
-    source: Inflated<Files>,
+    source: Inflated<S>,
     /// The rows of the branch last asked for.
     branch: Option<(u32, Vec<Row>)>,
     /// Bodies, previews and snippets are shown with sensitive data hidden
@@ -175,10 +175,11 @@ fn now_ms() -> f64 {
     scope.performance().map_or(0.0, |p| p.now())
 }
 
-/// Reads `files` into a session: the first file is the conversation, the
-/// others its side files (subagents, later parts of a split set); a
-/// `*.meta.json` is attached to the file of the same stem. `None` when a
-/// later open superseded this one.
+/// Reads `files` into a session, in the order and with the side-cars
+/// `retrace_core::order_files` gives chosen files (the conversation first,
+/// then subagents, split sets in numeric order; a `*.meta.json` attached to
+/// the file of the same stem). `None` when a later open superseded this
+/// one.
 async fn open(
     files: Vec<File>,
     leaf: Option<&str>,
@@ -190,10 +191,9 @@ async fn open(
     }
     let started = now_ms();
     let reader_sync = FileReaderSync::new().map_err(|_| "cannot read files here".to_owned())?;
-    let (metas, mut sessions): (Vec<File>, Vec<File>) = files
-        .into_iter()
-        .partition(|f| f.name().ends_with(".meta.json"));
-    order_files(&mut sessions);
+    let names: Vec<String> = files.iter().map(File::name).collect();
+    let ordered = order_files(&names, Listing::Chosen);
+    let sessions: Vec<File> = ordered.iter().map(|f| files[f.file].clone()).collect();
     if sessions.len() > FileId::LIMIT {
         return Err(format!(
             "{} files dropped; one session holds at most {}",
@@ -207,7 +207,7 @@ async fn open(
     let mut buf = Vec::new();
     let mut last_post = 0.0;
     let mut waited_ms = 0.0;
-    for file in &sessions {
+    for (file, order) in sessions.iter().zip(&ordered) {
         let id = reader.begin_file(&file.name());
         let size = file.size();
         // Room for the whole index in one step, once a sample shows its
@@ -255,11 +255,7 @@ async fn open(
             }
         }
         base += size;
-        let stem = file.name().trim_end_matches(".jsonl").to_owned();
-        if let Some(meta) = metas
-            .iter()
-            .find(|m| m.name().trim_end_matches(".meta.json") == stem)
-        {
+        if let Some(meta) = order.meta.map(|m| &files[m]) {
             read_slice(&reader_sync, meta, 0.0, meta.size(), &mut buf)?;
             reader.attach_meta(id, &buf);
         }
@@ -283,43 +279,14 @@ async fn open(
     let rules = Arc::new(Rules::builtin());
     let mut summary = summarize(
         &session,
-        &mut Redacting::new(&mut source, &rules),
+        &mut RedactingSource::new(&mut source, rules.clone()),
         leaf,
         entry,
         open_ms,
     );
     summary.read_ms = waited_ms;
-    STATE.with(|s| {
-        *s.borrow_mut() = Some(Open {
-            session,
-            source,
-            branch: None,
-            hide: true,
-            rules,
-            scan: None,
-            downloads: std::collections::VecDeque::new(),
-            ticking: false,
-        })
-    });
+    STATE.with(|s| *s.borrow_mut() = Some(Open::new(session, source, rules)));
     Ok(Some(summary))
-}
-
-/// The conversation first, then its side files in a stable order: a main
-/// session file before `agent-*` files, split sets in numeric order
-/// (`events.jsonl`, `events_1.jsonl`, `events_2.jsonl`, …).
-fn order_files(files: &mut [File]) {
-    fn key(name: &str) -> (bool, String, u64) {
-        let base = name.rsplit('/').next().unwrap_or(name);
-        let stem = base.split('.').next().unwrap_or(base);
-        let (prefix, number) = match stem.rsplit_once('_') {
-            Some((p, n)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => {
-                (p.to_owned(), n.parse().unwrap_or(0) + 1)
-            }
-            _ => (stem.to_owned(), 0),
-        };
-        (base.starts_with("agent-"), prefix, number)
-    }
-    files.sort_by_key(|f| key(&f.name()));
 }
 
 fn read_slice(
@@ -374,13 +341,6 @@ fn summarize(
     open_ms: f64,
 ) -> Summary {
     let tree = s.tree();
-    let (mut start, mut end) = (None::<i64>, None::<i64>);
-    for e in s.entries() {
-        if let Some(t) = e.timestamp() {
-            start = Some(start.map_or(t, |x| x.min(t)));
-            end = Some(end.map_or(t, |x| x.max(t)));
-        }
-    }
     // A preview costs a body read; a big session has thousands of
     // segments, so only the first ones (and those on the default branch)
     // get one.
@@ -404,8 +364,9 @@ fn summarize(
             tip: s.tip_of(seg).0,
             start: seg.start,
             end: seg.end,
+            // A body that cannot be read has no preview; the rows say why.
             preview: (i < PREVIEWS || on_default[i])
-                .then(|| first_prompt(s, source, seg.first, seg.len))
+                .then(|| segment_preview(s, source, seg).ok().flatten())
                 .flatten(),
             sidechain: s.is_sidechain(seg.first),
             file: u32::from(s.entry(seg.first).file.0),
@@ -417,6 +378,7 @@ fn summarize(
         .filter(|&e| tree.contains(e))
         .map(|e| e.0);
     Summary {
+        figures: retrace_core::Summary::new(s),
         files: s
             .files()
             .iter()
@@ -428,16 +390,8 @@ fn summarize(
                 format: s.file_format(FileId(i as u16)).describe(),
             })
             .collect(),
-        format: s.format().describe(),
-        entries: s.entries().len() as u32,
-        nodes: tree.len() as u32,
-        start,
-        end,
         default_leaf: tree.default_leaf().map(|e| e.0),
         tips: tree.tips().iter().map(|e| e.0).collect(),
-        real_branch_points: tree.real_branch_points().count() as u32,
-        structural_branch_points: (tree.branch_points().len() - tree.real_branch_points().count())
-            as u32,
         outline,
         diagnostics: s
             .diagnostics()
@@ -445,7 +399,6 @@ fn summarize(
             .take(DIAGNOSTICS_SENT)
             .cloned()
             .collect(),
-        diagnostics_total: s.diagnostics().len() as u32,
         metadata: metadata(s, source),
         subagents: s
             .subagents()
@@ -525,39 +478,21 @@ fn metadata(s: &Session, source: &mut dyn Source) -> Vec<(String, String)> {
     out
 }
 
-/// The first typed prompt among the first entries of a segment.
-fn first_prompt(
-    s: &Session,
-    source: &mut dyn Source,
-    first: EntryId,
-    len: usize,
-) -> Option<String> {
-    // The first typed prompt among the first entries; a branch that starts
-    // with the model's answer (a retried response) shows that instead.
-    let mut e = first;
-    let mut fallback = None;
-    for _ in 0..len.min(8) {
-        let prompt = s.is_prompt(e) && s.role(e) == "user";
-        if prompt || fallback.is_none() {
-            if let Some(message) = s.message(e, source).ok().flatten() {
-                let text = message_preview(&message, 80);
-                if !text.is_empty() {
-                    if prompt {
-                        return Some(text);
-                    }
-                    fallback = Some(format!("{}: {text}", message.role.as_str()));
-                }
-            }
-        }
-        match s.tree().continuation(e) {
-            Some(next) => e = next,
-            None => break,
+impl<S: Source> Open<S> {
+    /// Sensitive data hidden, no background work yet.
+    fn new(session: Session, source: Inflated<S>, rules: Arc<Rules>) -> Open<S> {
+        Open {
+            session,
+            source,
+            branch: None,
+            hide: true,
+            rules,
+            scan: None,
+            downloads: std::collections::VecDeque::new(),
+            ticking: false,
         }
     }
-    fallback
-}
 
-impl Open {
     fn rows(&mut self, leaf: u32) -> Result<&[Row], String> {
         if !self.session.tree().contains(EntryId(leaf)) {
             return Err(format!("entry {leaf} is not in the tree"));
@@ -674,7 +609,7 @@ impl Open {
     /// sensitive data is shown.
     fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
         if self.hide {
-            let mut source = Redacting::new(&mut self.source, &self.rules);
+            let mut source = RedactingSource::new(&mut self.source, self.rules.clone());
             f(&self.session, &mut source)
         } else {
             f(&self.session, &mut self.source)
@@ -719,8 +654,8 @@ impl Open {
                 .iter()
                 .filter_map(|&i| {
                     let seg = outline.get(i as usize)?;
-                    let text = first_prompt(s, source, seg.first, seg.len)?;
-                    Some((i, text))
+                    let preview = segment_preview(s, source, seg).ok()??;
+                    Some((i, preview))
                 })
                 .collect()
         });
@@ -752,84 +687,16 @@ impl Open {
         }
     }
 
-    /// Case-insensitive search over every entry's raw bytes (cheap), then
-    /// the text of each candidate for the snippet (exact).
+    /// The session searched, its text as shown (see
+    /// `retrace_core::search`).
     fn search(&mut self, query: &str, filter: SearchFilter) -> Result<Response, String> {
-        let needle = query.trim().to_lowercase();
-        if needle.is_empty() {
-            return Ok(Response::SearchResults {
-                query: query.to_owned(),
-                hits: Vec::new(),
-                truncated: false,
-            });
-        }
-        let finder = memchr::memmem::Finder::new(needle.as_bytes());
-        let s = &self.session;
-        let tree = s.tree();
-        let mut hits = Vec::new();
-        let mut truncated = false;
-        let mut lower = Vec::new();
-        for (i, entry) in s.entries().iter().enumerate() {
-            let e = EntryId(i as u32);
-            if !tree.contains(e) || entry.is_broken() {
-                continue;
-            }
-            let role = match s.role(e) {
-                _ if entry.flags.has(Flags::TOOL_RESULT) => "tool",
-                "toolResult" => "tool",
-                "" => "event",
-                r => r,
-            };
-            let wanted = match role {
-                "user" => filter.user,
-                "assistant" => filter.assistant,
-                "tool" => filter.tool,
-                _ => filter.events,
-            };
-            if !wanted {
-                continue;
-            }
-            let bytes = self
-                .source
-                .read(entry.file, entry.range())
-                .map_err(|e| e.to_string())?;
-            lower.clear();
-            lower.extend(bytes.iter().map(u8::to_ascii_lowercase));
-            if finder.find(&lower).is_none() {
-                continue;
-            }
-            // The text as shown: with sensitive data hidden, a match
-            // inside it is no match.
-            let text = if self.hide {
-                text_of(s, e, &mut Redacting::new(&mut self.source, &self.rules))
-            } else {
-                text_of(s, e, &mut self.source)
-            };
-            let Some(snippet) = snippet(&text, &needle) else {
-                // The match was in markup (a key, an id), not in the text.
-                continue;
-            };
-            if hits.len() == HITS {
-                truncated = true;
-                break;
-            }
-            let mut leaf = e;
-            while let Some(next) = tree.continuation(leaf) {
-                leaf = next;
-            }
-            hits.push(Hit {
-                entry: e.0,
-                label: s.label(e),
-                line: entry.line,
-                role: role.to_owned(),
-                snippet,
-                leaf: leaf.0,
-            });
-        }
+        let found = self
+            .shown(|s, source| search(s, source, query, filter, HITS))
+            .map_err(|e| e.to_string())?;
         Ok(Response::SearchResults {
             query: query.to_owned(),
-            hits,
-            truncated,
+            hits: found.hits,
+            truncated: found.truncated,
         })
     }
 
@@ -839,32 +706,12 @@ impl Open {
             .check(&mut self.source)
             .map_err(|e| e.to_string())?;
         Ok(Response::Stats {
-            stats: Stats {
-                messages: check.messages,
-                tool_calls: check.tool_calls,
-                tool_results: check.tool_results,
-                tool_errors: check.tool_errors,
-                results_without_call: check.pairing.results_without_call,
-                calls_without_result: check.pairing.calls_without_result,
-                models: check
-                    .models
-                    .iter()
-                    .map(|(model, m)| ModelStat {
-                        model: model.clone(),
-                        messages: m.messages,
-                        input: m.usage.input,
-                        output: m.usage.output,
-                        cache_read: m.usage.cache_read,
-                        cache_write: m.usage.cache_write,
-                        cost: m.usage.cost,
-                    })
-                    .collect(),
-                diagnostics: check
-                    .diagnostics
-                    .into_iter()
-                    .take(DIAGNOSTICS_SENT)
-                    .collect(),
-            },
+            stats: Stats::new(&check),
+            diagnostics: check
+                .diagnostics
+                .into_iter()
+                .take(DIAGNOSTICS_SENT)
+                .collect(),
         })
     }
 }
@@ -903,35 +750,184 @@ fn post_download(session: &Session, job: &Download) {
     let _ = scope.post_message(&message);
 }
 
-/// The text a search looks in: a message's, or an event's line.
-fn text_of(s: &Session, e: EntryId, source: &mut dyn Source) -> String {
-    match s.message(e, source).ok().flatten() {
-        Some(m) => crate::describe::searchable_text(&m),
-        None => match s.body(e, source) {
-            Ok(Ok(v)) => event_line(&v),
-            _ => String::new(),
-        },
-    }
-}
+#[cfg(test)]
+mod tests {
+    //! The viewer's answers against the CLI's for every file and folder of
+    //! the corpus: the files dropped on the viewer (base names, chosen)
+    //! give the figures `retrace info --json` printed (the golden files
+    //! written at c303e5d), and the previews and search hits the core
+    //! gives the session as the CLI opens it (paths, a folder's listing).
 
-/// Up to 60 characters either side of the first case-insensitive match of
-/// `needle` (already lower case) in `text`.
-fn snippet(text: &str, needle: &str) -> Option<String> {
-    let lower = text.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII; map back through
-    // char positions.
-    let at = lower.find(needle)?;
-    let char_at = lower[..at].chars().count();
-    let chars: Vec<char> = text.chars().collect();
-    let from = char_at.saturating_sub(60);
-    let to = (char_at + needle.chars().count() + 60).min(chars.len());
-    let mut out: String = chars[from..to].iter().collect();
-    out = out.split_whitespace().collect::<Vec<_>>().join(" ");
-    if from > 0 {
-        out.insert(0, '…');
+    use std::path::{Path, PathBuf};
+
+    use retrace_core::{side_car, subagent_dir, Info, Preview};
+    use serde_json::Value;
+
+    use super::*;
+
+    /// Files held in memory.
+    struct Memory(Vec<Vec<u8>>);
+
+    impl Source for Memory {
+        fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+            let bytes = self.0.get(file.0 as usize);
+            bytes
+                .and_then(|b| b.get(range.start as usize..range.end as usize))
+                .map(Cow::Borrowed)
+                .ok_or_else(|| SourceError::new(file, range, "past the end"))
+        }
     }
-    if to < chars.len() {
-        out.push('…');
+
+    fn root() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
-    Some(out)
+
+    fn corpus() -> PathBuf {
+        root().join("../shared/corpus")
+    }
+
+    fn files_in(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .filter(|e| e.file_type().unwrap().is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// An input as the CLI names its files: a folder's files and its
+    /// sessions' `subagents` files, or a file and its side-car (paths
+    /// relative to `dir`).
+    fn input(path: &Path) -> (PathBuf, Vec<String>, Listing) {
+        if path.is_dir() {
+            let mut names = files_in(path);
+            for name in names.clone() {
+                if let Some(sub) = subagent_dir(&name).filter(|d| path.join(d).is_dir()) {
+                    names.extend(
+                        files_in(&path.join(&sub))
+                            .iter()
+                            .map(|n| format!("{sub}/{n}")),
+                    );
+                }
+            }
+            return (path.to_path_buf(), names, Listing::Folder);
+        }
+        let dir = path.parent().unwrap().to_path_buf();
+        let base = path.file_name().unwrap().to_string_lossy().into_owned();
+        let mut names = vec![base.clone()];
+        names.extend(side_car(&base).filter(|car| dir.join(car).is_file()));
+        (dir, names, Listing::Chosen)
+    }
+
+    /// Reads `paths` (relative to `dir`) in the order `order_files` gives
+    /// `names` (one per path), side-cars attached.
+    fn open(dir: &Path, names: &[String], paths: &[String], listing: Listing) -> Open<Memory> {
+        let mut reader = Reader::new();
+        let mut bytes = Vec::new();
+        for f in order_files(names, listing) {
+            let id = reader.begin_file(&names[f.file]);
+            let data = std::fs::read(dir.join(&paths[f.file])).unwrap();
+            reader.push(&data);
+            if let Some(meta) = f.meta {
+                reader.attach_meta(id, &std::fs::read(dir.join(&paths[meta])).unwrap());
+            }
+            bytes.push(data);
+        }
+        let session = reader.finish();
+        let source = Inflated::new(Memory(bytes), session.files());
+        Open::new(session, source, Arc::new(Rules::builtin()))
+    }
+
+    #[test]
+    fn the_viewer_answers_as_the_cli_does() {
+        let golden =
+            std::fs::read_to_string(root().join("tests/fixtures/golden/info-corpus.jsonl"))
+                .unwrap();
+        let mut inputs = 0;
+        for want in golden.lines() {
+            let path = serde_json::from_str::<Value>(want).unwrap()["path"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            let (dir, names, listing) = input(&corpus().join(&path));
+            let mut cli = open(&dir, &names, &names, listing);
+            // Dropped on the viewer: the same files, by their names only.
+            let dropped: Vec<String> = names
+                .iter()
+                .map(|n| n.rsplit('/').next().unwrap().to_owned())
+                .collect();
+            let mut viewer = open(&dir, &dropped, &names, Listing::Chosen);
+            let read = |s: &Session| -> Vec<String> {
+                s.files()
+                    .iter()
+                    .map(|f| f.name.rsplit('/').next().unwrap().to_owned())
+                    .collect()
+            };
+            assert_eq!(read(&viewer.session), read(&cli.session), "{path}: files");
+
+            // Summary and stats: what `info --json` printed.
+            let rules = viewer.rules.clone();
+            let summary = summarize(
+                &viewer.session,
+                &mut RedactingSource::new(&mut viewer.source, rules),
+                None,
+                None,
+                0.0,
+            );
+            let Ok(Response::Stats { stats, .. }) = viewer.stats() else {
+                panic!("{path}: no stats");
+            };
+            let info = Info {
+                path: &path,
+                summary: &summary.figures,
+                stats: &stats,
+            };
+            assert_eq!(serde_json::to_string(&info).unwrap(), want, "{path}");
+
+            // Previews, with sensitive data shown (the CLI shows it).
+            viewer.hide = false;
+            let outline = cli.session.outline();
+            let all: Vec<u32> = (0..outline.len() as u32).collect();
+            let Response::Previews { previews } = viewer.previews(&all) else {
+                panic!("{path}: no previews");
+            };
+            let expected: Vec<(u32, Preview)> = outline
+                .iter()
+                .enumerate()
+                .filter_map(|(i, seg)| {
+                    let p = segment_preview(&cli.session, &mut cli.source, seg).unwrap()?;
+                    Some((i as u32, p))
+                })
+                .collect();
+            assert_eq!(previews, expected, "{path}");
+            // The summary's, drawn first, are those with sensitive data
+            // hidden.
+            for (i, info) in summary.outline.iter().enumerate() {
+                let Some(hidden) = &info.preview else {
+                    continue;
+                };
+                let shown = previews.iter().find(|(s, _)| *s == i as u32).unwrap();
+                assert_eq!((hidden.role, hidden.prompt), (shown.1.role, shown.1.prompt));
+                assert!(hidden.text == shown.1.text || hidden.text.contains("[REDACTED:"));
+            }
+
+            // Search hits.
+            for query in ["the", "README", "\""] {
+                let filter = SearchFilter::default();
+                let Ok(Response::SearchResults {
+                    hits, truncated, ..
+                }) = viewer.search(query, filter)
+                else {
+                    panic!("{path}: no search results");
+                };
+                let cli_hits = search(&cli.session, &mut cli.source, query, filter, HITS).unwrap();
+                assert_eq!(hits, cli_hits.hits, "{path}: {query}");
+                assert_eq!(truncated, cli_hits.truncated);
+            }
+            inputs += 1;
+        }
+        assert!(inputs > 60, "{inputs} inputs");
+    }
 }

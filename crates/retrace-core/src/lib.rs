@@ -40,7 +40,7 @@ pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
-pub use format::Subagent;
+pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
 pub use model::format_id::Format;
@@ -56,6 +56,11 @@ pub use read::framing::starts_like_document;
 pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
-pub use session::{Check, Marks, ModelStats, Row, RowKind, Segment, Session, ToolPairing};
+pub use session::{
+    entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check,
+    Export, ExportError, Hit, Hits, Info, Marks, ModelStat, ModelStats, Preview, Row, RowKind,
+    SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT, PREVIEW_CHARS,
+    SNIPPET_CONTEXT,
+};
 pub use source::{Inflated, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

@@ -11,7 +11,8 @@ pub fn Details() -> impl IntoView {
     let v = viewer();
     let overview = move || {
         let s = v.summary.get()?;
-        let span = match (s.start, s.end) {
+        let figures = &s.figures;
+        let span = match (figures.start, figures.end) {
             (Some(a), Some(b)) => format!("{} → {} ({})", stamp(a), stamp(b), duration(b - a)),
             _ => "no timestamps".to_owned(),
         };
@@ -29,14 +30,14 @@ pub fn Details() -> impl IntoView {
             .collect_view();
         Some(view! {
             <dl class="facts">
-                <dt>"Format"</dt><dd id="format">{s.format.clone()}</dd>
+                <dt>"Format"</dt><dd id="format">{figures.format_label()}</dd>
                 {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
-                <dt>"Entries"</dt><dd>{count(s.entries as u64)}{format!(" ({} in the tree)", count(s.nodes as u64))}</dd>
+                <dt>"Entries"</dt><dd>{count(figures.entries as u64)}{format!(" ({} in the tree)", count(figures.nodes as u64))}</dd>
                 <dt>"Time"</dt><dd>{span}</dd>
                 <dt>"Branches"</dt>
                 <dd>
-                    {format!("{} leaves · {} rewinds", s.tips.len(), s.real_branch_points)}
-                    {(s.structural_branch_points > 0).then(|| format!(" · {} structural fan-outs folded", s.structural_branch_points))}
+                    {format!("{} leaves · {} rewinds", figures.leaves, figures.branch_points)}
+                    {(figures.structural_branch_points > 0).then(|| format!(" · {} structural fan-outs folded", figures.structural_branch_points))}
                 </dd>
                 {(!s.subagents.is_empty()).then(|| view! {
                     <dt>"Subagents"</dt><dd>{s.subagents.len()}</dd>
@@ -52,7 +53,7 @@ pub fn Details() -> impl IntoView {
         })
     };
     let stats = move || {
-        let Some(st) = v.stats.get() else {
+        let Some((st, _)) = v.stats.get() else {
             if v.stats_asked.get() {
                 return view! { <p class="dim">"Counting tokens and tool calls…"</p> }.into_any();
             }
@@ -70,16 +71,16 @@ pub fn Details() -> impl IntoView {
         let models = st
             .models
             .iter()
-            .map(|m| {
+            .map(|(model, m)| {
                 view! {
                     <tr>
-                        <td>{m.model.clone()}</td>
+                        <td>{model.clone()}</td>
                         <td>{count(m.messages)}</td>
-                        <td>{count(m.input)}</td>
-                        <td>{count(m.output)}</td>
-                        <td>{count(m.cache_read)}</td>
-                        <td>{count(m.cache_write)}</td>
-                        <td>{m.cost.map(|c| format!("${c:.2}")).unwrap_or_default()}</td>
+                        <td>{count(m.input_tokens)}</td>
+                        <td>{count(m.output_tokens)}</td>
+                        <td>{count(m.cache_read_tokens)}</td>
+                        <td>{count(m.cache_write_tokens)}</td>
+                        <td>{m.cost_usd.map(|c| format!("${c:.2}")).unwrap_or_default()}</td>
                     </tr>
                 }
             })
@@ -108,13 +109,13 @@ pub fn Details() -> impl IntoView {
     let diagnostics = move || {
         let s = v.summary.get()?;
         let mut all = s.diagnostics.clone();
-        if let Some(st) = v.stats.get() {
-            all.extend(st.diagnostics.iter().cloned());
+        if let Some((_, found)) = v.stats.get() {
+            all.extend(found.iter().cloned());
         }
         all.sort_by_key(|d| (d.file, d.line));
-        let total = s.diagnostics_total as usize
+        let total = s.figures.diagnostics
             + v.stats
-                .with(|st| st.as_ref().map_or(0, |st| st.diagnostics.len()));
+                .with(|st| st.as_ref().map_or(0, |(st, _)| st.diagnostics));
         let multi = s.files.len() > 1;
         let items = all
             .into_iter()

@@ -208,9 +208,9 @@ pub fn Status() -> impl IntoView {
                             <b>{name}</b>
                             {more}
                             " · "
-                            {s.format.clone()}
+                            {s.figures.format_label()}
                             " · "
-                            {format!("{} entries", crate::state::count(s.entries as u64))}
+                            {format!("{} entries", crate::state::count(s.figures.entries as u64))}
                             " · "
                             {format!("indexed in {:.0} ms", s.open_ms)}
                         </span>

@@ -13,7 +13,7 @@ use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 
 use leptos::prelude::*;
-use retrace_core::{Marks, Replay, ReplayEvent, ReplayOptions, Step};
+use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOptions, Step};
 
 use crate::client;
 use crate::protocol::{
@@ -45,9 +45,10 @@ pub struct Viewer {
     pub window: RwSignal<Window>,
     /// The row a link points at (highlighted, kept in the URL).
     pub focus: RwSignal<Option<usize>>,
-    pub stats: RwSignal<Option<Stats>>,
+    /// The deep check's totals and the first problems it found.
+    pub stats: RwSignal<Option<(Stats, Vec<Diagnostic>)>>,
     /// Tree segment previews that came after the summary.
-    pub previews: RwSignal<HashMap<u32, String>>,
+    pub previews: RwSignal<HashMap<u32, Preview>>,
     /// Bodies shown with sensitive data hidden (the default).
     pub hide_sensitive: RwSignal<bool>,
     /// The background scan for sensitive data, findings accumulated.
@@ -478,7 +479,7 @@ fn on_response(v: Viewer, response: Response) {
             hits,
             truncated,
         } => v.hits.set(Some((query, hits, truncated))),
-        Response::Stats { stats } => v.stats.set(Some(stats)),
+        Response::Stats { stats, diagnostics } => v.stats.set(Some((stats, diagnostics))),
         Response::Image {
             leaf,
             row,

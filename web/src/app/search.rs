@@ -75,7 +75,7 @@ pub fn Results() -> impl IntoView {
         let items = hits
             .into_iter()
             .map(|h| {
-                let (leaf, entry) = (h.leaf, h.entry);
+                let (leaf, entry) = (h.leaf.0, h.entry.0);
                 view! {
                     <li>
                         <button class="hit" on:click=move |_| v.go_to_entry(leaf, entry)>

@@ -131,10 +131,20 @@ fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> 
     let preview = {
         let given = seg.preview.clone();
         move || {
-            given
+            let preview = given
                 .clone()
-                .or_else(|| v.previews.with(|p| p.get(&index).cloned()))
-                .unwrap_or_else(|| fallback.clone())
+                .or_else(|| v.previews.with(|p| p.get(&index).cloned()));
+            match preview {
+                Some(p) if p.prompt => p.text.into_any(),
+                // Not a prompt (a branch that starts with the model's
+                // answer): who said it, then what.
+                Some(p) => view! {
+                    <span class="dim">{format!("{}: ", p.role.as_str())}</span>
+                    {p.text}
+                }
+                .into_any(),
+                None => fallback.clone().into_any(),
+            }
         }
     };
     let mut meta = format!("{} entries", seg.len + seg.side);
@@ -167,6 +177,7 @@ fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> 
 
 fn preview_title(seg: &SegmentInfo) -> String {
     seg.preview
-        .clone()
+        .as_ref()
+        .map(retrace_core::Preview::label)
         .unwrap_or_else(|| format!("{} entries", seg.len))
 }

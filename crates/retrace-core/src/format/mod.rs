@@ -9,6 +9,7 @@
 //! and in [`ALL`].
 
 // Declared bottom-up: a module uses only those above it.
+mod folder;
 mod view;
 mod rules;
 mod claude;
@@ -20,6 +21,7 @@ mod list;
 mod pi;
 mod registry;
 
+pub use folder::{order_files, side_car, subagent_dir, Listing, SessionFile};
 pub(crate) use registry::key_table;
 pub use rules::Subagent;
 pub(crate) use rules::{FileCx, Links, Rules, NONE};

@@ -12,6 +12,9 @@
 //!   it finds is counted in [`Summary::leftovers`].
 //! - [`findings_in`]: the matches in one entry's JSON, for a viewer to
 //!   highlight.
+//! - [`RedactingSource`]: a [`Source`](crate::Source) whose bytes come out
+//!   redacted, so a view shows bodies, previews and snippets with typed
+//!   placeholders.
 //!
 //! The rules see decoded string values, also inside JSON held in strings
 //! (tool arguments and outputs); only matched bytes of the raw line are
@@ -40,6 +43,7 @@ mod mode;
 mod report;
 mod json;
 mod stream;
+mod source;
 
 #[cfg(feature = "custom-rules")]
 pub use custom::RulesError;
@@ -47,4 +51,5 @@ pub use kind::{KindId, KindInfo, Tier};
 pub use mode::Mode;
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
+pub use source::RedactingSource;
 pub use stream::{findings_in, opens_document, Redactor, ValueFinding};

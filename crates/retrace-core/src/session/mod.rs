@@ -12,10 +12,20 @@ mod build;
 mod bodies;
 mod rows;
 mod outline;
+mod export;
+mod preview;
+mod search;
+mod summary;
 
 pub use bodies::{Check, ModelStats, ToolPairing};
+pub use export::{export_branch, Export, ExportError};
 pub use outline::Segment;
+pub use preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use rows::{Marks, Row, RowKind};
+pub use search::{
+    entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SNIPPET_CONTEXT,
+};
+pub use summary::{Info, ModelStat, Stats, Summary};
 
 /// A session read by a [`Reader`](crate::Reader): the index of every entry and the branch
 /// tree. Message bodies are not parsed until asked for (see

@@ -17,6 +17,15 @@ pub use inflated::Inflated;
 pub trait Source {
     /// The bytes of `range` of `file`: exactly that many, or an error.
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError>;
+
+    /// The source this one reads from, when this one changes the bytes it
+    /// gives (a [`RedactingSource`](crate::redact::RedactingSource)): a pass
+    /// over every entry can then look at the bytes as written, cheaply, and
+    /// read through this source only what it keeps (a search's first pass).
+    /// `None`, the default: these are the bytes as written.
+    fn as_written(&mut self) -> Option<&mut dyn Source> {
+        None
+    }
 }
 
 /// A range could not be read.

@@ -21,4 +21,5 @@ mod gzip;
 mod lists;
 mod migrate;
 mod redact;
+mod shared_logic;
 mod transcript;

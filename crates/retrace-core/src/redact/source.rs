@@ -1,0 +1,107 @@
+//! A [`Source`] whose bytes come out redacted: what a view reads through
+//! it (bodies, tree previews, search snippets) shows typed placeholders
+//! where the rules find secrets and personal data.
+//!
+//! Each read is one entry (a JSON line, or one element of a JSON
+//! document), redacted on its own by a fresh [`Redactor`] in
+//! [`Mode::Typed`]: a placeholder names the kind of value it hides
+//! (`[REDACTED:email]`), which needs no numbering across the session, so any
+//! entry can be read in any order and always reads the same.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::{Mode, Redactor, Rules};
+use crate::{FileId, Source, SourceError};
+
+/// Reads through `inner` and redacts what it gives.
+///
+/// Ranges are expected to be whole entries (what [`crate::Session`] asks
+/// for): a range that cuts a JSON value in two is redacted as the broken
+/// line it is.
+pub struct RedactingSource<'a> {
+    inner: &'a mut dyn Source,
+    rules: Arc<Rules>,
+    buf: Vec<u8>,
+}
+
+impl<'a> RedactingSource<'a> {
+    /// Bytes of `inner`, redacted by `rules` with typed placeholders.
+    pub fn new(inner: &'a mut dyn Source, rules: Arc<Rules>) -> RedactingSource<'a> {
+        RedactingSource {
+            inner,
+            rules,
+            buf: Vec::new(),
+        }
+    }
+}
+
+impl Source for RedactingSource<'_> {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        let bytes = self.inner.read(file, range)?;
+        let mut redactor = Redactor::new(self.rules.clone(), Mode::Typed);
+        self.buf.clear();
+        redactor.push(&bytes, &mut self.buf);
+        // The entry as a whole line, so the redactor does not hold it back
+        // as an unfinished one; the newline is taken off again.
+        redactor.push(b"\n", &mut self.buf);
+        redactor.finish(&mut self.buf);
+        if self.buf.last() == Some(&b'\n') {
+            self.buf.pop();
+        }
+        Ok(Cow::Borrowed(&self.buf))
+    }
+
+    /// Redaction only replaces: a search can look for its words in the
+    /// bytes as written, then read the few candidates redacted.
+    fn as_written(&mut self) -> Option<&mut dyn Source> {
+        Some(&mut *self.inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bodies_read_with_secrets_hidden() {
+        let line = br#"{"type":"message","message":{"role":"user","content":"my key is AKIA2E0A8F3B244C9986"}}"#;
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = line;
+        let mut source = RedactingSource::new(&mut bytes, rules);
+        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            r#"{"type":"message","message":{"role":"user","content":"my key is [REDACTED:aws-access-key-id]"}}"#
+        );
+        // The bytes as written stay reachable, unchanged.
+        let written = source.as_written().unwrap();
+        let raw = written.read(FileId(0), 0..line.len() as u64).unwrap();
+        assert_eq!(&raw[..], &line[..]);
+    }
+
+    #[test]
+    fn a_pretty_printed_element_is_redacted_whole() {
+        // One element of a JSON document, over several lines.
+        let element = b"{\n  \"type\": \"user\",\n  \"content\": \"mail me at jane.doe@quantumleap-labs.io\"\n}";
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = element;
+        let mut source = RedactingSource::new(&mut bytes, rules);
+        let out = source.read(FileId(0), 0..element.len() as u64).unwrap();
+        let text = std::str::from_utf8(&out).unwrap();
+        assert!(!text.contains("jane.doe"), "{text}");
+        assert!(text.contains("[REDACTED:email]"), "{text}");
+        assert!(text.starts_with("{\n  \"type\": \"user\","), "{text}");
+        assert!(serde_json::from_str::<serde_json::Value>(text).is_ok());
+    }
+
+    #[test]
+    fn errors_of_the_inner_source_come_through() {
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = b"{}";
+        let mut source = RedactingSource::new(&mut bytes, rules);
+        assert!(source.read(FileId(0), 0..10).is_err());
+        assert!(source.read(FileId(1), 0..1).is_err());
+    }
+}
