@@ -15,5 +15,5 @@ mod source;
 
 pub use atomic::{write_atomically, AtomicFile};
 pub use error::{StoreError, StoreResult};
-pub use open::{open_files, open_part_files, read_parallel, Input, OpenOptions, Progress};
+pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use source::FileSource;

@@ -100,12 +100,6 @@ fn read_head(file: &File) -> std::io::Result<Vec<u8>> {
     Ok(head)
 }
 
-/// [`open_files`] for plain paths.
-pub fn open_part_files(paths: &[PathBuf], options: &OpenOptions) -> StoreResult<Session> {
-    let inputs: Vec<Input> = paths.iter().map(Input::new).collect();
-    open_files(&inputs, options, None)
-}
-
 /// Pushes the whole file at `path` into `reader`, whose current file was just
 /// begun, splitting it over `options.threads` threads when it is large.
 pub fn read_parallel(
