@@ -89,6 +89,18 @@ pub(crate) struct Links {
 }
 
 impl Links {
+    /// No entry linked yet, for `entries` entries in `files` files.
+    pub fn new(entries: usize, files: usize) -> Links {
+        Links {
+            node: vec![false; entries],
+            parent: vec![NONE; entries],
+            parent_id: vec![Sym::NONE; entries],
+            flags: vec![0; entries],
+            current: vec![NONE; files],
+            diagnostics: Vec::new(),
+        }
+    }
+
     /// Every node of the file follows the node before it (files without
     /// ids: pi v1, minimal Claude Code exports, Codex rollouts).
     pub fn linear(&mut self, cx: &FileCx, is_node: impl Fn(&Entry) -> bool) {

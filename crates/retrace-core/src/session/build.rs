@@ -3,11 +3,12 @@
 //! the tree and the subagents. Also the reader's format-aware front door
 //! (`Reader::new`, `Reader::finish`): the read layer knows no format.
 
-use crate::format::{key_table, FileCx, Links, NONE};
+use crate::format::{key_table, FileCx, Links, Subagent, NONE};
 use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
+use crate::read::file::FileInfo;
 use crate::read::reader::{Reader, ReaderOptions};
 use crate::tree::Tree;
 
@@ -46,7 +47,10 @@ impl Session {
         reader.finish()
     }
 
-    /// Builds the tree over what the reader indexed.
+    /// Builds the tree over what the reader indexed, in stages: each file's
+    /// format, the links its rules write, parents named by id resolved
+    /// across files, the default leaf, the tree, then the subagents its
+    /// rules find and the timestamps checked against it.
     pub(crate) fn build(reader: Reader) -> Session {
         let Reader {
             options,
@@ -64,24 +68,7 @@ impl Session {
             }),
             "the reader left an id uninterned"
         );
-        let file_formats: Vec<Format> = files
-            .iter()
-            .map(|f| {
-                let own = &entries[f.first_entry as usize..f.end_entry as usize];
-                match options.format {
-                    Some(named) => named.rules().forced(own, &interner),
-                    None => Format::detect(f, own, &interner),
-                }
-            })
-            .collect();
-        // The session's format is its first file's, passing over empty files
-        // (a Claude Code project folder can hold a 0-byte session).
-        let format = files
-            .iter()
-            .zip(&file_formats)
-            .find(|(info, _)| info.end_entry > info.first_entry)
-            .or(files.iter().zip(&file_formats).next())
-            .map_or(Format::Generic, |(_, &f)| f);
+        let file_formats = detect_formats(&files, &entries, &interner, options.format);
         // Read anyway, and say so (unless the user asked for plain JSON).
         for (f, info) in files.iter().enumerate() {
             let unrecognised = file_formats[f] == Format::Generic && options.format.is_none();
@@ -89,15 +76,6 @@ impl Session {
                 diagnostics.push(unknown_format(FileId(f as u16)));
             }
         }
-        let n = entries.len();
-        let mut links = Links {
-            node: vec![false; n],
-            parent: vec![NONE; n],
-            parent_id: vec![Sym::NONE; n],
-            flags: vec![0; n],
-            current: vec![NONE; files.len()],
-            diagnostics: Vec::new(),
-        };
         let cxs: Vec<FileCx> = files
             .iter()
             .enumerate()
@@ -110,46 +88,7 @@ impl Session {
                 digests: &digests,
             })
             .collect();
-
-        // Each format marks its nodes and links them, file by file, then
-        // across the files it was given together.
-        for cx in &cxs {
-            let rules = cx.format.rules();
-            // Per type: 0 not asked yet, 1 known, 2 unknown.
-            let mut known_kind: Vec<u8> = Vec::new();
-            for entry in cx.own() {
-                if entry.is_broken() {
-                    continue;
-                }
-                let known = if entry.kind.is_none() {
-                    rules.is_known_type(entry, &interner)
-                } else {
-                    let k = entry.kind.index();
-                    if k >= known_kind.len() {
-                        known_kind.resize(k + 1, 0);
-                    }
-                    if known_kind[k] == 0 {
-                        known_kind[k] = 2 - u8::from(rules.is_known_type(entry, &interner));
-                    }
-                    known_kind[k] == 1
-                };
-                if !known {
-                    diagnostics.push(unknown_type(entry, &interner));
-                }
-            }
-            rules.link(cx, &mut links);
-        }
-        let mut seen: Vec<&'static str> = Vec::new();
-        for cx in &cxs {
-            let name = cx.format.name();
-            if seen.contains(&name) {
-                continue;
-            }
-            seen.push(name);
-            let same: Vec<&FileCx> = cxs.iter().filter(|c| c.format.name() == name).collect();
-            cx.format.rules().link_files(&same, &mut links);
-        }
-
+        let mut links = link(&cxs, &mut diagnostics);
         let by_id = resolve_ids(&cxs, &mut links, &mut diagnostics);
         drop(cxs);
         let Links {
@@ -178,29 +117,17 @@ impl Session {
             Some(&now) if now != NONE => Some(EntryId(now)),
             _ => default_leaf(&entries, &file_formats, &interner, &node, &parent, &by_id),
         };
-        // One file (the usual case): its rules, without reading every
-        // entry for its file (a pass over the whole index, for formats
-        // whose answers do not look at the entry).
-        let only = match file_formats[..] {
-            [one] => Some(one.rules()),
-            _ => None,
-        };
-        let rules_of = |e: u32| {
-            only.unwrap_or_else(|| file_formats[entries[e as usize].file.0 as usize].rules())
-        };
-        let tree = Tree::build(
+        let tree = tree(
+            &entries,
+            &file_formats,
+            &interner,
             node,
             parent,
             default_leaf,
-            |e, kids| {
-                rules_of(e.0)
-                    .is_real_fork(&mut kids.iter().map(|&c| &entries[c as usize]), &interner)
-            },
-            |c| rules_of(c.0).is_branch_start(&entries[c.index()], &interner),
         );
         diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
         let mut session = Session {
-            format,
+            format: session_format(&files, &file_formats),
             file_formats,
             files,
             entries,
@@ -209,14 +136,7 @@ impl Session {
             tree,
             subagents: Vec::new(),
         };
-        let mut seen: Vec<&'static str> = Vec::new();
-        for f in session.file_formats.clone() {
-            if !seen.contains(&f.name()) {
-                seen.push(f.name());
-                let found = f.rules().subagents(&session.view());
-                session.subagents.extend(found);
-            }
-        }
+        session.subagents = subagents(&session);
         session.check_timestamps();
         session
     }
@@ -251,6 +171,127 @@ impl Session {
             self.diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
         }
     }
+}
+
+/// Each file's format: the one `forced` (`--format`, with what the file
+/// says of its version), else the one detection is surest of.
+fn detect_formats(
+    files: &[FileInfo],
+    entries: &[Entry],
+    interner: &Interner,
+    forced: Option<Format>,
+) -> Vec<Format> {
+    files
+        .iter()
+        .map(|f| {
+            let own = &entries[f.first_entry as usize..f.end_entry as usize];
+            match forced {
+                Some(named) => named.rules().forced(own, interner),
+                None => Format::detect(f, own, interner),
+            }
+        })
+        .collect()
+}
+
+/// The session's format: its first file's, passing over empty files (a
+/// Claude Code project folder can hold a 0-byte session).
+fn session_format(files: &[FileInfo], file_formats: &[Format]) -> Format {
+    files
+        .iter()
+        .zip(file_formats)
+        .find(|(info, _)| info.end_entry > info.first_entry)
+        .or(files.iter().zip(file_formats).next())
+        .map_or(Format::Generic, |(_, &f)| f)
+}
+
+/// Each format marks its nodes and links them, file by file, then across
+/// the files it was given together; entry types a format does not know are
+/// reported (and kept).
+fn link(cxs: &[FileCx], diagnostics: &mut Vec<Diagnostic>) -> Links {
+    let Some(first) = cxs.first() else {
+        return Links::new(0, 0);
+    };
+    let (entries, interner) = (first.entries, first.interner);
+    let mut links = Links::new(entries.len(), cxs.len());
+    for cx in cxs {
+        let rules = cx.format.rules();
+        // Per type: 0 not asked yet, 1 known, 2 unknown.
+        let mut known_kind: Vec<u8> = Vec::new();
+        for entry in cx.own() {
+            if entry.is_broken() {
+                continue;
+            }
+            let known = if entry.kind.is_none() {
+                rules.is_known_type(entry, interner)
+            } else {
+                let k = entry.kind.index();
+                if k >= known_kind.len() {
+                    known_kind.resize(k + 1, 0);
+                }
+                if known_kind[k] == 0 {
+                    known_kind[k] = 2 - u8::from(rules.is_known_type(entry, interner));
+                }
+                known_kind[k] == 1
+            };
+            if !known {
+                diagnostics.push(unknown_type(entry, interner));
+            }
+        }
+        rules.link(cx, &mut links);
+    }
+    let mut seen: Vec<&'static str> = Vec::new();
+    for cx in cxs {
+        let name = cx.format.name();
+        if seen.contains(&name) {
+            continue;
+        }
+        seen.push(name);
+        let same: Vec<&FileCx> = cxs.iter().filter(|c| c.format.name() == name).collect();
+        cx.format.rules().link_files(&same, &mut links);
+    }
+    links
+}
+
+/// The tree over the linked nodes, each fan-out judged by its format.
+fn tree(
+    entries: &[Entry],
+    file_formats: &[Format],
+    interner: &Interner,
+    node: Vec<bool>,
+    parent: Vec<u32>,
+    default_leaf: Option<EntryId>,
+) -> Tree {
+    // One file (the usual case): its rules, without reading every entry
+    // for its file (a pass over the whole index, for formats whose answers
+    // do not look at the entry).
+    let only = match file_formats {
+        [one] => Some(one.rules()),
+        _ => None,
+    };
+    let rules_of =
+        |e: u32| only.unwrap_or_else(|| file_formats[entries[e as usize].file.0 as usize].rules());
+    Tree::build(
+        node,
+        parent,
+        default_leaf,
+        |e, kids| {
+            rules_of(e.0).is_real_fork(&mut kids.iter().map(|&c| &entries[c as usize]), interner)
+        },
+        |c| rules_of(c.0).is_branch_start(&entries[c.index()], interner),
+    )
+}
+
+/// The subagent runs each format finds in its files.
+fn subagents(session: &Session) -> Vec<Subagent> {
+    let mut seen: Vec<&'static str> = Vec::new();
+    let mut out = Vec::new();
+    for &f in &session.file_formats {
+        if !seen.contains(&f.name()) {
+            seen.push(f.name());
+            out.extend(f.rules().subagents(&session.view()));
+        }
+    }
+    out
 }
 
 /// A file that fits no format: read as plain JSON lines, and said so.
