@@ -118,6 +118,25 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    /// A line (or document element: `what`) longer than `max` bytes, which
+    /// the reader skipped rather than buffer without bound.
+    pub(crate) fn line_too_long(
+        file: FileId,
+        line: u32,
+        offset: u64,
+        what: &str,
+        max: usize,
+    ) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            kind: DiagnosticKind::LineTooLong,
+            file,
+            line,
+            offset,
+            message: format!("{what} is longer than {max} bytes and was not indexed"),
+        }
+    }
+
     /// A diagnostic about `entry`, pointing at its first byte.
     pub(crate) fn at(
         entry: &crate::model::entry::Entry,

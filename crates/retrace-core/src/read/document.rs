@@ -48,6 +48,18 @@ pub struct Document {
 }
 
 impl Document {
+    /// A document whose framing was just decided: nothing of it read yet.
+    pub(crate) fn opened() -> Document {
+        Document {
+            array_key: None,
+            is_array: false,
+            fields: Vec::new(),
+            array_key_range: None,
+            complete: false,
+            end: None,
+        }
+    }
+
     /// The top-level field `key`.
     pub fn field(&self, key: &str) -> Option<&DocumentField> {
         self.fields.iter().find(|f| f.key == key)

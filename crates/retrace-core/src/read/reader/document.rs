@@ -47,14 +47,7 @@ impl Reader {
             }
             Framing::Document => {
                 let file = self.current_file();
-                self.files[file].document = Some(Document {
-                    array_key: None,
-                    is_array: false,
-                    fields: Vec::new(),
-                    array_key_range: None,
-                    complete: false,
-                    end: None,
-                });
+                self.files[file].document = Some(Document::opened());
                 let mut bytes = head.bytes();
                 let mut start = 0;
                 if let Some(rest) = bytes.strip_prefix(BOM) {
@@ -91,14 +84,7 @@ impl Reader {
     ) -> FileId {
         let id = self.begin_part(name, offset);
         self.framing = Framing::Document;
-        self.files[id.0 as usize].document = Some(Document {
-            array_key: None,
-            is_array: false,
-            fields: Vec::new(),
-            array_key_range: None,
-            complete: false,
-            end: None,
-        });
+        self.files[id.0 as usize].document = Some(Document::opened());
         self.doc = DocState {
             framer: Some(Box::new(DocumentFramer::resume(
                 offset,
@@ -263,16 +249,8 @@ impl Reader {
             } => self.document_element(bytes, offset, line, complete, scanned),
             DocEvent::ElementTooLong { offset, line } => {
                 let max = self.max_line();
-                self.diagnostics.push(Diagnostic {
-                    severity: Severity::Error,
-                    kind: DiagnosticKind::LineTooLong,
-                    file,
-                    line,
-                    offset,
-                    message: format!(
-                        "array element is longer than {max} bytes and was not indexed"
-                    ),
-                });
+                let d = Diagnostic::line_too_long(file, line, offset, "array element", max);
+                self.diagnostics.push(d);
             }
             DocEvent::Field {
                 key,

@@ -44,14 +44,8 @@ impl Reader {
             let state = self.current.as_ref().expect("file begun");
             let (file, line, offset) = (state.id, state.lines + 1, state.offset);
             let max = self.options.max_line;
-            self.diagnostics.push(Diagnostic {
-                severity: Severity::Error,
-                kind: DiagnosticKind::LineTooLong,
-                file,
-                line,
-                offset,
-                message: format!("line is longer than {max} bytes and was not indexed"),
-            });
+            let d = Diagnostic::line_too_long(file, line, offset, "line", max);
+            self.diagnostics.push(d);
             let carried = self.carry.len() + bytes.len();
             self.carry.clear();
             self.current_mut().offset += carried as u64;
