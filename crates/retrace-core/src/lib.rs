@@ -57,8 +57,8 @@ pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{
-    entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check,
-    Export, ExportError, Hit, Hits, Info, Marks, ModelStat, ModelStats, Preview, Row, RowKind,
+    entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check, Export,
+    ExportError, Hit, Hits, Info, Marks, ModelStat, ModelStats, Preview, Row, RowKind,
     SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT, PREVIEW_CHARS,
     SNIPPET_CONTEXT,
 };
