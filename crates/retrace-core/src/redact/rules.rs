@@ -8,7 +8,8 @@ use aho_corasick::AhoCorasick;
 use regex::bytes::Regex;
 
 #[cfg(feature = "custom-rules")]
-use super::hit::{rank, resolve, Hit, Scanner};
+use super::hit::rank;
+use super::hit::{resolve, Hit, Scanner};
 use super::kind::{k, KindId, KindInfo, BUILTIN};
 use super::scanner;
 
