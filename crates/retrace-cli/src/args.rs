@@ -153,8 +153,8 @@ pub(crate) struct InfoArgs {
 pub(crate) struct TreeArgs {
     /// A session file, a directory of sessions or `-` (as for `info`).
     pub path: String,
-    /// The tree as one JSON object: its segments with their previews, and
-    /// every entry on it with its parent and children.
+    /// The tree as one JSON object: the files read, its segments with
+    /// their previews, and every entry on it with its parent and children.
     #[arg(long)]
     pub json: bool,
 }

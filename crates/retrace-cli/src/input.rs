@@ -37,6 +37,9 @@ pub struct Loaded {
     pub session: Session,
     /// Entry bodies, decompressed where the file is gzip.
     pub source: Inflated<Bytes>,
+    /// The side-car read with each file, by file (empty for standard
+    /// input).
+    pub side_cars: Vec<Option<String>>,
 }
 
 /// Where entry bodies are read from.
@@ -106,6 +109,10 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
     if let Some(bar) = bar {
         bar.finish();
     }
+    let side_cars = inputs
+        .iter()
+        .map(|i| i.meta.as_ref().map(|m| m.display().to_string()))
+        .collect();
     let source = Bytes::Files(FileSource::new(
         inputs.into_iter().map(|i| i.path).collect(),
     ));
@@ -113,6 +120,7 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
         name: path.to_owned(),
         source: Inflated::new(source, session.files()),
         session,
+        side_cars,
     })
 }
 
@@ -134,6 +142,7 @@ fn in_memory(name: &str, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
         name: name.to_owned(),
         source: Inflated::new(Bytes::Memory(bytes), session.files()),
         session,
+        side_cars: Vec::new(),
     }
 }
 

@@ -51,4 +51,22 @@ fn tree_marks_structural_fanouts_and_subagents() {
     // A project folder: each of the 6 subagent files says which agent it
     // is; one default leaf.
     retrace_snapshot!("tree_of_a_project_folder", cmd(&["tree", &corpus(PROJECT)]));
+    // Its JSON names the files read, in order, each with its side-car.
+    let o = cmd(&["tree", "--json", PROJECT])
+        .cwd(corpus_root())
+        .output();
+    let doc = &json_lines(&o)[0];
+    let files = serde_json::to_string_pretty(&doc["files"].as_array().unwrap()[..2]).unwrap();
+    insta::assert_snapshot!(files, @r#"
+    [
+      {
+        "name": "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl",
+        "side_car": null
+      },
+      {
+        "name": "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a36efb2a1231c41e2.jsonl",
+        "side_car": "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1/subagents/agent-a36efb2a1231c41e2.meta.json"
+      }
+    ]
+    "#);
 }

@@ -25,7 +25,7 @@ pub(crate) fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Re
         .map(|seg| segment_preview(s, &mut loaded.source, seg).ok().flatten())
         .collect();
     printer.emit(
-        || json(s, &outline, &previews),
+        || json(s, &loaded.side_cars, &outline, &previews),
         |out| print_text(s, &outline, &previews, out),
     )?;
     Ok(ExitStatus::Success)
@@ -157,11 +157,21 @@ fn print_text(
 #[derive(Serialize)]
 struct JsonTree<'a> {
     format: String,
+    files: Vec<JsonFile<'a>>,
     default_leaf: Option<String>,
     roots: Vec<String>,
     leaves: Vec<String>,
     segments: Vec<JsonSegment<'a>>,
     nodes: Vec<JsonNode>,
+}
+
+/// A file of the session, in the order read (what a node's `file` counts).
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    /// As named on the command line, or under the folder named.
+    name: &'a str,
+    /// The side-car read with it (a subagent's `<stem>.meta.json`).
+    side_car: Option<&'a str>,
 }
 
 /// A segment of the outline, as the text shows it on one line.
@@ -193,7 +203,12 @@ struct JsonNode {
     branch: Option<BranchKind>,
 }
 
-fn json<'a>(s: &Session, outline: &'a [Segment], previews: &'a [Option<Preview>]) -> JsonTree<'a> {
+fn json<'a>(
+    s: &'a Session,
+    side_cars: &'a [Option<String>],
+    outline: &'a [Segment],
+    previews: &'a [Option<Preview>],
+) -> JsonTree<'a> {
     let tree = s.tree();
     let nodes = (0..s.entries().len() as u32)
         .map(EntryId)
@@ -222,6 +237,15 @@ fn json<'a>(s: &Session, outline: &'a [Segment], previews: &'a [Option<Preview>]
         .collect();
     JsonTree {
         format: s.format().describe(),
+        files: s
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| JsonFile {
+                name: &f.name,
+                side_car: side_cars.get(i).and_then(Option::as_deref),
+            })
+            .collect(),
         default_leaf: tree.default_leaf().map(|e| s.label(e)),
         roots: tree.roots().iter().map(|&e| s.label(e)).collect(),
         leaves: tree.tips().iter().map(|&e| s.label(e)).collect(),
