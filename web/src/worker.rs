@@ -11,7 +11,7 @@ use js_sys::{Array, Uint8Array};
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
     event_line, order_files, search, segment_preview, EntryId, FileId, Flags, Inflated, Listing,
-    Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats,
+    Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -33,8 +33,6 @@ const DIAGNOSTICS_SENT: usize = 500;
 /// Tree segments that get a preview of their first prompt with the
 /// summary (each costs a body read); the page asks for the rest it shows.
 const PREVIEWS: usize = 40;
-/// Search hits returned at most.
-const HITS: usize = 500;
 
 /// The open session and the files its bytes live in (the dropped files;
 /// bytes in memory in the native tests).
@@ -691,7 +689,7 @@ impl<S: Source> Open<S> {
     /// `retrace_core::search`).
     fn search(&mut self, query: &str, filter: SearchFilter) -> Result<Response, String> {
         let found = self
-            .shown(|s, source| search(s, source, query, filter, HITS))
+            .shown(|s, source| search(s, source, query, filter, SEARCH_LIMIT))
             .map_err(|e| e.to_string())?;
         Ok(Response::SearchResults {
             query: query.to_owned(),
@@ -922,7 +920,8 @@ mod tests {
                 else {
                     panic!("{path}: no search results");
                 };
-                let cli_hits = search(&cli.session, &mut cli.source, query, filter, HITS).unwrap();
+                let cli_hits =
+                    search(&cli.session, &mut cli.source, query, filter, SEARCH_LIMIT).unwrap();
                 assert_eq!(hits, cli_hits.hits, "{path}: {query}");
                 assert_eq!(truncated, cli_hits.truncated);
             }

@@ -5,9 +5,9 @@
 //! fields of the commands that honour them (clap rejects them elsewhere);
 //! [`Command::output`] hands them to the [`crate::printer::Printer`].
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 use retrace_core::redact::Mode;
-use retrace_core::Format;
+use retrace_core::{Format, SEARCH_LIMIT};
 
 /// Read, replay and share the session files LLM agents write.
 #[derive(Parser)]
@@ -63,6 +63,9 @@ pub(crate) enum Command {
     Cat(CatArgs),
     /// One branch as the history of a request to a provider API.
     Migrate(MigrateArgs),
+    /// The entries whose text holds QUERY, with a snippet each; exit 0
+    /// with hits, 1 without (as grep), 2 unreadable.
+    Search(SearchArgs),
     /// Secrets and personal data replaced, streamed (`.gz` in and out);
     /// exit 1 when matches remain (or, with --check, were found).
     Redact(RedactArgs),
@@ -98,6 +101,10 @@ impl Command {
             Command::Migrate(a) => OutputOptions {
                 json: a.json,
                 ..OutputOptions::default()
+            },
+            Command::Search(a) => OutputOptions {
+                json: a.json,
+                redact: a.redact,
             },
             Command::Validate(a) => OutputOptions {
                 json: a.json,
@@ -146,8 +153,8 @@ pub(crate) struct InfoArgs {
 pub(crate) struct TreeArgs {
     /// A session file, a directory of sessions or `-` (as for `info`).
     pub path: String,
-    /// The tree as one JSON object: every entry on it, its parent and
-    /// children.
+    /// The tree as one JSON object: the files read, its segments with
+    /// their previews, and every entry on it with its parent and children.
     #[arg(long)]
     pub json: bool,
 }
@@ -188,6 +195,51 @@ pub(crate) struct MigrateArgs {
     /// The report as JSON.
     #[arg(long, requires = "report")]
     pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct SearchArgs {
+    /// A session file, a directory of sessions or `-` (as for `info`).
+    pub path: String,
+    /// What to look for, case-insensitively, in the text as a person reads
+    /// it (messages, thinking, tool calls and outputs, event lines), not
+    /// in keys or ids.
+    pub query: String,
+    /// Whose entries to search, comma-separated [default: user,assistant,tool]
+    #[arg(long = "in", value_name = "WHO", value_enum, value_delimiter = ',')]
+    pub within: Vec<SearchIn>,
+    /// At most this many hits, in file order (a note says when there were
+    /// more).
+    #[arg(long, default_value_t = SEARCH_LIMIT, value_parser = parse_limit)]
+    pub limit: usize,
+    /// One JSON object per hit: label, file, line, role, snippet, leaf.
+    #[arg(long)]
+    pub json: bool,
+    /// Search the text as shown with secrets and personal data replaced
+    /// (`[REDACTED:kind]`), as the viewer does by default: a match inside
+    /// a hidden value is no match.
+    #[arg(long)]
+    pub redact: bool,
+}
+
+fn parse_limit(s: &str) -> Result<usize, String> {
+    match s.parse::<usize>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("`{s}` is not a number of hits (1 or more)")),
+    }
+}
+
+/// Who wrote the entries `search --in` looks at.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SearchIn {
+    /// Messages a person wrote.
+    User,
+    /// Messages the model wrote.
+    Assistant,
+    /// Tool results.
+    Tool,
+    /// Everything else: events, system lines, lines without a role.
+    Events,
 }
 
 #[derive(Args)]

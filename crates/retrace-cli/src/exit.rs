@@ -13,7 +13,8 @@ use crate::printer::Printer;
 pub(crate) enum ExitStatus {
     /// Exit 0.
     Success,
-    /// Problems were found in readable input (`validate`, `redact`): exit 1.
+    /// Problems were found in readable input (`validate`, `redact`), or
+    /// nothing was (`search`, as grep): exit 1.
     Problems,
     /// Some of several inputs could not be read (each already reported on
     /// stderr); the others were handled: exit 2.

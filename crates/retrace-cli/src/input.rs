@@ -1,7 +1,9 @@
 //! From a command-line PATH to a read session: a file, a folder of sessions
 //! (a Claude Code project with its subagent files, Codex rollouts, a split
 //! event stream, Gemini CLI chats whose split sessions the core links), or
-//! `-` for standard input.
+//! `-` for standard input. Which files of a folder are read, in what order
+//! and with which side-cars is the core's `order_files` (the viewer's rule
+//! for dropped files); this lists the names.
 
 use std::borrow::Cow;
 use std::io::Read;
@@ -9,7 +11,10 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use retrace_core::{FileId, Inflated, Reader, ReaderOptions, Session, Source, SourceError};
+use retrace_core::{
+    order_files, side_car, subagent_dir, FileId, Inflated, Listing, Reader, ReaderOptions, Session,
+    Source, SourceError,
+};
 use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
 
 use crate::args::ReadArgs;
@@ -32,6 +37,9 @@ pub struct Loaded {
     pub session: Session,
     /// Entry bodies, decompressed where the file is gzip.
     pub source: Inflated<Bytes>,
+    /// The side-car read with each file, by file (empty for standard
+    /// input).
+    pub side_cars: Vec<Option<String>>,
 }
 
 /// Where entry bodies are read from.
@@ -80,7 +88,7 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
         }
         inputs
     } else {
-        vec![with_meta(p.to_path_buf())]
+        vec![with_side_car(p)]
     };
     let total: u64 = inputs
         .iter()
@@ -101,6 +109,10 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
     if let Some(bar) = bar {
         bar.finish();
     }
+    let side_cars = inputs
+        .iter()
+        .map(|i| i.meta.as_ref().map(|m| m.display().to_string()))
+        .collect();
     let source = Bytes::Files(FileSource::new(
         inputs.into_iter().map(|i| i.path).collect(),
     ));
@@ -108,6 +120,7 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
         name: path.to_owned(),
         source: Inflated::new(source, session.files()),
         session,
+        side_cars,
     })
 }
 
@@ -129,85 +142,59 @@ fn in_memory(name: &str, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
         name: name.to_owned(),
         source: Inflated::new(Bytes::Memory(bytes), session.files()),
         session,
+        side_cars: Vec::new(),
     }
 }
 
-/// A file, with the `.meta.json` beside it when there is one (a Claude Code
-/// subagent's description).
-fn with_meta(path: PathBuf) -> Input {
-    let meta = path.with_extension("meta.json");
+/// A file, with its side-car when there is one (a Claude Code subagent's
+/// `<stem>.meta.json`, see `retrace_core::side_car`).
+fn with_side_car(path: &Path) -> Input {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let meta = name
+        .and_then(|n| side_car(&n))
+        .map(|car| path.with_file_name(car))
+        .filter(|car| car.is_file());
     Input {
-        meta: meta.is_file().then_some(meta),
-        path,
+        path: path.to_path_buf(),
+        meta,
     }
 }
 
-/// The files of a folder of sessions, main sessions first: every `*.jsonl`
-/// and `*.json` in it (sessions, then 2.0-style `agent-*.jsonl`), then each
-/// session's `<session>/subagents/agent-*.jsonl` (Claude Code). Side-car
-/// `*.meta.json` files are attached, not read as sessions.
+/// The files of a folder of sessions, as `retrace_core::order_files` picks
+/// and orders them from the folder's names and those of each session's
+/// `subagents` folder (`Listing::Folder`).
 fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
-    let listed = jsonl_files(dir, true)?;
-    let (agents, sessions): (Vec<PathBuf>, Vec<PathBuf>) =
-        listed.into_iter().partition(|p| is_agent_file(p));
-    let mut out: Vec<Input> = Vec::new();
-    for session in &sessions {
-        out.push(with_meta(session.clone()));
-    }
-    out.extend(agents.into_iter().map(with_meta));
-    for session in &sessions {
-        let sub = session.with_extension("").join("subagents");
-        if sub.is_dir() {
-            out.extend(jsonl_files(&sub, false)?.into_iter().map(with_meta));
+    let mut files = files_in(dir, "")?;
+    for (name, _) in files.clone() {
+        if let Some(sub) = subagent_dir(&name).filter(|sub| dir.join(sub).is_dir()) {
+            files.extend(files_in(&dir.join(&sub), &sub)?);
         }
     }
-    Ok(out)
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    Ok(order_files(&names, Listing::Folder)
+        .into_iter()
+        .map(|f| Input {
+            path: files[f.file].1.clone(),
+            meta: f.meta.map(|m| files[m].1.clone()),
+        })
+        .collect())
 }
 
-fn is_agent_file(p: &Path) -> bool {
-    p.file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("agent-"))
-}
-
-/// The `*.jsonl` (and `*.jsonl.gz`) files directly in `dir`, sorted by name, except that the
-/// parts of a split set (`events.jsonl`, `events_1.jsonl`, …,
-/// `events_10.jsonl`) go in numeric order.
-/// With `json`, `*.json` and `*.json.gz` files too (Gemini CLI's legacy
-/// sessions, archived or not), except `*.meta.json` side-cars.
-fn jsonl_files(dir: &Path, json: bool) -> Result<Vec<PathBuf>, StoreError> {
-    let entries = std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))?;
+/// The files directly in `dir` (not its folders), in no order: each as its
+/// name under `prefix` (`<session>/subagents/agent-a.jsonl`) and its path.
+fn files_in(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>, StoreError> {
     let mut files = Vec::new();
-    for entry in entries {
+    for entry in std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))? {
         let path = entry.map_err(|e| StoreError::from_io(e, dir))?.path();
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy())
-            .unwrap_or_default();
-        let plain = name.strip_suffix(".gz").unwrap_or(&name);
-        let document = json && plain.ends_with(".json") && !plain.ends_with(".meta.json");
-        if path.is_file() && (name.ends_with(".jsonl") || name.ends_with(".jsonl.gz") || document) {
-            files.push(path);
+        if !path.is_file() {
+            continue;
         }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let name = match prefix {
+            "" => name.into_owned(),
+            p => format!("{p}/{name}"),
+        };
+        files.push((name, path));
     }
-    files.sort_by_cached_key(|p| split_key(p));
     Ok(files)
-}
-
-/// `events_12.jsonl` sorts as (`events.jsonl`, 12); other names as
-/// themselves.
-fn split_key(path: &Path) -> (String, u64) {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let Some((stem, ext)) = name.split_once('.') else {
-        return (name, 0);
-    };
-    match stem.rsplit_once('_') {
-        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            (format!("{base}.{ext}"), n.parse().unwrap_or(u64::MAX))
-        }
-        _ => (name, 0),
-    }
 }

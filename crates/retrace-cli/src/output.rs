@@ -40,19 +40,6 @@ pub fn shorten(text: &str, head: usize, tail: usize) -> String {
     out.join("\n")
 }
 
-/// The first line of `text`, at most `width` characters.
-pub fn preview(text: &str, width: usize) -> String {
-    let line = text
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    match line.char_indices().nth(width) {
-        Some((i, _)) => format!("{}…", &line[..i]),
-        None => line.to_owned(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

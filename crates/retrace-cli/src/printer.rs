@@ -1,15 +1,22 @@
 //! The [`Printer`]: everything a command prints goes through it. Built once
 //! in `main` from the command line, it owns stdout (buffered), the output
-//! form (text or JSON), the display redactor (`--redact`), the verbosity
+//! form (text or JSON), the display redaction (`--redact`), the verbosity
 //! (`-q`) and whether progress is drawn. Commands hand it both forms of
 //! what they print and it picks, redacts and writes; no command looks at
 //! `--json`, `--redact` or `-q` itself.
+//!
+//! With `--redact`, what a command prints from bodies (messages, search
+//! snippets) is read through [`Printer::shown`], the core's
+//! `RedactingSource`, as the viewer reads what it shows; the rest (paths,
+//! figures, model names) is redacted whole once written.
 
+use std::borrow::Cow;
 use std::io::{self, BufWriter, IsTerminal, StdoutLock, Write};
+use std::ops::Range;
 use std::sync::Arc;
 
-use retrace_core::redact::{Mode, Redactor, Rules};
-use retrace_core::{Message, Part};
+use retrace_core::redact::{Mode, RedactingSource, Redactor, Rules};
+use retrace_core::{FileId, Source, SourceError};
 use serde::Serialize;
 
 use crate::args::{GlobalArgs, OutputOptions};
@@ -24,6 +31,8 @@ pub(crate) struct Printer {
     /// Built-in rules, typed placeholders (a reader sees what kind of
     /// value was hidden); `None` without `--redact`.
     redactor: Option<Redactor>,
+    /// The same rules, for bodies read through [`Printer::shown`].
+    rules: Option<Arc<Rules>>,
     quiet: bool,
     /// Whether progress bars are drawn: on a terminal, unless `-q` or
     /// `--no-progress`.
@@ -32,12 +41,12 @@ pub(crate) struct Printer {
 
 impl Printer {
     pub fn new(global: &GlobalArgs, output: OutputOptions) -> Printer {
+        let rules = output.redact.then(|| Arc::new(Rules::builtin()));
         Printer {
             stdout: BufWriter::new(io::stdout().lock()),
             json: output.json,
-            redactor: output
-                .redact
-                .then(|| Redactor::new(Arc::new(Rules::builtin()), Mode::Typed)),
+            redactor: rules.clone().map(|rules| Redactor::new(rules, Mode::Typed)),
+            rules,
             quiet: global.quiet,
             progress: !global.quiet && !global.no_progress && io::stderr().is_terminal(),
         }
@@ -100,22 +109,31 @@ impl Printer {
         self.stdout.write_all(shown.as_bytes())
     }
 
-    /// A message of a conversation: as one JSON line, or what `text`
-    /// writes. With `--redact`, the message is redacted before `text`
-    /// shortens it for display (so a key cut in half at the edge is still
-    /// replaced whole).
-    pub fn emit_message(
+    /// Where bodies are read from for what is printed of them: `source`
+    /// itself, or with `--redact` through a `RedactingSource` (typed
+    /// placeholders, each entry redacted on its own, as the viewer shows
+    /// them). Print what comes of it with [`Printer::emit_shown`].
+    pub fn shown<'a>(&self, source: &'a mut dyn Source) -> Shown<'a> {
+        match &self.rules {
+            Some(rules) => Shown::Redacted(RedactingSource::new(source, rules.clone())),
+            None => Shown::AsWritten(source),
+        }
+    }
+
+    /// As [`Printer::emit`], for output made of what was read through
+    /// [`Printer::shown`]: already redacted there, written as it is (a
+    /// second pass over a shortened text could differ from what the viewer
+    /// shows).
+    pub fn emit_shown<T: Serialize>(
         &mut self,
-        message: &mut Message,
-        text: impl FnOnce(&Message, &mut dyn Write) -> io::Result<()>,
+        json: impl FnOnce() -> T,
+        text: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> io::Result<()> {
         if self.json {
-            return self.emit(|| &*message, |_| Ok(()));
+            write_json(&mut self.stdout, &json(), false)?;
+            return self.stdout.write_all(b"\n");
         }
-        if let Some(r) = self.redactor.as_mut() {
-            redact_message(r, message);
-        }
-        text(message, &mut self.stdout)
+        text(&mut self.stdout)
     }
 
     /// A note on stderr (`retrace: …`): what a command did besides its
@@ -164,22 +182,24 @@ fn json_lines(r: &mut Redactor, text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Redacts the text of a message's parts.
-fn redact_message(r: &mut Redactor, m: &mut Message) {
-    for part in &mut m.content {
-        match part {
-            Part::Text { text } | Part::Thinking { text, .. } => *text = r.redact_text(text),
-            Part::ToolResult { output, .. } => *output = r.redact_text(output),
-            Part::ToolCall { arguments, .. } => {
-                // As JSON, so `{"password": "…"}` is seen by its key.
-                if let Ok(line) = serde_json::to_vec(arguments) {
-                    let red = json_lines(r, &line);
-                    if let Ok(v) = serde_json::from_slice(&red) {
-                        *arguments = v;
-                    }
-                }
-            }
-            Part::Image { .. } => {}
+/// Bodies as [`Printer::shown`] gives them.
+pub(crate) enum Shown<'a> {
+    AsWritten(&'a mut dyn Source),
+    Redacted(RedactingSource<'a>),
+}
+
+impl Source for Shown<'_> {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        match self {
+            Shown::AsWritten(source) => source.read(file, range),
+            Shown::Redacted(source) => source.read(file, range),
+        }
+    }
+
+    fn as_written(&mut self) -> Option<&mut dyn Source> {
+        match self {
+            Shown::AsWritten(source) => source.as_written(),
+            Shown::Redacted(source) => source.as_written(),
         }
     }
 }

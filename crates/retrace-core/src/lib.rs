@@ -60,7 +60,7 @@ pub use session::{
     entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check, Export,
     ExportError, Hit, Hits, Info, Marks, ModelStat, ModelStats, Preview, Row, RowKind,
     SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT, PREVIEW_CHARS,
-    SNIPPET_CONTEXT,
+    SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
 pub use source::{Inflated, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

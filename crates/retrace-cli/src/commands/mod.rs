@@ -18,6 +18,7 @@ pub(crate) fn dispatch(cli: &Cli, printer: &mut Printer) -> Result<ExitStatus> {
         Command::Show(args) => session::show::run(args, read, printer),
         Command::Cat(args) => session::cat::run(args, read, printer),
         Command::Migrate(args) => session::migrate::run(args, read, printer),
+        Command::Search(args) => session::search::run(args, read, printer),
         Command::Redact(args) => session::redact::run(args, printer),
         Command::Validate(args) => session::validate::run(args, read, printer),
     }

@@ -93,6 +93,53 @@ fn a_folder_reads_gzipped_legacy_gemini_files() {
     }
 }
 
+/// A folder is read as the viewer reads the same files dropped together
+/// (the core's `order_files`): a gzipped session keeps its `<stem>/subagents`
+/// folder, and a split set's part without a number comes first.
+#[test]
+fn a_folder_is_read_as_the_core_orders_its_files() {
+    let project = corpus(
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-experiments-claude_p",
+    );
+    let session = "29ccd257-68b1-427f-ae5f-6524b7cb6f20";
+    let dir = scratch("folder_order");
+    let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    z.write_all(&std::fs::read(format!("{project}/{session}.jsonl")).unwrap())
+        .unwrap();
+    std::fs::write(dir.join(format!("{session}.jsonl.gz")), z.finish().unwrap()).unwrap();
+    let sub = dir.join(session).join("subagents");
+    std::fs::create_dir_all(&sub).unwrap();
+    std::fs::copy(
+        format!("{project}/{session}/subagents/agent-a2271d1.jsonl"),
+        sub.join("agent-a2271d1.jsonl"),
+    )
+    .unwrap();
+    let o = retrace(&["tree", dir.to_str().unwrap()]);
+    let headers: Vec<String> = stdout(&o)
+        .lines()
+        .filter(|l| l.starts_with('['))
+        .map(filter)
+        .collect();
+    insta::assert_snapshot!(headers.join("\n"), @"
+    [[SCRATCH]/folder_order/29ccd257-68b1-427f-ae5f-6524b7cb6f20.jsonl.gz]
+    [[SCRATCH]/folder_order/29ccd257-68b1-427f-ae5f-6524b7cb6f20/subagents/agent-a2271d1.jsonl] subagent a2271d1, reported to 858f2cc0-cacb-4363-9cbd-cdfaac429119 (line 5)
+    ");
+    // `events.jsonl` before `events_0.jsonl` (and `_1`, …): the head of a
+    // split set, then its parts by number.
+    let split = scratch("folder_order_split");
+    let parts = fixture("events/split");
+    std::fs::copy(format!("{parts}/events.jsonl"), split.join("events.jsonl")).unwrap();
+    std::fs::copy(
+        format!("{parts}/events_1.jsonl"),
+        split.join("events_0.jsonl"),
+    )
+    .unwrap();
+    let joined = retrace(&["cat", split.to_str().unwrap()]);
+    let mut want = std::fs::read(format!("{parts}/events.jsonl")).unwrap();
+    want.extend(std::fs::read(format!("{parts}/events_1.jsonl")).unwrap());
+    assert!(joined.stdout == want, "{}", stderr(&joined));
+}
+
 #[test]
 fn format_can_be_named() {
     let events = fixture("events/events.jsonl");

@@ -16,6 +16,7 @@ mod info;
 mod inputs;
 mod migrate;
 mod redact;
+mod search;
 mod show;
 mod tree;
 mod validate;

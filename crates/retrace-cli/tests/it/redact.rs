@@ -289,6 +289,28 @@ fn info_and_show_redact_what_they_print() {
     ");
 }
 
+/// `show --redact` reads bodies through the core's redacting source, as
+/// the viewer shows them: a home path used as a key (a Gemini CLI tool
+/// read `trustedFolders.json`) loses its user name in the JSON too.
+#[test]
+fn show_redact_hides_what_the_viewer_hides() {
+    let path = corpus(&format!(
+        "{GEMINI_ARCHIVE}/session-2026-01-10T01-38-1deca764.json"
+    ));
+    for args in [vec!["show", "--redact"], vec!["show", "--redact", "--json"]] {
+        let o = retrace(&[args.as_slice(), &[path.as_str()]].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(!stdout(&o).contains("mischa"), "{args:?}");
+    }
+    let o = retrace(&["show", "--redact", "--json", &path]);
+    let read = stdout(&o)
+        .lines()
+        .find(|l| l.contains("TRUST_PARENT") && l.contains("tool_result"))
+        .unwrap()
+        .to_owned();
+    insta::assert_snapshot!(read, @r#"{"role":"tool","content":[{"type":"tool_result","call_id":"read_file-1768009145176-786ce459b687a8","output":"{\n  \"/home/[REDACTED:home-username]\": \"TRUST_PARENT\"\n}"}],"timestamp":1768009145189,"entries":["08e11636-9bfd-4766-8623-314e27cd0cf4"],"lines":[119]}"#);
+}
+
 #[test]
 fn parallel_parts_give_the_bytes_of_one_redactor() {
     // The CLI cuts typed/mask redaction into parts on several threads; the

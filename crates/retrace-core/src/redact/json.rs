@@ -44,6 +44,9 @@ struct Frame {
     object: bool,
     /// The current key's raw bytes (objects).
     key: (usize, usize),
+    /// The current key holds a match: paths show `[*]` instead of it (a
+    /// report names where a value was, never the value).
+    hidden: bool,
     /// The current element (arrays).
     index: u32,
 }
@@ -238,6 +241,7 @@ impl Engine {
                         frames.push(Frame {
                             object: true,
                             key: (0, 0),
+                            hidden: false,
                             index: 0,
                         });
                         i = skip_ws(buf, i + 1);
@@ -254,6 +258,7 @@ impl Engine {
                         frames.push(Frame {
                             object: false,
                             key: (0, 0),
+                            hidden: false,
                             index: 0,
                         });
                         i = skip_ws(buf, i + 1);
@@ -328,17 +333,23 @@ impl Engine {
             return Err(i);
         }
         let (end, esc) = string_end(buf, i)?;
-        if let Some(top) = frames.last_mut() {
-            top.key = (i + 1, end);
-        }
-        // Long keys are scanned too (a token or an address used as a key
-        // is still one); names like `cache_read_input_tokens` are not.
-        if end - i > 16
-            && !buf[i + 1..end]
-                .iter()
-                .all(|&b| b.is_ascii_alphabetic() || b == b'_')
-        {
+        // Keys are data too: a folder's listing as an object keyed by path
+        // (`{"/home/jane": "TRUST_PARENT"}`), a token or an address used as
+        // a key. Only the matched bytes inside the key are replaced.
+        if !name_like(&buf[i + 1..end]) {
+            if let Some(top) = frames.last_mut() {
+                top.key = (i + 1, end);
+                // The key's own findings do not show it in their path.
+                top.hidden = true;
+            }
+            let before = out.len();
             self.string(buf, i + 1, end, esc, true, depth, parent, out, frames);
+            if let Some(top) = frames.last_mut() {
+                top.hidden = out.len() > before;
+            }
+        } else if let Some(top) = frames.last_mut() {
+            top.key = (i + 1, end);
+            top.hidden = false;
         }
         let j = skip_ws(buf, end + 1);
         if buf.get(j) != Some(&b':') {
@@ -458,6 +469,13 @@ impl Engine {
     }
 }
 
+/// Keys no rule can match in, not scanned: shorter than the shortest
+/// match (`a@b.io`, `1.2.3.4`), or a name of letters and underscores
+/// (`content`, `cache_read_input_tokens`), the keys of nearly every line.
+fn name_like(raw: &[u8]) -> bool {
+    raw.len() < 6 || raw.iter().all(|&b| b.is_ascii_alphabetic() || b == b'_')
+}
+
 /// Values that are binary data in base64, left as they are: images,
 /// thinking signatures, encrypted reasoning.
 fn binary_payload(key: Option<&[u8]>, raw: &[u8]) -> bool {
@@ -520,7 +538,9 @@ fn render(ctx: &PathCtx, out: &mut String) {
         out.push_str(if out.is_empty() { "$json" } else { ".$json" });
     }
     for f in ctx.frames {
-        if f.object {
+        if f.object && f.hidden {
+            out.push_str("[*]");
+        } else if f.object {
             let key = String::from_utf8_lossy(&ctx.buf[f.key.0..f.key.1]);
             let plain = !key.is_empty()
                 && key.bytes().all(|b| {
@@ -807,6 +827,73 @@ mod tests {
         assert_eq!(to_raw(&esc, 4, false), 4);
         assert_eq!(to_raw(&esc, 4, true), 10);
         assert_eq!(to_raw(&esc, out.len(), true), raw.len());
+    }
+
+    /// The edits of one line: (replaced raw text, JSON path).
+    fn edits(line: &str) -> Vec<(String, String)> {
+        let mut engine = Engine::new(Arc::new(Rules::builtin()));
+        let mut out = Vec::new();
+        engine.line(line.as_bytes(), &mut out).unwrap();
+        out.iter()
+            .map(|e| (line[e.start..e.end].to_owned(), e.path.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn keys_are_scanned_and_their_paths_hide_them() {
+        // A short key holding a home path: only the user name is an edit,
+        // and no path names it.
+        let line = r#"{"folders":{"/home/mischa":"TRUST_PARENT","ok":"x"}}"#;
+        assert_eq!(
+            edits(line),
+            [("mischa".to_owned(), "folders[*]".to_owned())]
+        );
+        // The same object as JSON held in a tool's output: the edit is of
+        // the raw (escaped) line, its path through the string.
+        let line = r#"{"output":"{\n  \"/home/mischa\": \"TRUST_PARENT\"\n}"}"#;
+        assert_eq!(
+            edits(line),
+            [("mischa".to_owned(), "output.$json[*]".to_owned())]
+        );
+        // A value under a key that holds a match is found by a path that
+        // does not show the key either.
+        let line = r#"{"jane.doe@quantumleap-labs.io":{"note":"mail bob.smith@fastmail.com"}}"#;
+        let got = edits(line);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(
+            got[0],
+            ("jane.doe@quantumleap-labs.io".into(), "[*]".into())
+        );
+        assert_eq!(got[1], ("bob.smith@fastmail.com".into(), "[*].note".into()));
+        // Names are not scanned, nor keys too short for any match.
+        assert!(edits(r#"{"cache_read_input_tokens":1,"a@b":2}"#).is_empty());
+        assert!(name_like(b"cache_read_input_tokens"));
+        assert!(name_like(b"a@b.i"));
+        assert!(!name_like(b"a@b.io"));
+        assert!(!name_like(b"/home/x"));
+    }
+
+    #[test]
+    fn the_verify_pass_sees_keys() {
+        // The verify pass re-scans only strings where placeholders were
+        // written: a key is one of them, and so is JSON in a string whose
+        // key changed.
+        let line = r#"{"a":"x","/home/mischa":1,"b":"{\"/Users/jane/x\":2}"}"#;
+        let key = line.find("mischa").unwrap();
+        let inner = line.find("jane").unwrap();
+        let mut engine = Engine::new(Arc::new(Rules::builtin()));
+        let around = |engine: &mut Engine, range: std::ops::Range<usize>| {
+            let mut out = Vec::new();
+            engine
+                .line_around(line.as_bytes(), std::slice::from_ref(&range), &mut out)
+                .unwrap();
+            out.iter()
+                .map(|e| line[e.start..e.end].to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(around(&mut engine, key..key + 1), ["mischa"]);
+        assert_eq!(around(&mut engine, inner..inner + 1), ["jane"]);
+        assert!(around(&mut engine, 1..3).is_empty());
     }
 
     #[test]

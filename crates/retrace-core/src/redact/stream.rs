@@ -469,3 +469,57 @@ pub struct ValueFinding {
     /// Byte range in the raw JSON that gets replaced.
     pub raw: std::ops::Range<usize>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redact(input: &str, mode: Mode) -> (String, Summary, Vec<Finding>) {
+        let mut r = Redactor::new(Arc::new(Rules::builtin()), mode);
+        let mut out = Vec::new();
+        r.push(input.as_bytes(), &mut out);
+        r.finish(&mut out);
+        let findings = r.drain_findings().collect();
+        (
+            String::from_utf8(out).unwrap(),
+            r.summary().clone(),
+            findings,
+        )
+    }
+
+    #[test]
+    fn keys_lose_only_their_matched_bytes() {
+        // Gemini CLI's `trustedFolders.json` read by a tool: an object keyed
+        // by home paths, as JSON inside the tool's output string.
+        let line = concat!(
+            r#"{"output":"{\n  \"/home/mischa\": \"TRUST_PARENT\",\n  \"/home/mischa/src\": \"TRUST_FOLDER\"\n}","#,
+            r#""/Users/jane.doe/notes":"x"}"#,
+            "\n"
+        );
+        let (out, summary, findings) = redact(line, Mode::Typed);
+        assert_eq!(
+            out,
+            concat!(
+                r#"{"output":"{\n  \"/home/[REDACTED:home-username]\": \"TRUST_PARENT\",\n  \"/home/[REDACTED:home-username]/src\": \"TRUST_FOLDER\"\n}","#,
+                r#""/Users/[REDACTED:home-username]/notes":"x"}"#,
+                "\n"
+            )
+        );
+        assert_eq!(summary.leftovers, 0);
+        let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["output.$json[*]", "output.$json[*]", "[*]"]);
+        assert!(findings.iter().all(|f| !f.path.contains("mischa")));
+        // The output is JSON, and redacting it again finds nothing.
+        serde_json::from_str::<serde_json::Value>(out.trim_end()).unwrap();
+        let (again, second, _) = redact(&out, Mode::Typed);
+        assert_eq!((again.as_str(), second.findings()), (out.as_str(), 0));
+        // Pseudonyms in keys are numbered like values: the same name, the
+        // same pseudonym, so distinct keys stay distinct when they were.
+        let (pseudo, _, _) = redact(line, Mode::Pseudo);
+        let value: serde_json::Value = serde_json::from_str(pseudo.trim_end()).unwrap();
+        let inner: serde_json::Value =
+            serde_json::from_str(value["output"].as_str().unwrap()).unwrap();
+        assert_eq!(inner.as_object().unwrap().len(), 2, "{pseudo}");
+        assert!(!pseudo.contains("mischa") && !pseudo.contains("jane.doe"));
+    }
+}

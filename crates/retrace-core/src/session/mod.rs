@@ -23,7 +23,8 @@ pub use outline::Segment;
 pub use preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use rows::{Marks, Row, RowKind};
 pub use search::{
-    entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SNIPPET_CONTEXT,
+    entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SEARCH_LIMIT,
+    SNIPPET_CONTEXT,
 };
 pub use summary::{Info, ModelStat, Stats, Summary};
 

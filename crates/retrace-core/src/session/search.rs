@@ -18,6 +18,10 @@ use crate::{EntryId, Flags, Message, Part, Session, Source, SourceError};
 /// Characters of context a snippet keeps on each side of the match.
 pub const SNIPPET_CONTEXT: usize = 60;
 
+/// Hits a front end asks for unless told otherwise (the viewer's search
+/// box, `retrace search`): more than anyone reads, few enough to send.
+pub const SEARCH_LIMIT: usize = 500;
+
 /// Which entries a search looks at, by who wrote them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SearchFilter {

@@ -751,3 +751,30 @@ fn redacted_bodies_read_like_the_originals() {
     }
     assert!(redacted > 100, "{redacted} entries redacted in the corpus");
 }
+
+/// A Gemini CLI tool read `trustedFolders.json`, an object keyed by home
+/// paths, and its output holds it as JSON: read through the redacting
+/// source, no body shows the user name, in keys or values.
+#[test]
+fn redacted_bodies_hide_home_paths_used_as_keys() {
+    let (s, bytes) = open(
+        "gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json",
+    );
+    assert!(String::from_utf8_lossy(&bytes).contains(r#"\"/home/mischa\": \"TRUST_PARENT\""#));
+    let mut raw: &[u8] = &bytes;
+    let mut shown = RedactingSource::new(&mut raw, Arc::new(Rules::builtin()));
+    let mut keyed = 0;
+    for (i, entry) in s.entries().iter().enumerate() {
+        let out = shown.read(entry.file, entry.range()).unwrap();
+        let text = String::from_utf8_lossy(&out);
+        assert!(!text.contains("/home/mischa"), "entry {i}: {text}");
+        keyed +=
+            usize::from(text.contains(r#"\"/home/[REDACTED:home-username]\": \"TRUST_PARENT\""#));
+        let message = s.message(EntryId(i as u32), &mut shown).unwrap();
+        let said = message
+            .map(|m| retrace_core::searchable_text(&m))
+            .unwrap_or_default();
+        assert!(!said.contains("mischa"), "entry {i}: {said}");
+    }
+    assert_eq!(keyed, 1);
+}

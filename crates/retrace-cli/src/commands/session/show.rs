@@ -17,12 +17,14 @@ pub(crate) fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Re
     let path = &args.branch.path;
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
+    // With `--redact`, read through the redacting source: what is shown
+    // is what the viewer shows, hidden before it is shortened.
     let messages = loaded
         .session
-        .context(leaf, &mut loaded.source)
+        .context(leaf, &mut printer.shown(&mut loaded.source))
         .map_err(|e| InputError::new(e).on(path))?;
-    for mut m in messages {
-        printer.emit_message(&mut m, print_message)?;
+    for m in &messages {
+        printer.emit_shown(|| m, |out| print_message(m, out))?;
     }
     Ok(ExitStatus::Success)
 }

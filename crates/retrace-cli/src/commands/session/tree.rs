@@ -1,30 +1,40 @@
 //! `retrace tree`: the branch tree as text. Linear runs are collapsed into
 //! one line, structural fan-outs (parallel tool calls, hook lines) are
 //! folded into the run they belong to, and real branch points (rewinds,
-//! forks) open nested branches.
+//! forks) open nested branches. Each run says what it is about: the core's
+//! `segment_preview`, the line the viewer's branch panel shows.
 
 use std::io::Write;
 
 use anyhow::Result;
-use retrace_core::{BranchKind, EntryId, Inflated, Segment, Session};
+use retrace_core::{segment_preview, BranchKind, EntryId, Preview, Segment, Session};
 use serde::Serialize;
 
 use crate::args::{ReadArgs, TreeArgs};
 use crate::exit::ExitStatus;
-use crate::input::{load, Bytes};
-use crate::output::preview;
+use crate::input::load;
 use crate::printer::Printer;
 
 pub(crate) fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let mut loaded = load(&args.path, read, printer)?;
-    let (s, source) = (&loaded.session, &mut loaded.source);
-    printer.emit(|| json(s), |out| print_text(s, source, out))?;
+    let s = &loaded.session;
+    let outline = s.outline();
+    // As the viewer does, a body that cannot be read gives no preview.
+    let previews: Vec<Option<Preview>> = outline
+        .iter()
+        .map(|seg| segment_preview(s, &mut loaded.source, seg).ok().flatten())
+        .collect();
+    printer.emit(
+        || json(s, &loaded.side_cars, &outline, &previews),
+        |out| print_text(s, &outline, &previews, out),
+    )?;
     Ok(ExitStatus::Success)
 }
 
 fn print_text(
     s: &Session,
-    source: &mut Inflated<Bytes>,
+    outline: &[Segment],
+    previews: &[Option<Preview>],
     out: &mut dyn Write,
 ) -> std::io::Result<()> {
     let tree = s.tree();
@@ -36,7 +46,6 @@ fn print_text(
         tree.tips().len(),
         tree.real_branch_points().count()
     )?;
-    let outline = s.outline();
     // (segment, prefix for its line, prefix for its children)
     let mut stack: Vec<(usize, String, String)> = outline
         .iter()
@@ -106,8 +115,12 @@ fn print_text(
         if run.compactions > 0 {
             line.push_str(&format!(" · {} compaction", run.compactions));
         }
-        if let Some(text) = first_prompt(s, source, run) {
-            line.push_str(&format!("  \"{text}\""));
+        match &previews[index] {
+            Some(p) if p.prompt => line.push_str(&format!("  \"{}\"", p.text)),
+            // Not a prompt (a branch that starts with the model's answer):
+            // who said it, then what.
+            Some(p) => line.push_str(&format!("  {}: \"{}\"", p.role.as_str(), p.text)),
+            None => {}
         }
         let mut default = run.has_default.then_some(" (default)");
         if run.is_tip {
@@ -141,30 +154,38 @@ fn print_text(
     Ok(())
 }
 
-/// The first typed prompt of a run, shortened (what the branch is about).
-fn first_prompt(s: &Session, source: &mut Inflated<Bytes>, run: &Segment) -> Option<String> {
-    let mut e = run.first;
-    for _ in 0..run.len.min(8) {
-        if s.is_prompt(e) {
-            let message = s.message(e, source).ok()??;
-            let text = message.text();
-            // Injected context (Codex's environment block) is no prompt.
-            if message.kind == retrace_core::MessageKind::Normal && !text.trim().is_empty() {
-                return Some(preview(&text, 60));
-            }
-        }
-        e = s.tree().continuation(e)?;
-    }
-    None
-}
-
 #[derive(Serialize)]
-struct JsonTree {
+struct JsonTree<'a> {
     format: String,
+    files: Vec<JsonFile<'a>>,
     default_leaf: Option<String>,
     roots: Vec<String>,
     leaves: Vec<String>,
+    segments: Vec<JsonSegment<'a>>,
     nodes: Vec<JsonNode>,
+}
+
+/// A file of the session, in the order read (what a node's `file` counts).
+#[derive(Serialize)]
+struct JsonFile<'a> {
+    /// As named on the command line, or under the folder named.
+    name: &'a str,
+    /// The side-car read with it (a subagent's `<stem>.meta.json`).
+    side_car: Option<&'a str>,
+}
+
+/// A segment of the outline, as the text shows it on one line.
+#[derive(Serialize)]
+struct JsonSegment<'a> {
+    /// Labels of its first and last entries.
+    first: String,
+    last: String,
+    /// Indices into `segments`.
+    parent: Option<usize>,
+    depth: u32,
+    children: &'a [usize],
+    len: usize,
+    preview: &'a Option<Preview>,
 }
 
 #[derive(Serialize)]
@@ -182,7 +203,12 @@ struct JsonNode {
     branch: Option<BranchKind>,
 }
 
-fn json(s: &Session) -> JsonTree {
+fn json<'a>(
+    s: &'a Session,
+    side_cars: &'a [Option<String>],
+    outline: &'a [Segment],
+    previews: &'a [Option<Preview>],
+) -> JsonTree<'a> {
     let tree = s.tree();
     let nodes = (0..s.entries().len() as u32)
         .map(EntryId)
@@ -211,9 +237,31 @@ fn json(s: &Session) -> JsonTree {
         .collect();
     JsonTree {
         format: s.format().describe(),
+        files: s
+            .files()
+            .iter()
+            .enumerate()
+            .map(|(i, f)| JsonFile {
+                name: &f.name,
+                side_car: side_cars.get(i).and_then(Option::as_deref),
+            })
+            .collect(),
         default_leaf: tree.default_leaf().map(|e| s.label(e)),
         roots: tree.roots().iter().map(|&e| s.label(e)).collect(),
         leaves: tree.tips().iter().map(|&e| s.label(e)).collect(),
+        segments: outline
+            .iter()
+            .zip(previews)
+            .map(|(seg, preview)| JsonSegment {
+                first: s.label(seg.first),
+                last: s.label(seg.last),
+                parent: seg.parent,
+                depth: seg.depth,
+                children: &seg.children,
+                len: seg.len,
+                preview,
+            })
+            .collect(),
         nodes,
     }
 }
