@@ -3,11 +3,13 @@
 //! [`Cli`] is the parsed command line: a [`Command`] with its own `XxxArgs`,
 //! and the [`GlobalArgs`] every command takes. `--json` and `--redact` are
 //! fields of the commands that honour them (clap rejects them elsewhere);
-//! [`Command::output`] hands them to the [`crate::printer::Printer`].
+//! each command's [`Run::output`] hands them to the [`crate::printer::Printer`].
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use retrace_core::redact::Mode;
 use retrace_core::{Format, SEARCH_LIMIT};
+
+use crate::commands::Run;
 
 /// Read, replay and share the session files LLM agents write.
 #[derive(Parser)]
@@ -83,34 +85,18 @@ pub(crate) struct OutputOptions {
 }
 
 impl Command {
-    /// The command's `--json` and `--redact` (off where it has none).
-    pub fn output(&self) -> OutputOptions {
+    /// The command's arguments, which know how to run it (each command's
+    /// file implements [`Run`] for them).
+    pub fn as_run(&self) -> &dyn Run {
         match self {
-            Command::Info(a) => OutputOptions {
-                json: a.json,
-                redact: a.redact,
-            },
-            Command::Tree(a) => OutputOptions {
-                json: a.json,
-                ..OutputOptions::default()
-            },
-            Command::Show(a) => OutputOptions {
-                json: a.json,
-                redact: a.redact,
-            },
-            Command::Migrate(a) => OutputOptions {
-                json: a.json,
-                ..OutputOptions::default()
-            },
-            Command::Search(a) => OutputOptions {
-                json: a.json,
-                redact: a.redact,
-            },
-            Command::Validate(a) => OutputOptions {
-                json: a.json,
-                ..OutputOptions::default()
-            },
-            Command::Cat(_) | Command::Redact(_) => OutputOptions::default(),
+            Command::Info(a) => a,
+            Command::Tree(a) => a,
+            Command::Show(a) => a,
+            Command::Cat(a) => a,
+            Command::Migrate(a) => a,
+            Command::Search(a) => a,
+            Command::Redact(a) => a,
+            Command::Validate(a) => a,
         }
     }
 }

@@ -22,7 +22,7 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let cli = args::Cli::parse();
-    let mut printer = printer::Printer::new(&cli.global, cli.command.output());
+    let mut printer = printer::Printer::new(&cli.global, cli.command.as_run().output());
     let result = commands::dispatch(&cli, &mut printer).and_then(|status| {
         printer.flush()?;
         Ok(status)

@@ -1,25 +1,27 @@
 //! One module per command, grouped by noun: `session/` holds the verbs
-//! that read a session file. [`dispatch`] runs the command the line names.
+//! that read a session file. Each command's arguments implement [`Run`];
+//! [`dispatch`] runs the one the line names.
 
 mod session;
 
 use anyhow::Result;
 
-use crate::args::{Cli, Command};
+use crate::args::{Cli, OutputOptions, ReadArgs};
 use crate::exit::ExitStatus;
 use crate::printer::Printer;
 
+/// A command, as its parsed arguments: what it prints and how it runs.
+pub(crate) trait Run {
+    /// The `--json` and `--redact` it was given (none where it takes none).
+    fn output(&self) -> OutputOptions {
+        OutputOptions::default()
+    }
+
+    /// Runs it; how it ended becomes the exit code.
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus>;
+}
+
 /// Runs the command.
 pub(crate) fn dispatch(cli: &Cli, printer: &mut Printer) -> Result<ExitStatus> {
-    let read = &cli.global.read;
-    match &cli.command {
-        Command::Info(args) => session::info::run(args, read, printer),
-        Command::Tree(args) => session::tree::run(args, read, printer),
-        Command::Show(args) => session::show::run(args, read, printer),
-        Command::Cat(args) => session::cat::run(args, read, printer),
-        Command::Migrate(args) => session::migrate::run(args, read, printer),
-        Command::Search(args) => session::search::run(args, read, printer),
-        Command::Redact(args) => session::redact::run(args, printer),
-        Command::Validate(args) => session::validate::run(args, read, printer),
-    }
+    cli.command.as_run().run(&cli.global.read, printer)
 }

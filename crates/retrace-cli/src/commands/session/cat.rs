@@ -8,12 +8,19 @@ use retrace_core::{export_branch, ExportError};
 
 use super::leaf;
 use crate::args::{CatArgs, ReadArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::printer::Printer;
 
-pub(crate) fn run(args: &CatArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for CatArgs {
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &CatArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.branch.path;
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;

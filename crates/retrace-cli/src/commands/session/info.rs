@@ -6,14 +6,28 @@ use anyhow::Result;
 use retrace_core::{format_rfc3339_ms, Info, Stats, Summary};
 
 use super::for_each_input;
-use crate::args::{InfoArgs, ReadArgs};
+use crate::args::{InfoArgs, OutputOptions, ReadArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::output::duration;
 use crate::printer::Printer;
 
-pub(crate) fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for InfoArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            redact: self.redact,
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     for_each_input(&args.inputs.paths, printer, |path, printer| {
         let mut loaded = load(path, read, printer)?;
         let check = loaded

@@ -10,17 +10,27 @@ use retrace_core::{Api, ContextOptions};
 use retrace_store::AtomicFile;
 
 use super::leaf;
-use crate::args::{MigrateArgs, ReadArgs};
+use crate::args::{MigrateArgs, OutputOptions, ReadArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::printer::Printer;
 
-pub(crate) fn run(
-    args: &MigrateArgs,
-    read: &ReadArgs,
-    printer: &mut Printer,
-) -> Result<ExitStatus> {
+impl Run for MigrateArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            ..OutputOptions::default()
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.branch.path;
     let to = Api::from_name(&args.to).expect("clap checked the name");
     let mut loaded = load(path, read, printer)?;

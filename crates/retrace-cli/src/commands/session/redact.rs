@@ -8,7 +8,8 @@ use std::sync::Arc;
 use anyhow::Result;
 use retrace_core::redact::{Finding, Mode, Redactor, Rules, Summary};
 
-use crate::args::RedactArgs;
+use crate::args::{ReadArgs, RedactArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::output_file::OutputFile;
@@ -26,7 +27,13 @@ fn load_rules(path: Option<&str>) -> Result<Arc<Rules>> {
         .map_err(|e| InputError::new(e).on(path))
 }
 
-pub(crate) fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for RedactArgs {
+    fn run(&self, _: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, printer)
+    }
+}
+
+fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let rules = load_rules(o.rules.as_deref())?;
     let input = open_input(&o.input)?;
     let mut redactor = Redactor::new(rules.clone(), o.mode);

@@ -8,7 +8,8 @@ use anyhow::Result;
 use retrace_core::{search, SearchFilter};
 use serde::Serialize;
 
-use crate::args::{ReadArgs, SearchArgs, SearchIn};
+use crate::args::{OutputOptions, ReadArgs, SearchArgs, SearchIn};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
@@ -28,7 +29,20 @@ struct JsonHit<'a> {
     leaf: String,
 }
 
-pub(crate) fn run(args: &SearchArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for SearchArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            redact: self.redact,
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &SearchArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.path;
     let mut loaded = load(path, read, printer)?;
     // With `--redact`, the text as shown with sensitive data hidden.

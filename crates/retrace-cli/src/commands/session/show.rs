@@ -6,14 +6,28 @@ use anyhow::Result;
 use retrace_core::{Message, MessageKind, Part, Role};
 
 use super::leaf;
-use crate::args::{ReadArgs, ShowArgs};
+use crate::args::{OutputOptions, ReadArgs, ShowArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::output::{shorten, time};
 use crate::printer::Printer;
 
-pub(crate) fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for ShowArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            redact: self.redact,
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.branch.path;
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;

@@ -10,12 +10,26 @@ use anyhow::Result;
 use retrace_core::{segment_preview, BranchKind, EntryId, Preview, Segment, Session};
 use serde::Serialize;
 
-use crate::args::{ReadArgs, TreeArgs};
+use crate::args::{OutputOptions, ReadArgs, TreeArgs};
+use crate::commands::Run;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::printer::Printer;
 
-pub(crate) fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+impl Run for TreeArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            ..OutputOptions::default()
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let mut loaded = load(&args.path, read, printer)?;
     let s = &loaded.session;
     let outline = s.outline();

@@ -8,7 +8,8 @@ use retrace_core::{Diagnostic, FileId, Severity};
 use serde::Serialize;
 
 use super::for_each_input;
-use crate::args::{ReadArgs, ValidateArgs};
+use crate::args::{OutputOptions, ReadArgs, ValidateArgs};
+use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
@@ -39,11 +40,20 @@ struct Located<'a> {
     message: String,
 }
 
-pub(crate) fn run(
-    args: &ValidateArgs,
-    read: &ReadArgs,
-    printer: &mut Printer,
-) -> Result<ExitStatus> {
+impl Run for ValidateArgs {
+    fn output(&self) -> OutputOptions {
+        OutputOptions {
+            json: self.json,
+            ..OutputOptions::default()
+        }
+    }
+
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
+    }
+}
+
+fn run(args: &ValidateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     for_each_input(&args.inputs.paths, printer, |path, printer| {
         validate(path, read, printer)
     })
