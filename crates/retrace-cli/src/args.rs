@@ -84,6 +84,13 @@ pub(crate) struct OutputOptions {
     pub redact: bool,
 }
 
+impl OutputOptions {
+    /// `--json` and `--redact` as a command's arguments hold them.
+    pub fn new(json: bool, redact: bool) -> OutputOptions {
+        OutputOptions { json, redact }
+    }
+}
+
 impl Command {
     /// The command's arguments, which know how to run it (each command's
     /// file implements [`Run`] for them).

@@ -16,10 +16,7 @@ use crate::printer::Printer;
 
 impl Run for InfoArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions {
-            json: self.json,
-            redact: self.redact,
-        }
+        OutputOptions::new(self.json, self.redact)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {

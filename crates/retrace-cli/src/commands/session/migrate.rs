@@ -19,10 +19,7 @@ use crate::printer::Printer;
 
 impl Run for MigrateArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions {
-            json: self.json,
-            ..OutputOptions::default()
-        }
+        OutputOptions::new(self.json, false)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {

@@ -31,10 +31,7 @@ struct JsonHit<'a> {
 
 impl Run for SearchArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions {
-            json: self.json,
-            redact: self.redact,
-        }
+        OutputOptions::new(self.json, self.redact)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {

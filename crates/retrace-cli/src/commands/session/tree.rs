@@ -18,10 +18,7 @@ use crate::printer::Printer;
 
 impl Run for TreeArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions {
-            json: self.json,
-            ..OutputOptions::default()
-        }
+        OutputOptions::new(self.json, false)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {

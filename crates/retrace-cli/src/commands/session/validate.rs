@@ -42,10 +42,7 @@ struct Located<'a> {
 
 impl Run for ValidateArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions {
-            json: self.json,
-            ..OutputOptions::default()
-        }
+        OutputOptions::new(self.json, false)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
