@@ -763,19 +763,6 @@ mod tests {
 
     use super::*;
 
-    /// Files held in memory.
-    struct Memory(Vec<Vec<u8>>);
-
-    impl Source for Memory {
-        fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
-            let bytes = self.0.get(file.0 as usize);
-            bytes
-                .and_then(|b| b.get(range.start as usize..range.end as usize))
-                .map(Cow::Borrowed)
-                .ok_or_else(|| SourceError::new(file, range, "past the end"))
-        }
-    }
-
     fn root() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
     }
@@ -821,7 +808,12 @@ mod tests {
 
     /// Reads `paths` (relative to `dir`) in the order `order_files` gives
     /// `names` (one per path), side-cars attached.
-    fn open(dir: &Path, names: &[String], paths: &[String], listing: Listing) -> Open<Memory> {
+    fn open(
+        dir: &Path,
+        names: &[String],
+        paths: &[String],
+        listing: Listing,
+    ) -> Open<Vec<Vec<u8>>> {
         let mut reader = Reader::new();
         let mut bytes = Vec::new();
         for f in order_files(names, listing) {
@@ -834,7 +826,7 @@ mod tests {
             bytes.push(data);
         }
         let session = reader.finish();
-        let source = Inflated::new(Memory(bytes), session.files());
+        let source = Inflated::new(bytes, session.files());
         Open::new(session, source, Arc::new(Rules::builtin()))
     }
 

@@ -54,17 +54,25 @@ impl SourceError {
     }
 }
 
-/// Files held in memory, one slice per file in the order they were read.
-impl Source for [&[u8]] {
+/// Files held in memory, one per file in the order they were read.
+impl<B: AsRef<[u8]>> Source for [B] {
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
         let bytes = self
             .get(file.0 as usize)
-            .ok_or_else(|| SourceError::new(file, range.clone(), "no such file"))?;
+            .ok_or_else(|| SourceError::new(file, range.clone(), "no such file"))?
+            .as_ref();
         let (start, end) = (range.start as usize, range.end as usize);
         bytes
             .get(start..end)
             .map(Cow::Borrowed)
             .ok_or_else(|| SourceError::new(file, range, "range is past the end of the file"))
+    }
+}
+
+/// Files held in memory and owned, one per file in the order they were read.
+impl<B: AsRef<[u8]>> Source for Vec<B> {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        self.as_mut_slice().read(file, range)
     }
 }
 

@@ -8,9 +8,7 @@
 //! and `tree` output over every input, written by
 //! `tests/fixtures/golden/make.py`), or from the viewer's worker at that
 //! commit (search hit counts), or from the file names themselves.
-use std::borrow::Cow;
 use std::collections::HashSet;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -18,34 +16,17 @@ use crate::common::*;
 use retrace_core::redact::{findings_in, RedactingSource, Rules};
 use retrace_core::{
     entry_text, export_branch, order_files, search, segment_preview, side_car, subagent_dir,
-    EntryId, FileId, Inflated, Info, Listing, Reader, SearchFilter, Session, Source, SourceError,
-    Stats, Summary,
+    EntryId, Inflated, Info, Listing, Reader, SearchFilter, Session, Source, Stats, Summary,
 };
 use serde_json::Value;
-
-/// The bytes of a session's files, as read from disk (gzip files
-/// compressed).
-struct Files(Vec<Vec<u8>>);
-
-impl Source for Files {
-    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
-        let bytes = self
-            .0
-            .get(file.0 as usize)
-            .ok_or_else(|| SourceError::new(file, range.clone(), "no such file"))?;
-        bytes
-            .get(range.start as usize..range.end as usize)
-            .map(Cow::Borrowed)
-            .ok_or_else(|| SourceError::new(file, range, "past the end"))
-    }
-}
 
 /// An input of the golden files opened as `retrace` opens it: a file with
 /// the side-car beside it, or a folder's session files in the order
 /// [`order_files`] gives.
 struct Opened {
     session: Session,
-    source: Inflated<Files>,
+    /// The files' bytes as read from disk (gzip files compressed).
+    source: Inflated<Vec<Vec<u8>>>,
 }
 
 fn names_in(dir: &Path) -> Vec<String> {
@@ -113,7 +94,7 @@ fn open_input(root: &Path, input: &str) -> Opened {
         bytes.push(data);
     }
     let session = reader.finish();
-    let source = Inflated::new(Files(bytes), session.files());
+    let source = Inflated::new(bytes, session.files());
     Opened { session, source }
 }
 
