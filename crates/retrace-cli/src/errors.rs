@@ -6,7 +6,7 @@
 use std::fmt::Display;
 use std::io;
 
-use retrace_store::StoreError;
+use retrace_io::FileError;
 
 /// An input that cannot be read or used: printed as one line (after its
 /// context, the path), exit 2; where there are several inputs, the others
@@ -27,11 +27,11 @@ impl InputError {
     }
 
     /// A store error, without repeating the path the context names.
-    pub fn store(e: &StoreError) -> InputError {
+    pub fn store(e: &FileError) -> InputError {
         InputError(match e {
-            StoreError::NotFound { .. } => io_message(&io::ErrorKind::NotFound.into()),
-            StoreError::AccessDenied { .. } => io_message(&io::ErrorKind::PermissionDenied.into()),
-            StoreError::Io { source, .. } => io_message(source),
+            FileError::NotFound { .. } => io_message(&io::ErrorKind::NotFound.into()),
+            FileError::AccessDenied { .. } => io_message(&io::ErrorKind::PermissionDenied.into()),
+            FileError::Io { source, .. } => io_message(source),
             other => other.to_string(),
         })
     }
@@ -59,7 +59,7 @@ mod tests {
     #[test]
     fn an_input_error_prints_as_its_path_and_one_line() {
         let path = std::path::Path::new("/no/such/file");
-        let e = StoreError::from_io(std::fs::metadata(path).unwrap_err(), path);
+        let e = FileError::from_io(std::fs::metadata(path).unwrap_err(), path);
         let err = InputError::store(&e).on("x.jsonl");
         assert_eq!(format!("{err:#}"), "x.jsonl: no such file or directory");
         assert!(err.downcast_ref::<InputError>().is_some());

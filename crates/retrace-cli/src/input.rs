@@ -15,7 +15,7 @@ use retrace_core::{
     order_files, side_car, subagent_dir, FileId, Inflated, Listing, Reader, ReaderOptions, Session,
     Source, SourceError,
 };
-use retrace_store::{open_files, FileSource, Input, OpenOptions, StoreError};
+use retrace_io::{open_files, FileError, FileSource, Input, OpenOptions};
 
 use crate::args::ReadArgs;
 use crate::errors::InputError;
@@ -72,12 +72,12 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
         return load_stdin(options);
     }
     let p = Path::new(path);
-    let unusable = |e: &StoreError| InputError::store(e).on(path);
-    let meta = std::fs::metadata(p).map_err(|e| unusable(&StoreError::from_io(e, p)))?;
+    let unusable = |e: &FileError| InputError::store(e).on(path);
+    let meta = std::fs::metadata(p).map_err(|e| unusable(&FileError::from_io(e, p)))?;
     if !meta.is_dir() && !meta.is_file() {
         // A pipe such as `<(zcat s.jsonl.gz)`: it can be read only once, so
         // bodies cannot be fetched from it later; keep it in memory.
-        let bytes = std::fs::read(p).map_err(|e| unusable(&StoreError::from_io(e, p)))?;
+        let bytes = std::fs::read(p).map_err(|e| unusable(&FileError::from_io(e, p)))?;
         return Ok(in_memory(path, bytes, options));
     }
     let inputs = if meta.is_dir() {
@@ -103,7 +103,7 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
     let session = open_files(
         &inputs,
         &options,
-        bar.as_ref().map(|b| b as &dyn retrace_store::Progress),
+        bar.as_ref().map(|b| b as &dyn retrace_io::Progress),
     )
     .map_err(|e| unusable(&e))?;
     if let Some(bar) = bar {
@@ -163,7 +163,7 @@ fn with_side_car(path: &Path) -> Input {
 /// The files of a folder of sessions, as `retrace_core::order_files` picks
 /// and orders them from the folder's names and those of each session's
 /// `subagents` folder (`Listing::Folder`).
-fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
+fn project_inputs(dir: &Path) -> Result<Vec<Input>, FileError> {
     let mut files = files_in(dir, "")?;
     for (name, _) in files.clone() {
         if let Some(sub) = subagent_dir(&name).filter(|sub| dir.join(sub).is_dir()) {
@@ -182,10 +182,10 @@ fn project_inputs(dir: &Path) -> Result<Vec<Input>, StoreError> {
 
 /// The files directly in `dir` (not its folders), in no order: each as its
 /// name under `prefix` (`<session>/subagents/agent-a.jsonl`) and its path.
-fn files_in(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>, StoreError> {
+fn files_in(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf)>, FileError> {
     let mut files = Vec::new();
-    for entry in std::fs::read_dir(dir).map_err(|e| StoreError::from_io(e, dir))? {
-        let path = entry.map_err(|e| StoreError::from_io(e, dir))?.path();
+    for entry in std::fs::read_dir(dir).map_err(|e| FileError::from_io(e, dir))? {
+        let path = entry.map_err(|e| FileError::from_io(e, dir))?.path();
         if !path.is_file() {
             continue;
         }

@@ -6,12 +6,12 @@ use std::path::Path;
 use anyhow::Result;
 use flate2::write::GzEncoder;
 use flate2::Compression;
-use retrace_store::AtomicFile;
+use retrace_io::AtomicFile;
 
 use crate::errors::InputError;
 use crate::pump::CHUNK;
 
-/// `-o` and `--report` output: a [`retrace_store::AtomicFile`] (renamed into
+/// `-o` and `--report` output: a [`retrace_io::AtomicFile`] (renamed into
 /// place when complete, removed when dropped unfinished), gzip-compressed
 /// when the name ends in `.gz`. `flush` finishes and commits it; callers
 /// flush once, at the end.

@@ -1,4 +1,4 @@
-//! Progress on stderr, behind [`retrace_store::Progress`]: the store reports
+//! Progress on stderr, behind [`retrace_io::Progress`]: the store reports
 //! bytes read, a [`ProgressBar`] draws them. The
 //! [`Printer`](crate::printer::Printer) decides whether one is drawn.
 
@@ -28,7 +28,7 @@ impl ProgressBar {
     }
 }
 
-impl retrace_store::Progress for ProgressBar {
+impl retrace_io::Progress for ProgressBar {
     fn on_bytes(&self, bytes: u64) {
         let done = self.done.fetch_add(bytes, Ordering::Relaxed) + bytes;
         let percent = (done * 100 / self.total).min(100);

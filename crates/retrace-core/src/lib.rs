@@ -43,6 +43,10 @@ mod test_rng;
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
+pub use model::event::{
+    ChangeKind, Checkpoint, Event, EventData, EventType, FileChange, FinalOutput, LlmCall,
+    StateTransition, ToolCall, UserInput,
+};
 pub use model::format_id::Format;
 pub use model::message::{
     ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,

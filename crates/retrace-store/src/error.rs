@@ -1,51 +1,98 @@
+//! What can go wrong in a session store.
+
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A file could not be read.
+/// An error from the store, the recorder or the checkpoints.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum StoreError {
-    #[error("cannot read {path}: no such file or directory")]
-    NotFound { path: PathBuf },
-    #[error("cannot read {path}: permission denied")]
-    AccessDenied { path: PathBuf },
-    #[error("cannot read {path}")]
+    /// An id from outside is not a valid session id.
+    #[error("invalid session id `{id}`: {reason}")]
+    InvalidId {
+        /// The id, escaped.
+        id: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No session has this id.
+    #[error("no session `{id}`")]
+    NotFound {
+        /// The id.
+        id: String,
+    },
+    /// A session with this id exists already.
+    #[error("session `{id}` exists already")]
+    Exists {
+        /// The id.
+        id: String,
+    },
+    /// Another writer (this process or another) holds the session.
+    #[error("session `{id}` is busy: another writer holds it ({holder})")]
+    SessionBusy {
+        /// The id.
+        id: String,
+        /// Where the lock is.
+        holder: String,
+    },
+    /// A save against a version that is no longer the latest.
+    #[error("session `{id}`: state was saved at version {expected}, but it is now at {actual}")]
+    Conflict {
+        /// The id.
+        id: String,
+        /// The version the save was based on.
+        expected: u64,
+        /// The version stored.
+        actual: u64,
+    },
+    /// A file of the store could not be read or written.
+    #[error("{action} {path}: {source}")]
     Io {
+        /// What was being done (`cannot read`, `cannot write`, …).
+        action: &'static str,
+        /// The file.
         path: PathBuf,
+        /// Why.
         #[source]
         source: io::Error,
     },
-    #[error("cannot write {path}: {reason}")]
-    Write { path: PathBuf, reason: String },
-    #[error("{count} files given; one session holds at most {limit}")]
-    TooManyFiles { count: usize, limit: usize },
+    /// A file of the store holds something that is not what it should.
+    #[error("{path}: {reason}")]
+    Corrupt {
+        /// The file (and line, where there is one).
+        path: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The recorder's writer has stopped (after an error it reported).
+    #[error("the recorder of session `{id}` has stopped: {reason}")]
+    RecorderStopped {
+        /// The id.
+        id: String,
+        /// Why it stopped.
+        reason: String,
+    },
+    /// A git checkpoint failed.
+    #[error("checkpoint: {0}")]
+    Git(String),
 }
 
 impl StoreError {
-    /// Classifies an I/O error on `path`.
-    pub fn from_io(source: io::Error, path: &Path) -> StoreError {
-        let path = path.to_path_buf();
-        match source.kind() {
-            io::ErrorKind::NotFound => StoreError::NotFound { path },
-            io::ErrorKind::PermissionDenied => StoreError::AccessDenied { path },
-            _ => StoreError::Io { path, source },
-        }
-    }
-}
-
-impl StoreError {
-    /// An I/O error while writing `path`.
-    pub fn write(source: &io::Error, path: &Path) -> StoreError {
-        let reason = match source.kind() {
-            io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-            io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            _ => source.to_string(),
-        };
-        StoreError::Write {
+    /// An I/O error while doing `action` on `path`.
+    pub fn io(action: &'static str, path: &Path, source: io::Error) -> StoreError {
+        StoreError::Io {
+            action,
             path: path.to_path_buf(),
-            reason,
+            source,
         }
     }
 }
 
+impl From<git2::Error> for StoreError {
+    fn from(e: git2::Error) -> StoreError {
+        StoreError::Git(e.message().to_owned())
+    }
+}
+
+/// A result of the store.
 pub type StoreResult<T> = Result<T, StoreError>;

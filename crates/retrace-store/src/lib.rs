@@ -1,19 +1,21 @@
-//! retrace-store is the native companion of `retrace-core`: everything that
-//! touches the file system lives here (and in the CLI), so the core stays
-//! sans-I/O.
+//! retrace-store: sessions that agents record, resume, replay and roll back.
 //!
-//! - [`open`]: read session files into a [`retrace_core::Session`], splitting
-//!   a large file across threads.
-//! - [`FileSource`]: hands the core the bytes of an entry when a body is
-//!   needed, by byte range.
-//! - [`AtomicFile`]: writes that never leave half a file.
+//! - [`SessionStore`]: the contract of a store, kept by [`FsStore`]
+//!   (`sessions/{id}/…` on disk) and [`MemoryStore`].
+//! - [`SessionManager`]: create, restore, save, resume, destroy, list.
+//! - [`Recorder`]: records events from any thread without blocking it,
+//!   on a writer thread with group commit and rotation.
+//! - [`Checkpoints`]: git checkpoints of a workspace after each tool call,
+//!   in a repository the store owns.
+//! - [`SessionPlayer`]: a recorded session, step by step.
 
-mod atomic;
 mod error;
-mod open;
-mod source;
+mod id;
+mod store;
 
-pub use atomic::{write_atomically, AtomicFile};
 pub use error::{StoreError, StoreResult};
-pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
-pub use source::FileSource;
+pub use id::{SessionId, MAX_ID_LEN};
+pub use store::{
+    Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
+    Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,
+};

@@ -8,3 +8,4 @@ pub(crate) mod time;
 pub(crate) mod provider;
 pub(crate) mod format_id;
 pub(crate) mod message;
+pub(crate) mod event;

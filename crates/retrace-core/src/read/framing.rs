@@ -77,7 +77,7 @@ fn is_blank(line: &[u8]) -> bool {
 
 /// Whether a file starting with `head` (its first bytes, as many as are at
 /// hand) is one JSON document rather than JSON lines, as far as `head`
-/// tells. `retrace-store` asks this before splitting a large file at line
+/// tells. `retrace-io` asks this before splitting a large file at line
 /// starts: a document must be read in one pass.
 pub fn starts_like_document(head: &[u8]) -> bool {
     let head = head.strip_prefix(BOM).unwrap_or(head);

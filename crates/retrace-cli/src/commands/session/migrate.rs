@@ -7,7 +7,7 @@ use std::path::Path;
 use anyhow::Result;
 use retrace_core::migrate::{migrate, Report};
 use retrace_core::{Api, ContextOptions};
-use retrace_store::AtomicFile;
+use retrace_io::AtomicFile;
 
 use super::leaf;
 use crate::args::{MigrateArgs, OutputOptions, ReadArgs};

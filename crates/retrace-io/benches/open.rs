@@ -1,7 +1,7 @@
 //! Open speed and memory: index + full tree of a large generated session,
 //! against `cat FILE > /dev/null` in the same run, page cache warm.
 //!
-//! `cargo bench -p retrace-store --bench open`
+//! `cargo bench -p retrace-io --bench open`
 //!
 //! Environment:
 //! - `RETRACE_BENCH_MB` (default 1000): size of the generated sessions.
@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-use retrace_store::{open_files, Input, OpenOptions};
+use retrace_io::{open_files, Input, OpenOptions};
 
 #[path = "open/generate.rs"]
 mod generate;

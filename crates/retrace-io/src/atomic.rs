@@ -10,7 +10,7 @@ use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
-use crate::error::{StoreError, StoreResult};
+use crate::error::{FileError, FileResult};
 
 /// A file being written; [`AtomicFile::commit`] puts it in place.
 #[derive(Debug)]
@@ -24,13 +24,13 @@ pub struct AtomicFile {
 
 impl AtomicFile {
     /// Starts writing `dest`.
-    pub fn create(dest: &Path) -> StoreResult<AtomicFile> {
+    pub fn create(dest: &Path) -> FileResult<AtomicFile> {
         let special = std::fs::metadata(dest).is_ok_and(|m| !m.is_file() && !m.is_dir());
         if special {
             let file = File::options()
                 .write(true)
                 .open(dest)
-                .map_err(|e| StoreError::write(&e, dest))?;
+                .map_err(|e| FileError::write(&e, dest))?;
             return Ok(AtomicFile {
                 file,
                 tmp: None,
@@ -44,13 +44,13 @@ impl AtomicFile {
         };
         let name = dest
             .file_name()
-            .ok_or_else(|| StoreError::write(&io::Error::other("not a file name"), dest))?;
+            .ok_or_else(|| FileError::write(&io::Error::other("not a file name"), dest))?;
         let tmp = dir.join(format!(
             ".{}.retrace-{}.tmp",
             name.to_string_lossy(),
             std::process::id()
         ));
-        let file = File::create(&tmp).map_err(|e| StoreError::write(&e, dest))?;
+        let file = File::create(&tmp).map_err(|e| FileError::write(&e, dest))?;
         Ok(AtomicFile {
             file,
             tmp: Some(tmp),
@@ -65,13 +65,13 @@ impl AtomicFile {
     }
 
     /// Flushes to disk and renames the file into place.
-    pub fn commit(mut self) -> StoreResult<()> {
+    pub fn commit(mut self) -> FileResult<()> {
         self.committed = true;
         let Some(tmp) = self.tmp.take() else {
             return self
                 .file
                 .flush()
-                .map_err(|e| StoreError::write(&e, &self.dest));
+                .map_err(|e| FileError::write(&e, &self.dest));
         };
         let done = self
             .file
@@ -79,7 +79,7 @@ impl AtomicFile {
             .and_then(|()| std::fs::rename(&tmp, &self.dest));
         if let Err(e) = done {
             let _ = std::fs::remove_file(&tmp);
-            return Err(StoreError::write(&e, &self.dest));
+            return Err(FileError::write(&e, &self.dest));
         }
         Ok(())
     }
@@ -106,10 +106,10 @@ impl Drop for AtomicFile {
 }
 
 /// Writes `bytes` to `dest` atomically (see the module docs).
-pub fn write_atomically(dest: &Path, bytes: &[u8]) -> StoreResult<()> {
+pub fn write_atomically(dest: &Path, bytes: &[u8]) -> FileResult<()> {
     let mut file = AtomicFile::create(dest)?;
     file.write_all(bytes)
-        .map_err(|e| StoreError::write(&e, dest))?;
+        .map_err(|e| FileError::write(&e, dest))?;
     file.commit()
 }
 

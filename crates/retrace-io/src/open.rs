@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 
 use retrace_core::{ElementStarts, FileId, Reader, ReaderOptions, Session};
 
-use crate::error::{StoreError, StoreResult};
+use crate::error::{FileError, FileResult};
 
 /// One file of a session, with an optional side-car document (a Claude Code
 /// subagent's `.meta.json`).
@@ -66,9 +66,9 @@ pub fn open_files(
     inputs: &[Input],
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
-) -> StoreResult<Session> {
+) -> FileResult<Session> {
     if inputs.len() > FileId::LIMIT {
-        return Err(StoreError::TooManyFiles {
+        return Err(FileError::TooManyFiles {
             count: inputs.len(),
             limit: FileId::LIMIT,
         });
@@ -79,7 +79,7 @@ pub fn open_files(
         let file = reader.begin_file(&name);
         read_parallel(&mut reader, &input.path, options, progress)?;
         if let Some(meta) = &input.meta {
-            let bytes = std::fs::read(meta).map_err(|e| StoreError::from_io(e, meta))?;
+            let bytes = std::fs::read(meta).map_err(|e| FileError::from_io(e, meta))?;
             reader.attach_meta(file, &bytes);
         }
     }
@@ -107,11 +107,11 @@ pub fn read_parallel(
     path: &Path,
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
-) -> StoreResult<()> {
-    let file = File::open(path).map_err(|e| StoreError::from_io(e, path))?;
+) -> FileResult<()> {
+    let file = File::open(path).map_err(|e| FileError::from_io(e, path))?;
     let size = file
         .metadata()
-        .map_err(|e| StoreError::from_io(e, path))?
+        .map_err(|e| FileError::from_io(e, path))?
         .len();
     reader.size_hint(size);
     // A gzip stream can only be inflated from its start: one pass.
@@ -119,7 +119,7 @@ pub fn read_parallel(
     {
         return read_range(reader, &file, path, 0, None, options.chunk, progress);
     }
-    let head = read_head(&file).map_err(|e| StoreError::from_io(e, path))?;
+    let head = read_head(&file).map_err(|e| FileError::from_io(e, path))?;
     if retrace_core::starts_like_document(&head) {
         // One JSON document: split where its elements seem to begin, or
         // read in one pass when its head does not show where that is.
@@ -129,7 +129,7 @@ pub fn read_parallel(
         };
     }
     let bounds =
-        split_points(&file, size, options.threads).map_err(|e| StoreError::from_io(e, path))?;
+        split_points(&file, size, options.threads).map_err(|e| FileError::from_io(e, path))?;
     let parts = read_parts(
         reader,
         &file,
@@ -167,7 +167,7 @@ fn read_parts(
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
     begin: impl Fn(&mut Reader, &str, u64) + Sync,
-) -> StoreResult<Vec<Reader>> {
+) -> FileResult<Vec<Reader>> {
     let name = path.to_string_lossy();
     let (first, parts) = std::thread::scope(|scope| {
         let handles: Vec<_> = bounds
@@ -202,7 +202,7 @@ fn read_parts(
             options.chunk,
             progress,
         );
-        let parts: Vec<StoreResult<Reader>> = handles
+        let parts: Vec<FileResult<Reader>> = handles
             .into_iter()
             .map(|h| h.join().expect("reader thread panicked"))
             .collect();
@@ -225,9 +225,9 @@ fn read_document(
     starts: &ElementStarts,
     options: &OpenOptions,
     progress: Option<&dyn Progress>,
-) -> StoreResult<()> {
+) -> FileResult<()> {
     let bounds = element_split_points(file, size, options.threads, starts)
-        .map_err(|e| StoreError::from_io(e, path))?;
+        .map_err(|e| FileError::from_io(e, path))?;
     if bounds.len() <= 2 {
         return read_range(reader, file, path, 0, None, options.chunk, progress);
     }
@@ -332,7 +332,7 @@ fn read_range(
     end: Option<u64>,
     chunk: usize,
     progress: Option<&dyn Progress>,
-) -> StoreResult<()> {
+) -> FileResult<()> {
     let mut buf = vec![0u8; chunk];
     let mut at = start;
     loop {
@@ -347,7 +347,7 @@ fn read_range(
         } else {
             file.read_at(&mut buf[..want], at)
         }
-        .map_err(|e| StoreError::from_io(e, path))?;
+        .map_err(|e| FileError::from_io(e, path))?;
         if n == 0 {
             break;
         }

@@ -1,0 +1,327 @@
+//! The record of an event stream (`events.jsonl`): one line
+//! `{"event_type","timestamp","data"}` per event. The store's recorder
+//! writes it and the reader of event streams (`format/events.rs`,
+//! `normalize/events.rs`) reads it, so both share this schema and the one
+//! rule that names a stream's parts (`events.jsonl`, `events_1.jsonl`, …).
+//!
+//! Nothing is lost on the way through: fields this schema does not name,
+//! at the top or in `data`, are kept in `extra` and written back.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// The kind of an event: the five an agent records, and the checkpoints the
+/// store takes of the files a tool changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventType {
+    /// What the user said: `{message}`.
+    UserInput,
+    /// The agent's state machine moved: `{from_node, to_node, state_diff}`.
+    StateTransition,
+    /// A model call: `{prompt, response, token_usage, duration}`.
+    LlmCall,
+    /// A tool call and its outcome: `{tool_name, parameters, output, error, duration}`.
+    ToolCall,
+    /// The run's answer: `{output, stream}`.
+    FinalOutput,
+    /// A git checkpoint of the workspace after a tool changed files:
+    /// `{commit, tag, tool_name, event, files}`.
+    Checkpoint,
+}
+
+impl EventType {
+    /// Every type, in the order above.
+    pub const ALL: [EventType; 6] = [
+        EventType::UserInput,
+        EventType::StateTransition,
+        EventType::LlmCall,
+        EventType::ToolCall,
+        EventType::FinalOutput,
+        EventType::Checkpoint,
+    ];
+
+    /// The name written in `event_type`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::UserInput => "user_input",
+            EventType::StateTransition => "state_transition",
+            EventType::LlmCall => "llm_call",
+            EventType::ToolCall => "tool_call",
+            EventType::FinalOutput => "final_output",
+            EventType::Checkpoint => "checkpoint",
+        }
+    }
+
+    /// The type named `name`, if it is one.
+    pub fn parse(name: &str) -> Option<EventType> {
+        EventType::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+}
+
+/// One event: its type is the variant of `data`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// When it happened (written as RFC 3339 in UTC, to the microsecond).
+    pub timestamp: DateTime<Utc>,
+    /// What happened.
+    pub data: EventData,
+    /// Top-level fields besides `event_type`, `timestamp` and `data`.
+    pub extra: Map<String, Value>,
+}
+
+/// What an event says, by type.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EventData {
+    /// See [`EventType::UserInput`].
+    UserInput(UserInput),
+    /// See [`EventType::StateTransition`].
+    StateTransition(StateTransition),
+    /// See [`EventType::LlmCall`].
+    LlmCall(LlmCall),
+    /// See [`EventType::ToolCall`].
+    ToolCall(ToolCall),
+    /// See [`EventType::FinalOutput`].
+    FinalOutput(FinalOutput),
+    /// See [`EventType::Checkpoint`].
+    Checkpoint(Checkpoint),
+}
+
+/// `user_input`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct UserInput {
+    /// What the user said (usually a string).
+    pub message: Value,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `state_transition`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct StateTransition {
+    /// The node the agent left.
+    pub from_node: String,
+    /// The node it entered.
+    pub to_node: String,
+    /// What changed in its state.
+    #[serde(default)]
+    pub state_diff: Value,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `llm_call`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LlmCall {
+    /// What was sent (a string or a message list).
+    #[serde(default)]
+    pub prompt: Value,
+    /// What came back.
+    #[serde(default)]
+    pub response: Value,
+    /// Token counts as the provider gave them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_usage: Option<Value>,
+    /// Seconds the call took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Fields not named above (`model` among them).
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `tool_call`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// The tool's name.
+    pub tool_name: String,
+    /// Its arguments.
+    #[serde(default)]
+    pub parameters: Value,
+    /// What it returned (`null` when it failed).
+    #[serde(default)]
+    pub output: Value,
+    /// Why it failed (`null` when it did not).
+    #[serde(default)]
+    pub error: Value,
+    /// Seconds the call took.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<f64>,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `final_output`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FinalOutput {
+    /// The answer.
+    #[serde(default)]
+    pub output: Value,
+    /// Whether it was streamed.
+    #[serde(default)]
+    pub stream: bool,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// `checkpoint`: the store committed the workspace after a tool call.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Checkpoint {
+    /// The commit's id (hex).
+    pub commit: String,
+    /// The tag that names it (`tool_{tool_name}_{YYYYMMDDHHMMSS}`).
+    pub tag: String,
+    /// The tool whose changes it holds.
+    pub tool_name: String,
+    /// The files it changed, with how.
+    #[serde(default)]
+    pub files: Vec<FileChange>,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One file of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileChange {
+    /// The path in the workspace, `/`-separated.
+    pub path: String,
+    /// How it changed.
+    pub change: ChangeKind,
+}
+
+/// How a file changed between two checkpoints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    /// It did not exist before.
+    Created,
+    /// Its content or mode changed.
+    Updated,
+    /// It no longer exists.
+    Deleted,
+}
+
+impl EventData {
+    /// The type of this event.
+    pub fn event_type(&self) -> EventType {
+        match self {
+            EventData::UserInput(_) => EventType::UserInput,
+            EventData::StateTransition(_) => EventType::StateTransition,
+            EventData::LlmCall(_) => EventType::LlmCall,
+            EventData::ToolCall(_) => EventType::ToolCall,
+            EventData::FinalOutput(_) => EventType::FinalOutput,
+            EventData::Checkpoint(_) => EventType::Checkpoint,
+        }
+    }
+}
+
+impl Event {
+    /// An event at `timestamp` (the core reads no clock: the caller does).
+    pub fn new(timestamp: DateTime<Utc>, data: EventData) -> Event {
+        Event {
+            timestamp,
+            data,
+            extra: Map::new(),
+        }
+    }
+
+    /// The type of this event.
+    pub fn event_type(&self) -> EventType {
+        self.data.event_type()
+    }
+}
+
+/// How one event was written, for serde.
+#[derive(Serialize, Deserialize)]
+struct Raw {
+    event_type: EventType,
+    #[serde(with = "timestamp")]
+    timestamp: DateTime<Utc>,
+    #[serde(default)]
+    data: Value,
+    #[serde(flatten)]
+    extra: Map<String, Value>,
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::Error;
+        let data = match &self.data {
+            EventData::UserInput(d) => serde_json::to_value(d),
+            EventData::StateTransition(d) => serde_json::to_value(d),
+            EventData::LlmCall(d) => serde_json::to_value(d),
+            EventData::ToolCall(d) => serde_json::to_value(d),
+            EventData::FinalOutput(d) => serde_json::to_value(d),
+            EventData::Checkpoint(d) => serde_json::to_value(d),
+        }
+        .map_err(S::Error::custom)?;
+        Raw {
+            event_type: self.event_type(),
+            timestamp: self.timestamp,
+            data,
+            extra: self.extra.clone(),
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+        use serde::de::Error;
+        let raw = Raw::deserialize(d)?;
+        let data = raw.data;
+        let data = match raw.event_type {
+            EventType::UserInput => serde_json::from_value(data).map(EventData::UserInput),
+            EventType::StateTransition => {
+                serde_json::from_value(data).map(EventData::StateTransition)
+            }
+            EventType::LlmCall => serde_json::from_value(data).map(EventData::LlmCall),
+            EventType::ToolCall => serde_json::from_value(data).map(EventData::ToolCall),
+            EventType::FinalOutput => serde_json::from_value(data).map(EventData::FinalOutput),
+            EventType::Checkpoint => serde_json::from_value(data).map(EventData::Checkpoint),
+        }
+        .map_err(|e| D::Error::custom(format!("data of {}: {e}", raw.event_type.as_str())))?;
+        Ok(Event {
+            timestamp: raw.timestamp,
+            data,
+            extra: raw.extra,
+        })
+    }
+}
+
+/// Timestamps as RFC 3339 in UTC to the microsecond; read also as Unix
+/// seconds (a number), as some frameworks write them.
+mod timestamp {
+    use super::*;
+
+    pub(super) fn serialize<S: serde::Serializer>(
+        t: &DateTime<Utc>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true))
+    }
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<DateTime<Utc>, D::Error> {
+        use serde::de::Error;
+        match Value::deserialize(d)? {
+            Value::String(s) => DateTime::parse_from_rfc3339(&s)
+                .map(|t| t.with_timezone(&Utc))
+                .map_err(|e| D::Error::custom(format!("timestamp `{s}`: {e}"))),
+            Value::Number(n) => n
+                .as_f64()
+                .and_then(|secs| DateTime::from_timestamp_micros((secs * 1e6).round() as i64))
+                .ok_or_else(|| D::Error::custom(format!("timestamp {n} is out of range"))),
+            other => Err(D::Error::custom(format!(
+                "timestamp must be a string or a number, not {other}"
+            ))),
+        }
+    }
+}
