@@ -11,6 +11,8 @@
 
 mod error;
 mod id;
+#[allow(dead_code)] // SKELETON until the recorder lands
+mod event_log;
 mod store;
 
 pub use error::{StoreError, StoreResult};
