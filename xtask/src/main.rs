@@ -4,6 +4,8 @@
 //!   lints, tests, the wasm32 build of the core and its import check),
 //!   installing what it needs first.
 //! - `layers`: the core's module graph has no cycle and no upward import.
+//! - `deps`: the crate graph keeps git2 and database clients above the core
+//!   and retrace-io.
 //! - `serve`: builds the viewer and serves it with the demo session.
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
@@ -14,6 +16,7 @@ mod bench_redact;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
+mod deps;
 mod layers;
 mod serve;
 mod test;
@@ -29,6 +32,7 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("test") => test::run(&args[1..]),
         Some("layers") => layers::run(&args[1..]),
+        Some("deps") => deps::check(&root()),
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
@@ -59,13 +63,16 @@ commands:
   serve       [--port N] [--release] build the viewer and serve it on
               http://127.0.0.1:8080, opening on the demo session
   dist        the release viewer in dist/ for any static server
-  test        fmt check, module layering, clippy, all tests, wasm32 build
-              of retrace-core and its no-host-imports check, the viewer's
+  test        fmt check, module layering, the crate graph (no git2 or
+              database client below the store), clippy, all tests, wasm32
+              build of retrace-core and its no-host-imports check, the viewer's
               bundle budget and its end-to-end tests in Chromium (what CI
               runs)
   layers      [SRC_DIR…] no import cycle at any depth and no upward import
               between modules (declaration order is the layer order), and
               src/ holds lib.rs plus at most 2 files (default: retrace-core)
+  deps        the crate graph: no git2 or database client in retrace-core
+              or retrace-io, neither depends on the store
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{layers, root, tools, wasm, web};
+use crate::{deps, layers, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -17,6 +17,7 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     println!("==> module layers of retrace-core (cargo xtask layers)");
     layers::run(&[])?;
+    deps::check(&root)?;
     step(
         "cargo clippy",
         &root,

@@ -1,0 +1,50 @@
+//! The crate graph's rules, checked with `cargo tree`: the layers below the
+//! store never pull in what the store needs (git2, a database client), and
+//! never depend on the store.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use crate::cmd::{cargo, output};
+
+/// Crates (by package name) that each lower crate must not depend on,
+/// directly or not.
+const FORBIDDEN: &[(&str, &[&str])] = &[
+    (
+        "retrace-core",
+        &["git2", "retrace-io", "retrace-store", "postgres"],
+    ),
+    ("retrace-io", &["git2", "retrace-store", "postgres"]),
+];
+
+pub fn check(root: &Path) -> Result<()> {
+    println!("==> crate graph (cargo tree)");
+    for (krate, forbidden) in FORBIDDEN {
+        let tree = output(cargo().current_dir(root).args([
+            "tree",
+            "-p",
+            krate,
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ]))?;
+        let deps: Vec<&str> = tree
+            .lines()
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        let found: Vec<&&str> = forbidden.iter().filter(|f| deps.contains(f)).collect();
+        if !found.is_empty() {
+            bail!("{krate} depends on {found:?}; `cargo tree -p {krate} -i <name>` shows how");
+        }
+        println!(
+            "    {krate}: {} crates, none of {}",
+            deps.len(),
+            forbidden.join(", ")
+        );
+    }
+    Ok(())
+}
