@@ -21,34 +21,19 @@ impl InputError {
         InputError(message.to_string())
     }
 
-    /// An I/O error, in the words of [`io_message`].
+    /// An I/O error, in the words of [`retrace_io::io_reason`].
     pub fn io(e: &io::Error) -> InputError {
-        InputError(io_message(e))
+        InputError(retrace_io::io_reason(e))
     }
 
-    /// A store error, without repeating the path the context names.
+    /// A retrace-io error, without repeating the path the context names.
     pub fn store(e: &FileError) -> InputError {
-        InputError(match e {
-            FileError::NotFound { .. } => io_message(&io::ErrorKind::NotFound.into()),
-            FileError::AccessDenied { .. } => io_message(&io::ErrorKind::PermissionDenied.into()),
-            FileError::Io { source, .. } => io_message(source),
-            other => other.to_string(),
-        })
+        InputError(e.reason())
     }
 
     /// This error on `path`, its context: prints as `path: message`.
     pub fn on(self, path: impl Display) -> anyhow::Error {
         anyhow::Error::new(self).context(path.to_string())
-    }
-}
-
-/// The one wording of an I/O error on an input: `no such file or
-/// directory`, `permission denied`, else the system's.
-pub(crate) fn io_message(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => e.to_string(),
     }
 }
 
