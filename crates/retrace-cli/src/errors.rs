@@ -27,7 +27,7 @@ impl InputError {
     }
 
     /// A retrace-io error, without repeating the path the context names.
-    pub fn store(e: &FileError) -> InputError {
+    pub fn file(e: &FileError) -> InputError {
         InputError(e.reason())
     }
 
@@ -45,7 +45,7 @@ mod tests {
     fn an_input_error_prints_as_its_path_and_one_line() {
         let path = std::path::Path::new("/no/such/file");
         let e = FileError::from_io(std::fs::metadata(path).unwrap_err(), path);
-        let err = InputError::store(&e).on("x.jsonl");
+        let err = InputError::file(&e).on("x.jsonl");
         assert_eq!(format!("{err:#}"), "x.jsonl: no such file or directory");
         assert!(err.downcast_ref::<InputError>().is_some());
     }

@@ -16,7 +16,7 @@ use crate::printer::Printer;
 /// Reads PATH (`-` for standard input), with a progress bar for a large
 /// one (if `printer` draws them).
 pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
-    let unusable = |e: retrace_io::FileError| InputError::store(&e).on(path);
+    let unusable = |e: retrace_io::FileError| InputError::file(&e).on(path);
     let located = if path == "-" {
         Located::stdin()
     } else {

@@ -57,7 +57,8 @@ pub struct PlayerStep {
     #[serde(serialize_with = "millis")]
     pub since_previous: Option<Duration>,
     /// How long a replay waits before showing it, from
-    /// [`PlayerOptions::replay`] (idle gaps cut, divided by the speed).
+    /// [`PlayerOptions::replay`] (idle gaps cut, divided by the speed);
+    /// `None` for the first step.
     #[serde(serialize_with = "millis")]
     pub pause: Option<Duration>,
     /// One line: `tool get_weather`, `LLM call · gpt-4o-mini`, `planner →
