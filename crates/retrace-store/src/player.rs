@@ -116,7 +116,16 @@ impl SessionPlayer {
 
     /// A session folder (or any session file retrace reads) at `path`.
     pub fn open(path: &Path, options: PlayerOptions) -> StoreResult<SessionPlayer> {
-        let loaded = retrace_io::load(path, &OpenOptions::default())?;
+        let loaded = match retrace_io::load(path, &OpenOptions::default()) {
+            Ok(loaded) => loaded,
+            // A session created but with no event yet plays as empty.
+            Err(retrace_io::FileError::NoSessionFiles { .. })
+                if path.join("meta.json").is_file() =>
+            {
+                return Ok(SessionPlayer::empty(path, options));
+            }
+            Err(e) => return Err(e.into()),
+        };
         let session = loaded.session;
         let all = match session.tree().default_leaf() {
             Some(leaf) => session.rows(leaf),
@@ -142,6 +151,21 @@ impl SessionPlayer {
             rules: (!options.show_sensitive).then(|| Arc::new(Rules::builtin())),
             previous: None,
         })
+    }
+
+    /// A player with no step (a session with no event yet).
+    fn empty(path: &Path, options: PlayerOptions) -> SessionPlayer {
+        let session = retrace_core::Reader::new().finish();
+        SessionPlayer {
+            path: path.to_path_buf(),
+            source: Inflated::new(Bytes::Memory(Vec::new()), session.files()),
+            session,
+            rows: Vec::new(),
+            indices: Vec::new(),
+            replay: Replay::new(Vec::new(), options.replay),
+            rules: None,
+            previous: None,
+        }
     }
 
     /// The session as the core read it (its diagnostics say what in the
@@ -623,6 +647,17 @@ mod tests {
         assert!(tool.details.contains(AWS_KEY), "{}", tool.details);
         assert!(tool.details.contains(ANTHROPIC_KEY), "{}", tool.details);
         assert!(!tool.details.contains("[REDACTED:"), "{}", tool.details);
+    }
+
+    #[test]
+    fn a_session_with_no_event_yet_plays_as_empty() {
+        let (root, id) = store("new");
+        let dir = root.join(id.as_str());
+        std::fs::remove_file(dir.join("events.jsonl")).unwrap();
+        std::fs::remove_file(dir.join("events_1.jsonl")).unwrap();
+        let mut player = SessionPlayer::load(&root, &id, PlayerOptions::default()).unwrap();
+        assert!(player.is_empty());
+        assert!(player.next().is_none());
     }
 
     #[test]

@@ -19,8 +19,8 @@
 //!   forms by extension (`x.json` before `x.jsonl`: a Gemini CLI session
 //!   migrated from its legacy document).
 //! - A session store's session folder (`retrace-store`: `meta.json` beside
-//!   an event stream's parts `events.jsonl`, `events_N.jsonl`) is that
-//!   stream: the store's own files beside it (`meta.json`,
+//!   an event stream's parts `events.jsonl`, `events_N.jsonl`, or beside
+//!   `config_snapshot.json` before the first event) is that stream: the store's own files beside it (`meta.json`,
 //!   `config_snapshot.json`, state as `*.json` values and `*.jsonl` lists)
 //!   are not read, in a folder or among chosen files.
 
@@ -134,7 +134,8 @@ pub fn side_car(file: &str) -> Option<String> {
 }
 
 /// Which of `names` are a session store's own files: in a folder that
-/// holds `meta.json` and an event stream part, every other file (the
+/// holds `meta.json` beside an event stream part or `config_snapshot.json`
+/// (a session with no event yet), every file but the stream's parts (the
 /// session's meta, configuration snapshot and state, and side-cars such as
 /// `events_2.jsonl.torn`, which are no session files anyway).
 fn store_files(names: &[&str]) -> Vec<bool> {
@@ -142,7 +143,11 @@ fn store_files(names: &[&str]) -> Vec<bool> {
         .iter()
         .filter(|n| base(n) == "meta.json")
         .map(|n| dir(n))
-        .filter(|d| names.iter().any(|n| dir(n) == *d && is_events_part(n)))
+        .filter(|d| {
+            names
+                .iter()
+                .any(|n| dir(n) == *d && (is_events_part(n) || base(n) == "config_snapshot.json"))
+        })
         .collect();
     names
         .iter()
@@ -334,6 +339,9 @@ mod tests {
             files(&["meta.json", "a.jsonl"], Listing::Folder),
             ["a.jsonl", "meta.json"]
         );
+        // A store session with no event yet has no session file.
+        let new = ["meta.json", "config_snapshot.json", "state.json"];
+        assert_eq!(files(&new, Listing::Folder), [] as [&str; 0]);
     }
 
     #[test]
