@@ -21,34 +21,19 @@ impl InputError {
         InputError(message.to_string())
     }
 
-    /// An I/O error, in the words of [`io_message`].
+    /// An I/O error, in the words of [`retrace_io::io_reason`].
     pub fn io(e: &io::Error) -> InputError {
-        InputError(io_message(e))
+        InputError(retrace_io::io_reason(e))
     }
 
-    /// A store error, without repeating the path the context names.
-    pub fn store(e: &FileError) -> InputError {
-        InputError(match e {
-            FileError::NotFound { .. } => io_message(&io::ErrorKind::NotFound.into()),
-            FileError::AccessDenied { .. } => io_message(&io::ErrorKind::PermissionDenied.into()),
-            FileError::Io { source, .. } => io_message(source),
-            other => other.to_string(),
-        })
+    /// A retrace-io error, without repeating the path the context names.
+    pub fn file(e: &FileError) -> InputError {
+        InputError(e.reason())
     }
 
     /// This error on `path`, its context: prints as `path: message`.
     pub fn on(self, path: impl Display) -> anyhow::Error {
         anyhow::Error::new(self).context(path.to_string())
-    }
-}
-
-/// The one wording of an I/O error on an input: `no such file or
-/// directory`, `permission denied`, else the system's.
-pub(crate) fn io_message(e: &io::Error) -> String {
-    match e.kind() {
-        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-        _ => e.to_string(),
     }
 }
 
@@ -60,7 +45,7 @@ mod tests {
     fn an_input_error_prints_as_its_path_and_one_line() {
         let path = std::path::Path::new("/no/such/file");
         let e = FileError::from_io(std::fs::metadata(path).unwrap_err(), path);
-        let err = InputError::store(&e).on("x.jsonl");
+        let err = InputError::file(&e).on("x.jsonl");
         assert_eq!(format!("{err:#}"), "x.jsonl: no such file or directory");
         assert!(err.downcast_ref::<InputError>().is_some());
     }

@@ -11,9 +11,7 @@ mod errors;
 mod exit;
 mod input;
 mod output;
-mod output_file;
 mod printer;
-mod pump;
 mod reporters;
 
 use std::process::ExitCode;

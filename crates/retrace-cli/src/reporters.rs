@@ -1,4 +1,4 @@
-//! Progress on stderr, behind [`retrace_io::Progress`]: the store reports
+//! Progress on stderr, behind [`retrace_io::Progress`]: retrace-io reports
 //! bytes read, a [`ProgressBar`] draws them. The
 //! [`Printer`](crate::printer::Printer) decides whether one is drawn.
 

@@ -1,7 +1,9 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// A file could not be read.
+/// A file could not be read or written. The message names the file and
+/// what went wrong; [`FileError::reason`] is the what alone, for a caller
+/// that prints the path itself (the CLI's `PATH: reason`).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FileError {
@@ -15,6 +17,28 @@ pub enum FileError {
         #[source]
         source: io::Error,
     },
+    /// A file opened, but reading it failed part way (a broken gzip
+    /// stream, a device error).
+    #[error("cannot read {path} to its end")]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: io::Error,
+    },
+    /// Standard input could not be read.
+    #[error("cannot read standard input")]
+    Stdin {
+        #[source]
+        source: io::Error,
+    },
+    /// A folder where one file is wanted (a stream to redact).
+    #[error("cannot read {path}: is a directory")]
+    IsDirectory { path: PathBuf },
+    /// A folder with no file a session could be read from.
+    #[error(
+        "cannot read {dir}: no session files (*.jsonl, *.json, gzipped or not) in this directory"
+    )]
+    NoSessionFiles { dir: PathBuf },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
     #[error("{count} files given; one session holds at most {limit}")]
@@ -31,21 +55,64 @@ impl FileError {
             _ => FileError::Io { path, source },
         }
     }
-}
 
-impl FileError {
     /// An I/O error while writing `path`.
     pub fn write(source: &io::Error, path: &Path) -> FileError {
-        let reason = match source.kind() {
-            io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-            io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            _ => source.to_string(),
-        };
         FileError::Write {
             path: path.to_path_buf(),
-            reason,
+            reason: io_reason(source),
+        }
+    }
+
+    /// What went wrong, without the path (the CLI prints `PATH: reason`
+    /// with the path as the user gave it): `no such file or directory`,
+    /// `cannot read: incomplete deflate stream`, ….
+    pub fn reason(&self) -> String {
+        match self {
+            FileError::NotFound { .. } => io_reason(&io::ErrorKind::NotFound.into()),
+            FileError::AccessDenied { .. } => io_reason(&io::ErrorKind::PermissionDenied.into()),
+            FileError::Io { source, .. } => io_reason(source),
+            FileError::Read { source, .. } => format!("cannot read: {}", io_reason(source)),
+            FileError::Stdin { source } => format!("cannot read standard input: {source}"),
+            FileError::IsDirectory { .. } => "is a directory".to_owned(),
+            FileError::NoSessionFiles { .. } => {
+                "no session files (*.jsonl, *.json, gzipped or not) in this directory".to_owned()
+            }
+            FileError::Write { reason, .. } => reason.clone(),
+            FileError::TooManyFiles { .. } => self.to_string(),
         }
     }
 }
 
+/// The one wording of an I/O error: `no such file or directory`,
+/// `permission denied`, else the system's.
+pub fn io_reason(e: &io::Error) -> String {
+    match e.kind() {
+        io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        _ => e.to_string(),
+    }
+}
+
 pub type FileResult<T> = Result<T, FileError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_message_says_where_and_the_reason_what() {
+        let path = Path::new("/no/such/file");
+        let e = FileError::from_io(std::fs::metadata(path).unwrap_err(), path);
+        assert_eq!(
+            e.to_string(),
+            "cannot read /no/such/file: no such file or directory"
+        );
+        assert_eq!(e.reason(), "no such file or directory");
+        let e = FileError::Read {
+            path: path.into(),
+            source: io::Error::other("incomplete deflate stream"),
+        };
+        assert_eq!(e.reason(), "cannot read: incomplete deflate stream");
+    }
+}

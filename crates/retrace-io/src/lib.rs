@@ -1,19 +1,34 @@
 //! retrace-io is the native companion of `retrace-core`: everything that
-//! touches the file system lives here (and in the CLI), so the core stays
-//! sans-I/O.
+//! touches the file system lives here, so the core stays sans-I/O and the
+//! CLI only parses arguments and prints.
 //!
-//! - [`open`]: read session files into a [`retrace_core::Session`], splitting
-//!   a large file across threads.
+//! - [`locate`] / [`load`]: a path (a file, a folder of sessions, a pipe)
+//!   or standard input to a [`Loaded`] session and the [`Bytes`] of its
+//!   bodies; [`folder_inputs`] lists a folder's session files in the
+//!   core's order.
+//! - [`open_files`]: read session files into a [`retrace_core::Session`],
+//!   splitting a large file across threads.
 //! - [`FileSource`]: hands the core the bytes of an entry when a body is
 //!   needed, by byte range.
-//! - [`AtomicFile`]: writes that never leave half a file.
+//! - [`Stream`], [`pump`], [`pump_parallel`]: the streaming redactor over
+//!   a file or standard input (gunzipped by its magic), on several
+//!   threads when it can.
+//! - [`AtomicFile`], [`OutputFile`]: writes that never leave half a file,
+//!   gzipped when named `.gz`.
+//! - [`FileError`]: what went wrong, and on which file.
 
 mod atomic;
 mod error;
+mod load;
 mod open;
+mod output_file;
+mod pump;
 mod source;
 
 pub use atomic::{write_atomically, AtomicFile};
-pub use error::{FileError, FileResult};
+pub use error::{io_reason, FileError, FileResult};
+pub use load::{folder_inputs, load, locate, with_side_car, Bytes, Loaded, Located};
 pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
+pub use output_file::OutputFile;
+pub use pump::{pump, pump_parallel, Findings, PumpError, Stream, CHUNK};
 pub use source::FileSource;

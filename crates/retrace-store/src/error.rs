@@ -75,6 +75,10 @@ pub enum StoreError {
     /// A git checkpoint failed.
     #[error("checkpoint: {0}")]
     Git(String),
+    /// A session's files could not be read as a session (to play it): the
+    /// message names the file.
+    #[error(transparent)]
+    File(#[from] retrace_io::FileError),
 }
 
 impl StoreError {

@@ -13,10 +13,12 @@ mod error;
 mod id;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
+mod player;
 mod store;
 
 pub use error::{StoreError, StoreResult};
 pub use id::{SessionId, MAX_ID_LEN};
+pub use player::{PlayerOptions, PlayerStep, SessionPlayer};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
     Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,

@@ -171,3 +171,49 @@ fn format_can_be_named() {
         assert!(words.contains(name), "{name} missing from: {help}");
     }
 }
+
+#[test]
+fn a_store_session_folder_reads_as_its_event_stream() {
+    // A retrace-store session: the event stream's parts beside the store's
+    // own files, which are not read (the same session as the stream alone).
+    let events = std::fs::read(fixture("events/events.jsonl")).unwrap();
+    let plain = scratch("store_plain");
+    std::fs::write(plain.join("events.jsonl"), &events).unwrap();
+    let store = scratch("store_session");
+    std::fs::write(store.join("events.jsonl"), &events).unwrap();
+    for (name, text) in [
+        (
+            "meta.json",
+            r#"{"session_id":"s1","agent_config":"weather","create_time":"2026-02-10T14:00:00Z","last_active_time":"2026-02-10T14:00:02Z"}"#,
+        ),
+        ("config_snapshot.json", r#"{"model":"gpt-4o-mini"}"#),
+        ("state.json", r#"{"version":1,"value":{"city":"Paris"}}"#),
+        (
+            "memory_messages.jsonl",
+            "{\"role\":\"user\",\"content\":\"hi\"}\n",
+        ),
+        ("events_1.jsonl.torn", "{\"event_type\":\"tool_ca"),
+        (".lock", ""),
+    ] {
+        std::fs::write(store.join(name), text).unwrap();
+    }
+    for args in [
+        &["info", "--json"][..],
+        &["tree", "--json"],
+        &["show", "--json"],
+        &["validate", "--json"],
+    ] {
+        let run = |dir: &std::path::Path| {
+            let path = dir.to_str().unwrap();
+            let mut all: Vec<&str> = args.to_vec();
+            all.push(path);
+            let o = retrace(&all);
+            (o.status.code(), stdout(&o).replace(path, "PATH"))
+        };
+        let (code, out) = run(&store);
+        assert_eq!((code, out.clone()), run(&plain), "{args:?}");
+        if args[0] == "info" {
+            assert!(out.contains(r#""format":"events","files":1,"#), "{out}");
+        }
+    }
+}

@@ -18,6 +18,11 @@
 //!   `events_10.jsonl` (a part without a number before `_0`), and a name's
 //!   forms by extension (`x.json` before `x.jsonl`: a Gemini CLI session
 //!   migrated from its legacy document).
+//! - A session store's session folder (`retrace-store`: `meta.json` beside
+//!   an event stream's parts `events.jsonl`, `events_N.jsonl`, or beside
+//!   `config_snapshot.json` before the first event) is that stream: the store's own files beside it (`meta.json`,
+//!   `config_snapshot.json`, state as `*.json` values and `*.jsonl` lists)
+//!   are not read, in a folder or among chosen files.
 
 use std::cmp::Ordering;
 
@@ -69,10 +74,13 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
         }
     }
     let is_car = |i: usize| is_side_car(names[i]) && (folder || attached[i]);
+    let store_own = store_files(&names);
     // A folder's own files are at its top; chosen files may be anywhere.
     let taken = |i: &usize| {
         let name = names[*i];
-        !is_car(*i) && (!folder || (is_session_file(name) && dir(name).is_empty()))
+        !is_car(*i)
+            && !store_own[*i]
+            && (!folder || (is_session_file(name) && dir(name).is_empty()))
     };
     let (mut sessions, mut agents): (Vec<usize>, Vec<usize>) = (0..names.len())
         .filter(|i| !in_subagents(names[*i]))
@@ -123,6 +131,41 @@ pub fn side_car(file: &str) -> Option<String> {
         return None;
     }
     Some(format!("{}.meta.json", stem(file).unwrap_or(file)))
+}
+
+/// Which of `names` are a session store's own files: in a folder that
+/// holds `meta.json` beside an event stream part or `config_snapshot.json`
+/// (a session with no event yet), every file but the stream's parts (the
+/// session's meta, configuration snapshot and state, and side-cars such as
+/// `events_2.jsonl.torn`, which are no session files anyway).
+fn store_files(names: &[&str]) -> Vec<bool> {
+    let stores: Vec<&str> = names
+        .iter()
+        .filter(|n| base(n) == "meta.json")
+        .map(|n| dir(n))
+        .filter(|d| {
+            names
+                .iter()
+                .any(|n| dir(n) == *d && (is_events_part(n) || base(n) == "config_snapshot.json"))
+        })
+        .collect();
+    names
+        .iter()
+        .map(|n| stores.contains(&dir(n)) && !is_events_part(n))
+        .collect()
+}
+
+/// A part of an event stream as the store writes it: `events.jsonl`,
+/// `events_N.jsonl`, gzipped or not.
+fn is_events_part(name: &str) -> bool {
+    let plain = base(name).strip_suffix(".gz").unwrap_or(base(name));
+    match plain.strip_suffix(".jsonl") {
+        Some("events") => true,
+        Some(stem) => stem
+            .strip_prefix("events_")
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())),
+        None => false,
+    }
 }
 
 /// `<session>/subagents/<file>`.
@@ -267,6 +310,38 @@ mod tests {
         // A side-car chosen alone is read (as the JSON it is).
         assert_eq!(files(&["c.meta.json"], Listing::Chosen), ["c.meta.json"]);
         assert_eq!(files(&["c.meta.json"], Listing::Folder), [] as [&str; 0]);
+    }
+
+    #[test]
+    fn a_store_session_folder_is_its_event_stream() {
+        let names = [
+            "state.json",
+            "meta.json",
+            "events_1.jsonl",
+            "config_snapshot.json",
+            "memory_messages.jsonl",
+            "events.jsonl",
+            "events_2.jsonl.gz",
+            "events_3.jsonl.torn",
+            ".lock",
+        ];
+        let want = ["events.jsonl", "events_1.jsonl", "events_2.jsonl.gz"];
+        assert_eq!(files(&names, Listing::Folder), want);
+        // The same files dropped on the viewer.
+        assert_eq!(files(&names, Listing::Chosen), want);
+        // Without the store's meta.json, a folder is read as before.
+        assert_eq!(
+            files(&["events.jsonl", "memory_messages.jsonl"], Listing::Folder),
+            ["events.jsonl", "memory_messages.jsonl"]
+        );
+        // A meta.json with no event stream beside it is no store session.
+        assert_eq!(
+            files(&["meta.json", "a.jsonl"], Listing::Folder),
+            ["a.jsonl", "meta.json"]
+        );
+        // A store session with no event yet has no session file.
+        let new = ["meta.json", "config_snapshot.json", "state.json"];
+        assert_eq!(files(&new, Listing::Folder), [] as [&str; 0]);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! reports.
 
 use std::io::{self, Write};
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Result;
@@ -12,9 +13,8 @@ use crate::args::{ReadArgs, RedactArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
-use crate::output_file::OutputFile;
 use crate::printer::Printer;
-use crate::pump::{open_input, peek_document, pump, pump_parallel, Findings};
+use retrace_io::{pump, pump_parallel, FileError, Findings, OutputFile, PumpError, Stream};
 
 /// The rules: built-in, or with a configuration file's.
 fn load_rules(path: Option<&str>) -> Result<Arc<Rules>> {
@@ -33,9 +33,27 @@ impl Run for RedactArgs {
     }
 }
 
+/// An input that cannot be read, worded `INPUT: reason`.
+fn unreadable(name: &str, e: &FileError) -> anyhow::Error {
+    let reason = match e {
+        FileError::IsDirectory { .. } => format!("{} (redact takes one file)", e.reason()),
+        e => e.reason(),
+    };
+    InputError::new(reason).on(name)
+}
+
+/// An output file, whose error names it (`cannot write PATH: reason`).
+fn create(path: &str) -> Result<OutputFile> {
+    Ok(OutputFile::create(Path::new(path)).map_err(InputError::new)?)
+}
+
 fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let rules = load_rules(o.rules.as_deref())?;
-    let input = open_input(&o.input)?;
+    let mut input = match o.input.as_str() {
+        "-" => Stream::stdin(),
+        path => Stream::open(Path::new(path)),
+    }
+    .map_err(|e| unreadable(&o.input, &e))?;
     let mut redactor = Redactor::new(rules.clone(), o.mode);
     let mut report = match &o.report {
         Some(path) => Some(ReportWriter::create(path, &o.input, rules.clone())?),
@@ -45,7 +63,7 @@ fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
         Box::new(io::sink())
     } else {
         match &o.output {
-            Some(path) => Box::new(OutputFile::create(path)?),
+            Some(path) => Box::new(create(path)?),
             None => Box::new(printer.stdout()),
         }
     };
@@ -54,17 +72,20 @@ fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
         .min(8);
     // A JSON document over many lines is redacted whole by one redactor;
     // parts cut at newlines would cut it apart.
-    let (input, document) = peek_document(&o.input, input)?;
-    let summary = if o.mode == Mode::Pseudo || workers < 2 || document {
-        let findings = report.as_mut().map(|r| r as &mut dyn Findings);
-        pump(&o.input, input, &mut redactor, &mut sink, findings)?;
-        redactor.summary().clone()
+    let document = input
+        .opens_document()
+        .map_err(|e| unreadable(&o.input, &e))?;
+    let findings = report.as_mut().map(|r| r as &mut dyn Findings);
+    let pumped = if o.mode == Mode::Pseudo || workers < 2 || document {
+        pump(input, &mut redactor, &mut sink, findings).map(|()| redactor.summary().clone())
     } else {
-        let findings = report.as_mut().map(|r| r as &mut dyn Findings);
-        pump_parallel(
-            &o.input, input, &rules, o.mode, workers, &mut sink, findings,
-        )?
+        pump_parallel(input, &rules, o.mode, workers, &mut sink, findings)
     };
+    let summary = pumped.map_err(|e| match e {
+        PumpError::Read(e) => unreadable(&o.input, &e),
+        // As an I/O error: `main` tells a reader that left the pipe early.
+        PumpError::Write(e) => anyhow::Error::from(e),
+    })?;
     // Commit: flush through the gzip trailer and rename into place.
     sink.flush()?;
     drop(sink);
@@ -92,7 +113,7 @@ struct ReportWriter {
 
 impl ReportWriter {
     fn create(path: &str, input: &str, rules: Arc<Rules>) -> Result<ReportWriter> {
-        let mut file = OutputFile::create(path)?;
+        let mut file = create(path)?;
         file.write_all(b"{\"findings\":[")?;
         Ok(ReportWriter {
             file,

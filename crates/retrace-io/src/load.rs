@@ -1,0 +1,301 @@
+//! From a path to a read session: a file, a folder of sessions (a Claude
+//! Code project with its subagent files, Codex rollouts, a split event
+//! stream, a store session's folder, Gemini CLI chats whose split sessions
+//! the core links), a pipe, or standard input. Which files of a folder are
+//! read, in what order and with which side-cars is the core's
+//! `order_files` (the viewer's rule for dropped files); this lists the
+//! names.
+//!
+//! Two steps, so a caller can size a progress bar between them:
+//! [`locate`] (or [`Located::stdin`]) finds the files, [`Located::load`]
+//! reads them. [`load`] does both.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use retrace_core::{
+    order_files, side_car, subagent_dir, FileId, Inflated, Listing, Reader, ReaderOptions, Session,
+    Source, SourceError,
+};
+
+use crate::error::{FileError, FileResult};
+use crate::open::{open_files, Input, OpenOptions, Progress};
+use crate::source::FileSource;
+
+/// A session and where its bytes are.
+pub struct Loaded {
+    /// The path as given (`-` for standard input).
+    pub name: String,
+    pub session: Session,
+    /// Entry bodies, decompressed where the file is gzip.
+    pub source: Inflated<Bytes>,
+    /// The side-car read with each file, by file (empty for standard
+    /// input and pipes).
+    pub side_cars: Vec<Option<String>>,
+}
+
+/// Where entry bodies are read from.
+pub enum Bytes {
+    Files(FileSource),
+    /// Standard input or a pipe, kept in memory (it cannot be read twice).
+    Memory(Vec<u8>),
+}
+
+impl Source for Bytes {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        match self {
+            Bytes::Files(files) => files.read(file, range),
+            Bytes::Memory(bytes) => {
+                let got = (file.0 == 0)
+                    .then(|| bytes.get(range.start as usize..range.end as usize))
+                    .flatten();
+                got.map(Cow::Borrowed)
+                    .ok_or_else(|| SourceError::new(file, range, "past the end of the input"))
+            }
+        }
+    }
+}
+
+/// What [`locate`] found: the files to read, not yet read.
+#[derive(Debug)]
+pub struct Located {
+    name: String,
+    what: What,
+}
+
+#[derive(Debug)]
+enum What {
+    Stdin,
+    /// Not a file or folder (a pipe such as `<(zcat s.jsonl.gz)`): it can
+    /// be read only once, so bodies cannot be fetched from it later; it is
+    /// kept in memory.
+    Stream(PathBuf),
+    Files(Vec<Input>),
+}
+
+/// Finds what `path` holds: a file (with its side-car, if any), the
+/// session files of a folder, or a pipe.
+pub fn locate(path: &Path) -> FileResult<Located> {
+    let meta = std::fs::metadata(path).map_err(|e| FileError::from_io(e, path))?;
+    let what = if meta.is_dir() {
+        let inputs = folder_inputs(path)?;
+        if inputs.is_empty() {
+            return Err(FileError::NoSessionFiles {
+                dir: path.to_path_buf(),
+            });
+        }
+        What::Files(inputs)
+    } else if meta.is_file() {
+        What::Files(vec![with_side_car(path)])
+    } else {
+        What::Stream(path.to_path_buf())
+    };
+    Ok(Located {
+        name: path.display().to_string(),
+        what,
+    })
+}
+
+/// [`locate`] then [`Located::load`], with no progress.
+pub fn load(path: &Path, options: &OpenOptions) -> FileResult<Loaded> {
+    locate(path)?.load(options, None)
+}
+
+impl Located {
+    /// Standard input, named `-`.
+    pub fn stdin() -> Located {
+        Located {
+            name: "-".to_owned(),
+            what: What::Stdin,
+        }
+    }
+
+    /// The files that will be read, in order (none for standard input or
+    /// a pipe).
+    pub fn inputs(&self) -> &[Input] {
+        match &self.what {
+            What::Files(inputs) => inputs,
+            What::Stdin | What::Stream(_) => &[],
+        }
+    }
+
+    /// The bytes on disk of the files to read, for a progress bar (0 for
+    /// standard input or a pipe, whose size is not known).
+    pub fn size(&self) -> u64 {
+        self.inputs()
+            .iter()
+            .filter_map(|i| std::fs::metadata(&i.path).ok())
+            .map(|m| m.len())
+            .sum()
+    }
+
+    /// Reads the session, telling `progress` the bytes read (files only).
+    pub fn load(
+        self,
+        options: &OpenOptions,
+        progress: Option<&dyn Progress>,
+    ) -> FileResult<Loaded> {
+        let inputs = match self.what {
+            What::Stdin => {
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .read_to_end(&mut bytes)
+                    .map_err(|source| FileError::Stdin { source })?;
+                return Ok(in_memory(self.name, bytes, options.reader));
+            }
+            What::Stream(path) => {
+                let bytes = std::fs::read(&path).map_err(|e| FileError::from_io(e, &path))?;
+                return Ok(in_memory(self.name, bytes, options.reader));
+            }
+            What::Files(inputs) => inputs,
+        };
+        let session = open_files(&inputs, options, progress)?;
+        let side_cars = inputs
+            .iter()
+            .map(|i| i.meta.as_ref().map(|m| m.display().to_string()))
+            .collect();
+        let source = Bytes::Files(FileSource::new(
+            inputs.into_iter().map(|i| i.path).collect(),
+        ));
+        Ok(Loaded {
+            name: self.name,
+            source: Inflated::new(source, session.files()),
+            session,
+            side_cars,
+        })
+    }
+}
+
+fn in_memory(name: String, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
+    let mut reader = Reader::with_options(options);
+    reader.begin_file(&name);
+    reader.push(&bytes);
+    let session = reader.finish();
+    Loaded {
+        name,
+        source: Inflated::new(Bytes::Memory(bytes), session.files()),
+        session,
+        side_cars: Vec::new(),
+    }
+}
+
+/// A file, with its side-car when there is one (a Claude Code subagent's
+/// `<stem>.meta.json`, see `retrace_core::side_car`).
+pub fn with_side_car(path: &Path) -> Input {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let meta = name
+        .and_then(|n| side_car(&n))
+        .map(|car| path.with_file_name(car))
+        .filter(|car| car.is_file());
+    Input {
+        path: path.to_path_buf(),
+        meta,
+    }
+}
+
+/// The files of a folder of sessions, as `retrace_core::order_files` picks
+/// and orders them from the folder's names and those of each session's
+/// `subagents` folder (`Listing::Folder`). Empty when none is a session
+/// file.
+pub fn folder_inputs(dir: &Path) -> FileResult<Vec<Input>> {
+    let mut files = files_in(dir, "")?;
+    for (name, _) in files.clone() {
+        if let Some(sub) = subagent_dir(&name).filter(|sub| dir.join(sub).is_dir()) {
+            files.extend(files_in(&dir.join(&sub), &sub)?);
+        }
+    }
+    let names: Vec<&str> = files.iter().map(|(name, _)| name.as_str()).collect();
+    Ok(order_files(&names, Listing::Folder)
+        .into_iter()
+        .map(|f| Input {
+            path: files[f.file].1.clone(),
+            meta: f.meta.map(|m| files[m].1.clone()),
+        })
+        .collect())
+}
+
+/// The files directly in `dir` (not its folders), in no order: each as its
+/// name under `prefix` (`<session>/subagents/agent-a.jsonl`) and its path.
+fn files_in(dir: &Path, prefix: &str) -> FileResult<Vec<(String, PathBuf)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|e| FileError::from_io(e, dir))? {
+        let path = entry.map_err(|e| FileError::from_io(e, dir))?.path();
+        if !path.is_file() {
+            continue;
+        }
+        let name = path.file_name().unwrap_or_default().to_string_lossy();
+        let name = match prefix {
+            "" => name.into_owned(),
+            p => format!("{p}/{name}"),
+        };
+        files.push((name, path));
+    }
+    Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fixture(rel: &str) -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(rel)
+    }
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("retrace-io-load-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_split_stream_is_read_in_part_order() {
+        let inputs = folder_inputs(&fixture("events/split")).unwrap();
+        let names: Vec<_> = inputs
+            .iter()
+            .map(|i| i.path.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        let mut want = vec!["events.jsonl".to_owned()];
+        want.extend((1..=10).map(|n| format!("events_{n}.jsonl")));
+        assert_eq!(names, want);
+    }
+
+    #[test]
+    fn a_folder_with_no_session_file_says_so() {
+        let dir = scratch("empty");
+        std::fs::write(dir.join("notes.txt"), "not a session").unwrap();
+        let err = locate(&dir).unwrap_err();
+        assert!(matches!(err, FileError::NoSessionFiles { .. }), "{err}");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "cannot read {}: no session files (*.jsonl, *.json, gzipped or not) in this directory",
+                dir.display()
+            )
+        );
+    }
+
+    #[test]
+    fn a_file_loads_with_its_bodies() {
+        let loaded = load(&fixture("events/events.jsonl"), &OpenOptions::default()).unwrap();
+        assert_eq!(loaded.session.entries().len(), 9);
+        assert_eq!(loaded.side_cars, vec![None]);
+        let mut source = loaded.source;
+        let first = loaded.session.entries()[0].clone();
+        let body = source.read(first.file, first.range()).unwrap();
+        assert!(body.starts_with(b"{\"event_type\":\"user_input\""));
+    }
+
+    #[test]
+    fn a_missing_path_names_it() {
+        let err = locate(Path::new("/no/such/session")).unwrap_err();
+        assert_eq!(err.reason(), "no such file or directory");
+        assert!(err.to_string().contains("/no/such/session"), "{err}");
+    }
+}
