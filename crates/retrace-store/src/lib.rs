@@ -9,12 +9,16 @@
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
+mod checkpoint;
 mod error;
 mod id;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
 mod store;
 
+pub use checkpoint::{
+    CheckpointInfo, CheckpointOptions, Checkpoints, CommitInfo, RestoreInfo, SkipReason, Skipped,
+};
 pub use error::{StoreError, StoreResult};
 pub use id::{SessionId, MAX_ID_LEN};
 pub use store::{

@@ -1,0 +1,84 @@
+//! Scanning the workspace into the shadow repository's index: only what
+//! changed since the last scan is read (the index keeps each file's stat
+//! data, so unchanged files are not hashed again), `.gitignore` files and
+//! the user's global excludes are honoured (libgit2 reads them from the
+//! work tree), and nested repositories and files over the size cap are
+//! left out and reported.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use git2::{Index, IndexAddOption};
+use serde::Serialize;
+
+use crate::error::StoreResult;
+
+/// A file or folder checkpoints leave out, and why.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct Skipped {
+    /// The path in the workspace, `/`-separated (a folder ends in `/`).
+    pub path: String,
+    /// Why it is left out.
+    pub reason: SkipReason,
+}
+
+/// Why checkpoints leave a path out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum SkipReason {
+    /// A folder holding its own `.git`: another repository, left whole to
+    /// its owner (never added as a gitlink, never renamed).
+    NestedRepository,
+    /// A file larger than the cap ([`super::CheckpointOptions::max_file_size`]).
+    TooLarge {
+        /// Its size in bytes.
+        size: u64,
+    },
+}
+
+/// Brings the index up to date with the workspace; returns what was left
+/// out.
+pub(crate) fn stage(index: &mut Index, workspace: &Path, max_size: u64) -> StoreResult<Vec<Skipped>> {
+    let mut skipped = Vec::new();
+    let mut untrack: Vec<PathBuf> = Vec::new();
+    // Called only for paths whose stat data differ from the index, new
+    // paths and removed ones: > 0 leaves the path as it is in the index.
+    let mut decide = |path: &Path, _spec: &[u8]| -> i32 {
+        let Ok(meta) = fs::symlink_metadata(workspace.join(path)) else {
+            return 0; // removed: drop it from the index
+        };
+        if meta.is_dir() {
+            // libgit2 stops at a folder with a `.git` inside and would add
+            // it as a gitlink: a nested repository.
+            let mut shown = path.to_string_lossy().into_owned();
+            if !shown.ends_with('/') {
+                shown.push('/');
+            }
+            skipped.push(Skipped {
+                path: shown,
+                reason: SkipReason::NestedRepository,
+            });
+            return 1;
+        }
+        if meta.is_file() && meta.len() > max_size {
+            skipped.push(Skipped {
+                path: path.to_string_lossy().into_owned(),
+                reason: SkipReason::TooLarge { size: meta.len() },
+            });
+            untrack.push(path.to_path_buf());
+            return 1;
+        }
+        0
+    };
+    index.add_all(std::iter::empty::<&str>(), IndexAddOption::DEFAULT, Some(&mut decide))?;
+    // A file tracked while small that grew past the cap stops being
+    // tracked (the checkpoint shows it deleted): kept at its old content,
+    // a restore would overwrite the large one with it.
+    for path in untrack {
+        if index.get_path(&path, 0).is_some() {
+            index.remove_path(&path)?;
+        }
+    }
+    index.write()?;
+    Ok(skipped)
+}
