@@ -70,7 +70,9 @@ pub(crate) fn stage(index: &mut Index, workspace: &Path, max_size: u64) -> Store
         }
         0
     };
-    index.add_all(std::iter::empty::<&str>(), IndexAddOption::DEFAULT, Some(&mut decide))?;
+    // `*` rather than no pathspec: with none, libgit2 passes the callback
+    // a NULL matched pathspec, which git2 0.21 reads as a C string.
+    index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut decide))?;
     // A file tracked while small that grew past the cap stops being
     // tracked (the checkpoint shows it deleted): kept at its old content,
     // a restore would overwrite the large one with it.
