@@ -9,12 +9,12 @@
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
-mod checkpoint;
 mod error;
 mod id;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
 mod store;
+mod checkpoint;
 
 pub use checkpoint::{
     CheckpointInfo, CheckpointOptions, Checkpoints, CommitInfo, RestoreInfo, SkipReason, Skipped,

@@ -256,6 +256,36 @@ fn restore_one_file_leaves_the_rest() {
     assert!(matches!(err, StoreError::InvalidPath { .. }), "{err}");
 }
 
+#[test]
+fn restore_a_folder_and_undo_it() {
+    let f = fixture();
+    let mut cp = f.open();
+    f.write("src/a.rs", "a1");
+    f.write("src/deep/b.rs", "b1");
+    f.write("other.txt", "o1");
+    let c1 = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
+    f.write("src/a.rs", "a2");
+    f.remove("src/deep/b.rs");
+    f.write("src/c.rs", "c");
+    f.write("other.txt", "o2");
+
+    let r = cp.restore(&c1.tag, Some("src")).unwrap();
+    assert_eq!(f.read("src/a.rs").as_deref(), Some("a1"));
+    assert_eq!(f.read("src/deep/b.rs").as_deref(), Some("b1"));
+    assert_eq!(f.read("src/c.rs"), None);
+    assert_eq!(f.read("other.txt").as_deref(), Some("o2"), "outside the folder");
+    // The undo point holds the folder as it was; the rest is the next
+    // checkpoint's.
+    let undo = cp.find(&r.undo.tag).unwrap();
+    assert_eq!(undo.tool, "before_restore");
+    cp.restore(&r.undo.tag, Some("src")).unwrap();
+    assert_eq!(f.read("src/a.rs").as_deref(), Some("a2"));
+    assert_eq!(f.read("src/deep/b.rs"), None);
+    assert_eq!(f.read("src/c.rs").as_deref(), Some("c"));
+    let next = cp.checkpoint("edit", None, at(5)).unwrap().unwrap();
+    assert_eq!(next.files, vec![fc("other.txt", ChangeKind::Updated)]);
+}
+
 #[cfg(unix)]
 #[test]
 fn restore_keeps_the_permissions_and_the_executable_bit() {

@@ -2,26 +2,27 @@
 //! changed files, one commit and one tag in a shadow repository the store
 //! owns, with restore, diff and history.
 //!
-//! - `repo`: the shadow repository (bare, its work tree set in
-//!   memory to the workspace), its lock and stale-lock recovery.
+//! - `path`: checks of paths from outside.
+//! - `repo`: the shadow repository (bare, its work tree set in memory to
+//!   the workspace), its lock and stale-lock recovery.
+//! - `diff`: changes and patches between trees.
 //! - `scan`: the workspace into the persistent index (ignore rules, size
 //!   cap, nested repositories).
 //! - `commit`: commit and tag; `history`: names, lists, a file's history;
-//!   `restore`: writing a checkpoint back; `diff`: changes and patches;
-//!   `path`: checks of paths from outside.
+//!   `restore`: writing a checkpoint back.
 //!
 //! The user's own `.git` in the workspace is never read as the
 //! repository, renamed or written: libgit2 skips every `.git` while
 //! scanning, a folder holding a `.git` (a nested repository) is skipped
 //! whole, and restore writes nothing below one.
 
-mod commit;
-mod diff;
-mod history;
 mod path;
 mod repo;
-mod restore;
+mod diff;
 mod scan;
+mod commit;
+mod history;
+mod restore;
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -183,7 +184,7 @@ impl Checkpoints {
         &self.git_dir
     }
 
-    /// Everything the last scan left out.
+    /// Everything the last scan of the whole workspace left out.
     pub fn skipped(&self) -> &[Skipped] {
         &self.skipped
     }
@@ -202,7 +203,7 @@ impl Checkpoints {
         event_seq: Option<u64>,
         at: DateTime<Utc>,
     ) -> StoreResult<Option<CheckpointInfo>> {
-        self.commit_workspace(tool_name, event_seq, None, at)
+        self.commit_workspace(tool_name, event_seq, None, None, at)
     }
 
     fn commit_workspace(
@@ -210,11 +211,13 @@ impl Checkpoints {
         tool_name: &str,
         event_seq: Option<u64>,
         restored_from: Option<&str>,
+        only: Option<&str>,
         at: DateTime<Utc>,
     ) -> StoreResult<Option<CheckpointInfo>> {
         let repo = &self.shadow.repo;
         let mut index = repo.index()?;
-        let skipped = scan::stage(&mut index, &self.workspace, self.options.max_file_size)?;
+        let max = self.options.max_file_size;
+        let skipped = scan::stage(&mut index, &self.workspace, max, only)?;
         let tree_id = index.write_tree()?;
         let tree = repo.find_tree(tree_id)?;
         let meta = Meta {
@@ -238,7 +241,9 @@ impl Checkpoints {
             );
             self.reported.insert(s.clone());
         }
-        self.skipped = skipped;
+        if only.is_none() {
+            self.skipped = skipped;
+        }
         Ok(made.map(|m| CheckpointInfo {
             commit: m.commit.to_string(),
             tag: m.tag,
@@ -287,7 +292,8 @@ impl Checkpoints {
     /// Restores the workspace (or only `path`, a file or a folder) to
     /// checkpoint `name`: files it has come back, files it lacks that the
     /// checkpoints track go away. The state before is checkpointed first
-    /// ([`RestoreInfo::undo`]), and the restored state after.
+    /// ([`RestoreInfo::undo`]; for a `path`, that path's state only), and
+    /// the restored state after.
     pub fn restore(&mut self, name: &str, path: Option<&str>) -> StoreResult<RestoreInfo> {
         let path = path.map(path::check_rel).transpose()?;
         let target = history::resolve(&self.shadow.repo, name)?;
@@ -300,7 +306,9 @@ impl Checkpoints {
         };
         drop(target);
         let now = Utc::now();
-        self.commit_workspace("before_restore", None, None, now)?;
+        // One path: only it needs a point to come back to, and only it is
+        // scanned (the rest is checkpointed by the next tool call).
+        self.commit_workspace("before_restore", None, None, path.as_deref(), now)?;
         let repo = &self.shadow.repo;
         let head = repo.head()?.peel_to_commit()?;
         let undo = history::commit_info(&head);
@@ -317,7 +325,8 @@ impl Checkpoints {
         }
         let applied = restore::apply(repo, &self.workspace, &current, &target_tree, path.as_deref())?;
         drop((current, target_tree, head));
-        let restored = self.commit_workspace("restore", None, Some(&target_label), now)?;
+        let restored =
+            self.commit_workspace("restore", None, Some(&target_label), path.as_deref(), now)?;
         Ok(RestoreInfo {
             undo,
             restored,

@@ -36,9 +36,23 @@ pub enum SkipReason {
     },
 }
 
-/// Brings the index up to date with the workspace; returns what was left
-/// out.
-pub(crate) fn stage(index: &mut Index, workspace: &Path, max_size: u64) -> StoreResult<Vec<Skipped>> {
+/// Brings the index up to date with the workspace, or with `only` (a
+/// checked path: a file, or a folder and what is below it); returns what
+/// was left out.
+pub(crate) fn stage(
+    index: &mut Index,
+    workspace: &Path,
+    max_size: u64,
+    only: Option<&str>,
+) -> StoreResult<Vec<Skipped>> {
+    if let Some(repo) = only.and_then(|p| nested_repository(workspace, p)) {
+        // libgit2 stops at a nested repository on a full scan, but a
+        // pathspec pointing inside one would lead it in.
+        return Ok(vec![Skipped {
+            path: format!("{repo}/"),
+            reason: SkipReason::NestedRepository,
+        }]);
+    }
     let mut skipped = Vec::new();
     let mut untrack: Vec<PathBuf> = Vec::new();
     // Called only for paths whose stat data differ from the index, new
@@ -70,9 +84,18 @@ pub(crate) fn stage(index: &mut Index, workspace: &Path, max_size: u64) -> Store
         }
         0
     };
-    // `*` rather than no pathspec: with none, libgit2 passes the callback
-    // a NULL matched pathspec, which git2 0.21 reads as a C string.
-    index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut decide))?;
+    match only {
+        // Literal: libgit2 then walks only that part of the work tree.
+        Some(path) => index.add_all(
+            [path],
+            IndexAddOption::DISABLE_PATHSPEC_MATCH,
+            Some(&mut decide),
+        )?,
+        // `*` rather than no pathspec: with none, libgit2 passes the
+        // callback a NULL matched pathspec, which git2 0.21 reads as a C
+        // string.
+        None => index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut decide))?,
+    }
     // A file tracked while small that grew past the cap stops being
     // tracked (the checkpoint shows it deleted): kept at its old content,
     // a restore would overwrite the large one with it.
@@ -83,4 +106,19 @@ pub(crate) fn stage(index: &mut Index, workspace: &Path, max_size: u64) -> Store
     }
     index.write()?;
     Ok(skipped)
+}
+
+/// The folder holding a `.git` that `path` (checked, `/`-separated) is in
+/// or is, if any, below the workspace root.
+fn nested_repository(workspace: &Path, path: &str) -> Option<String> {
+    let mut end = 0;
+    for part in path.split('/') {
+        end += part.len();
+        let dir = &path[..end];
+        if fs::symlink_metadata(workspace.join(dir).join(".git")).is_ok() {
+            return Some(dir.to_owned());
+        }
+        end += 1;
+    }
+    None
 }
