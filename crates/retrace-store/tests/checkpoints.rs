@@ -103,17 +103,29 @@ fn user_repo(dir: &Path, file: &str, content: &str) {
 fn commits_and_tags_after_changes_and_none_without() {
     let f = fixture();
     let mut cp = f.open();
-    assert!(cp.checkpoint("noop", None, at(0)).unwrap().is_none(), "empty workspace");
+    assert!(
+        cp.checkpoint("noop", None, at(0)).unwrap().is_none(),
+        "empty workspace"
+    );
 
     f.write("a.txt", "one\n");
     f.write("src/lib.rs", "fn main() {}\n");
-    let first = cp.checkpoint("write_file", Some(3), at(1)).unwrap().unwrap();
+    let first = cp
+        .checkpoint("write_file", Some(3), at(1))
+        .unwrap()
+        .unwrap();
     assert_eq!(first.tag, "tool_write_file_20261127030001");
     assert_eq!(
         first.files,
-        vec![fc("a.txt", ChangeKind::Created), fc("src/lib.rs", ChangeKind::Created)]
+        vec![
+            fc("a.txt", ChangeKind::Created),
+            fc("src/lib.rs", ChangeKind::Created)
+        ]
     );
-    assert!(cp.checkpoint("read_file", Some(4), at(2)).unwrap().is_none());
+    assert!(cp
+        .checkpoint("read_file", Some(4), at(2))
+        .unwrap()
+        .is_none());
 
     f.write("a.txt", "two\n");
     let updated = cp.checkpoint("edit", Some(5), at(3)).unwrap().unwrap();
@@ -127,7 +139,9 @@ fn commits_and_tags_after_changes_and_none_without() {
     // The tags are real refs of the shadow repository, on the commits.
     let shadow = git2::Repository::open_bare(&f.git_dir).unwrap();
     for info in [&first, &updated, &deleted] {
-        let r = shadow.find_reference(&format!("refs/tags/{}", info.tag)).unwrap();
+        let r = shadow
+            .find_reference(&format!("refs/tags/{}", info.tag))
+            .unwrap();
         assert_eq!(r.peel_to_commit().unwrap().id().to_string(), info.commit);
     }
     let message = shadow
@@ -137,7 +151,9 @@ fn commits_and_tags_after_changes_and_none_without() {
         .unwrap()
         .to_owned();
     assert!(
-        message.contains("write_file") && message.contains("s1") && message.contains("Retrace-Event: 3"),
+        message.contains("write_file")
+            && message.contains("s1")
+            && message.contains("Retrace-Event: 3"),
         "{message}"
     );
 
@@ -159,7 +175,12 @@ fn two_checkpoints_in_one_second_get_unique_tags() {
     let mut tags = Vec::new();
     for i in 0..3 {
         f.write("a.txt", &format!("{i}\n"));
-        tags.push(cp.checkpoint("edit file!", None, at(7)).unwrap().unwrap().tag);
+        tags.push(
+            cp.checkpoint("edit file!", None, at(7))
+                .unwrap()
+                .unwrap()
+                .tag,
+        );
     }
     assert_eq!(
         tags,
@@ -176,7 +197,10 @@ fn the_recorder_gets_a_checkpoint_event() {
     let f = fixture();
     let mut cp = f.open();
     let recorder: &mut dyn Checkpointer = &mut cp;
-    assert!(recorder.after_tool_call("bash", 1, at(0)).unwrap().is_none());
+    assert!(recorder
+        .after_tool_call("bash", 1, at(0))
+        .unwrap()
+        .is_none());
     f.write("out.txt", "x");
     let event = recorder.after_tool_call("bash", 2, at(1)).unwrap().unwrap();
     assert_eq!(event.tool_name, "bash");
@@ -273,7 +297,11 @@ fn restore_a_folder_and_undo_it() {
     assert_eq!(f.read("src/a.rs").as_deref(), Some("a1"));
     assert_eq!(f.read("src/deep/b.rs").as_deref(), Some("b1"));
     assert_eq!(f.read("src/c.rs"), None);
-    assert_eq!(f.read("other.txt").as_deref(), Some("o2"), "outside the folder");
+    assert_eq!(
+        f.read("other.txt").as_deref(),
+        Some("o2"),
+        "outside the folder"
+    );
     // The undo point holds the folder as it was; the rest is the next
     // checkpoint's.
     let undo = cp.find(&r.undo.tag).unwrap();
@@ -327,7 +355,15 @@ fn diff_and_patch_between_checkpoints() {
     );
     assert_eq!(c2.files, cp.diff(&c1.tag, &c2.commit).unwrap());
     let patch = cp.diff_patch(&c1.tag, &c2.tag).unwrap();
-    for line in ["--- a/a.txt", "+++ b/a.txt", "-two", "+TWO", "+++ b/c.txt", "+c", "-b"] {
+    for line in [
+        "--- a/a.txt",
+        "+++ b/a.txt",
+        "-two",
+        "+TWO",
+        "+++ b/c.txt",
+        "+c",
+        "-b",
+    ] {
         assert!(patch.lines().any(|l| l == line), "no {line:?} in\n{patch}");
     }
 }
@@ -381,7 +417,11 @@ fn a_users_git_and_a_nested_repository_stay_byte_identical() {
     let mut cp = f.open();
     f.write("agent.txt", "1");
     let c1 = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
-    let mut skipped: Vec<_> = c1.skipped.iter().map(|s| (s.path.as_str(), s.reason)).collect();
+    let mut skipped: Vec<_> = c1
+        .skipped
+        .iter()
+        .map(|s| (s.path.as_str(), s.reason))
+        .collect();
     skipped.sort_by_key(|s| s.0);
     assert_eq!(
         skipped,
@@ -392,7 +432,10 @@ fn a_users_git_and_a_nested_repository_stay_byte_identical() {
     );
     assert_eq!(
         c1.files,
-        vec![fc("agent.txt", ChangeKind::Created), fc("tracked.txt", ChangeKind::Created)]
+        vec![
+            fc("agent.txt", ChangeKind::Created),
+            fc("tracked.txt", ChangeKind::Created)
+        ]
     );
     // Reported once, still known.
     f.write("agent.txt", "2");
@@ -438,7 +481,10 @@ fn a_users_git_and_a_nested_repository_stay_byte_identical() {
                 !name.starts_with(".git") || name == ".gitignore",
                 "{name} in a checkpoint"
             );
-            assert!(!name.starts_with("vendor") && !name.starts_with("linked"), "{name}");
+            assert!(
+                !name.starts_with("vendor") && !name.starts_with("linked"),
+                "{name}"
+            );
             git2::TreeWalkResult::Ok
         })
         .unwrap();
@@ -458,7 +504,10 @@ fn gitignore_is_honoured_and_ignored_files_survive_a_restore() {
     let mut cp = f.open();
     let c1 = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
     let paths: Vec<_> = c1.files.iter().map(|c| c.path.as_str()).collect();
-    assert_eq!(paths, [".gitignore", "keep.txt", "sub/.gitignore", "sub/plain.txt"]);
+    assert_eq!(
+        paths,
+        [".gitignore", "keep.txt", "sub/.gitignore", "sub/plain.txt"]
+    );
 
     f.write("app.log", "more log");
     f.write("build/new.bin", "new");
@@ -476,7 +525,9 @@ fn gitignore_is_honoured_and_ignored_files_survive_a_restore() {
 #[test]
 fn files_over_the_cap_are_skipped_reported_and_never_touched() {
     let f = fixture();
-    let mut cp = f.open_with(CheckpointOptions { max_file_size: 1000 });
+    let mut cp = f.open_with(CheckpointOptions {
+        max_file_size: 1000,
+    });
     f.write("small.txt", "s");
     f.write("big.bin", &"x".repeat(2000));
     let c1 = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
@@ -497,7 +548,13 @@ fn files_over_the_cap_are_skipped_reported_and_never_touched() {
     // Restores never delete nor overwrite them.
     cp.restore(&c1.tag, None).unwrap();
     let r = cp.restore(&c2.tag, None).unwrap();
-    assert_eq!(r.kept, vec![("grows.txt".to_owned(), "an untracked file is there now".to_owned())]);
+    assert_eq!(
+        r.kept,
+        vec![(
+            "grows.txt".to_owned(),
+            "an untracked file is there now".to_owned()
+        )]
+    );
     assert_eq!(fs::metadata(f.ws.join("big.bin")).unwrap().len(), 2000);
     assert_eq!(fs::metadata(f.ws.join("grows.txt")).unwrap().len(), 3000);
 }
@@ -508,15 +565,41 @@ fn every_traversal_attempt_is_refused() {
     let mut cp = f.open();
     f.write("a.txt", "a");
     let c1 = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
-    for bad in ["../x", "/etc/passwd", "a/../../x", ".git/config", "..", "", "a\\..\\b", "C:/x"] {
+    for bad in [
+        "../x",
+        "/etc/passwd",
+        "a/../../x",
+        ".git/config",
+        "..",
+        "",
+        "a\\..\\b",
+        "C:/x",
+    ] {
         let err = cp.list_file_changes(bad).unwrap_err();
-        assert!(matches!(err, StoreError::InvalidPath { .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, StoreError::InvalidPath { .. }),
+            "{bad:?}: {err}"
+        );
         let err = cp.restore(&c1.tag, Some(bad)).unwrap_err();
-        assert!(matches!(err, StoreError::InvalidPath { .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, StoreError::InvalidPath { .. }),
+            "{bad:?}: {err}"
+        );
     }
-    for bad in ["HEAD~1", "../../HEAD", "refs/tags/x", "@{0}", ":/a", "abc", ""] {
+    for bad in [
+        "HEAD~1",
+        "../../HEAD",
+        "refs/tags/x",
+        "@{0}",
+        ":/a",
+        "abc",
+        "",
+    ] {
         let err = cp.find(bad).unwrap_err();
-        assert!(matches!(err, StoreError::UnknownCheckpoint { .. }), "{bad:?}: {err}");
+        assert!(
+            matches!(err, StoreError::UnknownCheckpoint { .. }),
+            "{bad:?}: {err}"
+        );
         assert!(cp.diff(bad, &c1.tag).is_err());
     }
     // A shadow repository inside the workspace (or around it) is refused.
@@ -553,7 +636,10 @@ fn restore_never_writes_through_a_linked_folder() {
     let r = cp.restore(&c1.tag, None).unwrap();
     assert_eq!(
         r.kept,
-        vec![("e/b.txt".to_owned(), "a folder above it is a symbolic link".to_owned())]
+        vec![(
+            "e/b.txt".to_owned(),
+            "a folder above it is a symbolic link".to_owned()
+        )]
     );
     assert!(fs::read_dir(outside.path()).unwrap().next().is_none());
     assert!(!fs::symlink_metadata(f.ws.join("d")).unwrap().is_symlink());

@@ -76,9 +76,9 @@ pub(crate) fn resolve<'r>(repo: &'r Repository, name: &str) -> StoreResult<Commi
     }
     match repo.find_commit_by_prefix(name) {
         Ok(commit) => Ok(commit),
-        Err(e) if e.code() == git2::ErrorCode::Ambiguous => {
-            Err(unknown("more than one commit starts with these digits; give more"))
-        }
+        Err(e) if e.code() == git2::ErrorCode::Ambiguous => Err(unknown(
+            "more than one commit starts with these digits; give more",
+        )),
         Err(e) if e.code() == git2::ErrorCode::NotFound => {
             Err(unknown("no tag or commit has this name"))
         }
@@ -91,7 +91,12 @@ fn walk(repo: &Repository) -> StoreResult<Vec<Oid>> {
     let mut walk = repo.revwalk()?;
     match walk.push_head() {
         Ok(()) => {}
-        Err(e) if matches!(e.code(), git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound) => {
+        Err(e)
+            if matches!(
+                e.code(),
+                git2::ErrorCode::UnbornBranch | git2::ErrorCode::NotFound
+            ) =>
+        {
             return Ok(Vec::new())
         }
         Err(e) => return Err(e.into()),

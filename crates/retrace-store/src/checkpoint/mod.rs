@@ -149,7 +149,8 @@ impl Checkpoints {
                 std::io::Error::new(std::io::ErrorKind::NotADirectory, "not a folder"),
             ));
         }
-        std::fs::create_dir_all(git_dir).map_err(|e| StoreError::io("cannot create", git_dir, e))?;
+        std::fs::create_dir_all(git_dir)
+            .map_err(|e| StoreError::io("cannot create", git_dir, e))?;
         let git_dir = git_dir
             .canonicalize()
             .map_err(|e| StoreError::io("cannot open", git_dir, e))?;
@@ -217,7 +218,7 @@ impl Checkpoints {
         let repo = &self.shadow.repo;
         let mut index = repo.index()?;
         let max = self.options.max_file_size;
-        let skipped = scan::stage(&mut index, &self.workspace, max, only)?;
+        let skipped = scan::stage(repo, &mut index, &self.workspace, max, only)?;
         let tree_id = index.write_tree()?;
         let tree = repo.find_tree(tree_id)?;
         let meta = Meta {
@@ -270,7 +271,10 @@ impl Checkpoints {
     /// The checkpoint `name` names (a tag, or a commit id or a unique
     /// prefix of one).
     pub fn find(&self, name: &str) -> StoreResult<CommitInfo> {
-        Ok(history::commit_info(&history::resolve(&self.shadow.repo, name)?))
+        Ok(history::commit_info(&history::resolve(
+            &self.shadow.repo,
+            name,
+        )?))
     }
 
     /// The files that differ from checkpoint `from` to checkpoint `to`.
@@ -319,11 +323,19 @@ impl Checkpoints {
             if !in_tree(&current) && !in_tree(&target_tree) {
                 return Err(StoreError::InvalidPath {
                     path: p.clone(),
-                    reason: format!("neither checkpoint {target_label} nor the current state has it"),
+                    reason: format!(
+                        "neither checkpoint {target_label} nor the current state has it"
+                    ),
                 });
             }
         }
-        let applied = restore::apply(repo, &self.workspace, &current, &target_tree, path.as_deref())?;
+        let applied = restore::apply(
+            repo,
+            &self.workspace,
+            &current,
+            &target_tree,
+            path.as_deref(),
+        )?;
         drop((current, target_tree, head));
         let restored =
             self.commit_workspace("restore", None, Some(&target_label), path.as_deref(), now)?;

@@ -24,9 +24,7 @@ pub(crate) fn check_rel(path: &str) -> StoreResult<String> {
         return Err(bad("it holds a `\\`; use `/` between folders"));
     }
     if path.starts_with('/') || Path::new(path).has_root() || path.contains(':') {
-        return Err(bad(
-            "it is absolute; give a path relative to the workspace",
-        ));
+        return Err(bad("it is absolute; give a path relative to the workspace"));
     }
     let mut parts = Vec::new();
     for component in Path::new(path).components() {
@@ -41,9 +39,7 @@ pub(crate) fn check_rel(path: &str) -> StoreResult<String> {
             Component::ParentDir => return Err(bad("it holds `..`")),
             Component::CurDir => return Err(bad("it holds `.`")),
             Component::RootDir | Component::Prefix(_) => {
-                return Err(bad(
-                    "it is absolute; give a path relative to the workspace",
-                ))
+                return Err(bad("it is absolute; give a path relative to the workspace"))
             }
         }
     }
@@ -59,7 +55,8 @@ pub(crate) fn check_rel(path: &str) -> StoreResult<String> {
 /// Whether a file name is `.git` to some file system (`.GIT`, `.git.`,
 /// `.git ` on Windows).
 pub(crate) fn is_dot_git(name: &str) -> bool {
-    name.trim_end_matches(['.', ' ']).eq_ignore_ascii_case(".git")
+    name.trim_end_matches(['.', ' '])
+        .eq_ignore_ascii_case(".git")
 }
 
 /// A path from a tree of the shadow repository, made a path on disk
@@ -133,6 +130,9 @@ mod tests {
     #[test]
     fn the_error_says_what_is_wrong() {
         let err = check_rel("../etc/passwd").unwrap_err().to_string();
-        assert!(err.contains("`..`") && err.contains("../etc/passwd"), "{err}");
+        assert!(
+            err.contains("`..`") && err.contains("../etc/passwd"),
+            "{err}"
+        );
     }
 }

@@ -97,7 +97,10 @@ fn take_lock(git_dir: &Path, who: &str) -> StoreResult<File> {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(StoreError::SessionBusy {
             id: who.to_owned(),
-            holder: format!("another process has its checkpoints open ({})", path.display()),
+            holder: format!(
+                "another process has its checkpoints open ({})",
+                path.display()
+            ),
         }),
         Err(TryLockError::Error(e)) => Err(StoreError::io("cannot lock", &path, e)),
     }

@@ -42,7 +42,12 @@ pub(crate) fn apply(
             removals.push(change);
         } else {
             let file = delta.new_file();
-            writes.push((change, file.id(), file.mode(), delta.status() == Delta::Added));
+            writes.push((
+                change,
+                file.id(),
+                file.mode(),
+                delta.status() == Delta::Added,
+            ));
         }
     }
     let mut applied = Applied {
@@ -61,7 +66,9 @@ pub(crate) fn apply(
                 applied.kept.push((change.path, "a folder is there now"));
                 continue;
             }
-            Ok(_) => fs::remove_file(&full).map_err(|e| StoreError::io("cannot remove", &full, e))?,
+            Ok(_) => {
+                fs::remove_file(&full).map_err(|e| StoreError::io("cannot remove", &full, e))?
+            }
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(StoreError::io("cannot read", &full, e)),
         }
@@ -86,7 +93,9 @@ pub(crate) fn apply(
             }
             if added {
                 // Not tracked now but there: ignored or over the cap.
-                applied.kept.push((change.path, "an untracked file is there now"));
+                applied
+                    .kept
+                    .push((change.path, "an untracked file is there now"));
                 continue;
             }
         }
@@ -99,7 +108,11 @@ pub(crate) fn apply(
 /// Why the folders above `full` must not be written through: a symbolic
 /// link (it could lead out of the workspace), a nested repository, or a
 /// file. With `create`, missing folders are made.
-fn unsafe_parents(workspace: &Path, full: &Path, create: bool) -> StoreResult<Option<&'static str>> {
+fn unsafe_parents(
+    workspace: &Path,
+    full: &Path,
+    create: bool,
+) -> StoreResult<Option<&'static str>> {
     let rel = full.strip_prefix(workspace).unwrap_or(full);
     let mut dir = workspace.to_path_buf();
     let Some(parent) = rel.parent() else {
@@ -108,7 +121,9 @@ fn unsafe_parents(workspace: &Path, full: &Path, create: bool) -> StoreResult<Op
     for part in parent.components() {
         dir.push(part);
         match fs::symlink_metadata(&dir) {
-            Ok(meta) if meta.file_type().is_symlink() => return Ok(Some("a folder above it is a symbolic link")),
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Ok(Some("a folder above it is a symbolic link"))
+            }
             Ok(meta) if !meta.is_dir() => return Ok(Some("a file is where its folder should be")),
             Ok(_) => {
                 if fs::symlink_metadata(dir.join(".git")).is_ok() {
@@ -192,6 +207,9 @@ fn write_blob(
 }
 
 fn temp_path(full: &Path) -> PathBuf {
-    let name = full.file_name().map(|n| n.to_string_lossy()).unwrap_or_default();
+    let name = full
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
     full.with_file_name(format!(".{name}.{}.retrace-restore", std::process::id()))
 }

@@ -8,7 +8,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use git2::{Index, IndexAddOption};
+use git2::{Index, IndexAddOption, Repository};
 use serde::Serialize;
 
 use crate::error::StoreResult;
@@ -40,6 +40,7 @@ pub enum SkipReason {
 /// checked path: a file, or a folder and what is below it); returns what
 /// was left out.
 pub(crate) fn stage(
+    repo: &Repository,
     index: &mut Index,
     workspace: &Path,
     max_size: u64,
@@ -52,6 +53,12 @@ pub(crate) fn stage(
             path: format!("{repo}/"),
             reason: SkipReason::NestedRepository,
         }]);
+    }
+    if let Some(path) = only {
+        if let Some(skipped) = stage_file(repo, index, workspace, max_size, path)? {
+            index.write()?;
+            return Ok(skipped);
+        }
     }
     let mut skipped = Vec::new();
     let mut untrack: Vec<PathBuf> = Vec::new();
@@ -85,7 +92,7 @@ pub(crate) fn stage(
         0
     };
     match only {
-        // Literal: libgit2 then walks only that part of the work tree.
+        // A folder. Literal: a path from outside is never a glob.
         Some(path) => index.add_all(
             [path],
             IndexAddOption::DISABLE_PATHSPEC_MATCH,
@@ -121,4 +128,43 @@ fn nested_repository(workspace: &Path, path: &str) -> Option<String> {
         end += 1;
     }
     None
+}
+
+/// One file (or link, or nothing: removed) at a checked `path`, without
+/// walking the work tree (libgit2's add with a pathspec still does);
+/// `None` when `path` is a folder.
+fn stage_file(
+    repo: &Repository,
+    index: &mut Index,
+    workspace: &Path,
+    max_size: u64,
+    path: &str,
+) -> StoreResult<Option<Vec<Skipped>>> {
+    let rel = Path::new(path);
+    let tracked = index.get_path(rel, 0).is_some();
+    match fs::symlink_metadata(workspace.join(rel)) {
+        Ok(meta) if meta.is_dir() => return Ok(None),
+        Ok(meta) if meta.is_file() && meta.len() > max_size => {
+            if tracked {
+                index.remove_path(rel)?;
+            }
+            return Ok(Some(vec![Skipped {
+                path: path.to_owned(),
+                reason: SkipReason::TooLarge { size: meta.len() },
+            }]));
+        }
+        // An ignored file is added only if it is tracked already, as a
+        // full scan does.
+        Ok(_) => {
+            if tracked || !repo.is_path_ignored(rel)? {
+                index.add_path(rel)?;
+            }
+        }
+        Err(_) => {
+            if tracked {
+                index.remove_path(rel)?;
+            }
+        }
+    }
+    Ok(Some(Vec::new()))
 }
