@@ -672,3 +672,19 @@ fn a_stale_index_lock_is_recovered_and_a_second_writer_refused() {
     let c = cp.checkpoint("write", None, at(1)).unwrap().unwrap();
     assert_eq!(c.files, vec![fc("a.txt", ChangeKind::Updated)]);
 }
+
+#[test]
+fn an_unreadable_index_is_rebuilt_without_a_spurious_checkpoint() {
+    let f = fixture();
+    let mut cp = f.open();
+    f.write("a.txt", "a");
+    f.write("d/b.txt", "b");
+    cp.checkpoint("write", None, at(0)).unwrap().unwrap();
+    drop(cp);
+    fs::write(f.git_dir.join("index"), b"DIRC garbage, as a crash might leave").unwrap();
+    let mut cp = f.open();
+    assert!(cp.checkpoint("noop", None, at(1)).unwrap().is_none());
+    f.write("a.txt", "a2");
+    let c = cp.checkpoint("edit", None, at(2)).unwrap().unwrap();
+    assert_eq!(c.files, vec![fc("a.txt", ChangeKind::Updated)]);
+}

@@ -215,8 +215,8 @@ impl Checkpoints {
         only: Option<&str>,
         at: DateTime<Utc>,
     ) -> StoreResult<Option<CheckpointInfo>> {
+        let mut index = self.index()?;
         let repo = &self.shadow.repo;
-        let mut index = repo.index()?;
         let max = self.options.max_file_size;
         let skipped = scan::stage(repo, &mut index, &self.workspace, max, only)?;
         let tree_id = index.write_tree()?;
@@ -254,6 +254,29 @@ impl Checkpoints {
             files: m.files,
             skipped: new_skips,
         }))
+    }
+
+    /// The persistent index. It is only a cache of the workspace's stat
+    /// data (the commits hold the checkpoints), so one that cannot be read
+    /// is dropped and rebuilt: the next scan hashes every file once more
+    /// and finds their objects already stored.
+    fn index(&self) -> StoreResult<git2::Index> {
+        match self.shadow.repo.index() {
+            Ok(index) => Ok(index),
+            Err(e) if e.class() == git2::ErrorClass::Index => {
+                let path = self.git_dir.join("index");
+                log::warn!(
+                    "checkpoints of session {}: {} cannot be read ({}); rebuilding it",
+                    self.session,
+                    path.display(),
+                    e.message()
+                );
+                std::fs::remove_file(&path)
+                    .map_err(|e| StoreError::io("cannot remove", &path, e))?;
+                Ok(self.shadow.repo.index()?)
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Every checkpoint, newest first.
