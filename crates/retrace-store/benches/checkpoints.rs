@@ -134,12 +134,18 @@ fn main() {
     let git_dir = tmp.path().join("store").join("checkpoints.git");
     fs::create_dir(&ws).unwrap();
     let mut rng = Rng(0x5eed_2026_1127);
+    let (cpu_gen, start) = (cpu_ms(), Instant::now());
     let (files, total) = generate(&ws, &mut rng);
+    let gen_cpu = match (cpu_gen, cpu_ms()) {
+        (Some(a), Some(b)) => format!(", cpu {:.0} ms", b - a),
+        _ => String::new(),
+    };
     println!(
-        "workspace: {} files, {:.1} MB, libgit2 {:?}",
+        "workspace: {} files, {:.1} MB, libgit2 {:?}; writing it took {:.0} ms{gen_cpu}",
         files.len(),
         total as f64 / 1e6,
-        git2::Version::get().libgit2_version()
+        git2::Version::get().libgit2_version(),
+        ms(start.elapsed()),
     );
     let session = SessionId::parse("bench").unwrap();
 

@@ -681,7 +681,11 @@ fn an_unreadable_index_is_rebuilt_without_a_spurious_checkpoint() {
     f.write("d/b.txt", "b");
     cp.checkpoint("write", None, at(0)).unwrap().unwrap();
     drop(cp);
-    fs::write(f.git_dir.join("index"), b"DIRC garbage, as a crash might leave").unwrap();
+    fs::write(
+        f.git_dir.join("index"),
+        b"DIRC garbage, as a crash might leave",
+    )
+    .unwrap();
     let mut cp = f.open();
     assert!(cp.checkpoint("noop", None, at(1)).unwrap().is_none());
     f.write("a.txt", "a2");

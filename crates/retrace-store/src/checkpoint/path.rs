@@ -23,7 +23,20 @@ pub(crate) fn check_rel(path: &str) -> StoreResult<String> {
     if path.contains('\\') {
         return Err(bad("it holds a `\\`; use `/` between folders"));
     }
-    if path.starts_with('/') || Path::new(path).has_root() || path.contains(':') {
+    // A drive (`C:/x`, `C:`) is refused everywhere, any `:` on Windows
+    // (a drive or an alternate data stream, `a.txt:hidden`); on Unix `a:b`
+    // is an ordinary name.
+    let b = path.as_bytes();
+    let drive = b.len() >= 2
+        && b[0].is_ascii_alphabetic()
+        && b[1] == b':'
+        && matches!(b.get(2), None | Some(b'/'));
+    if drive || (cfg!(windows) && path.contains(':')) {
+        return Err(bad(
+            "it names a drive or a stream; give a path relative to the workspace",
+        ));
+    }
+    if path.starts_with('/') || Path::new(path).has_root() {
         return Err(bad("it is absolute; give a path relative to the workspace"));
     }
     let mut parts = Vec::new();
@@ -122,6 +135,8 @@ mod tests {
             (".gitignore", ".gitignore"),
             (".github/x", ".github/x"),
             ("a..b", "a..b"),
+            #[cfg(unix)]
+            ("a:b", "a:b"),
         ] {
             assert_eq!(check_rel(good).unwrap(), git);
         }
