@@ -527,6 +527,7 @@ fn files_over_the_cap_are_skipped_reported_and_never_touched() {
     let f = fixture();
     let mut cp = f.open_with(CheckpointOptions {
         max_file_size: 1000,
+        ..CheckpointOptions::default()
     });
     f.write("small.txt", "s");
     f.write("big.bin", &"x".repeat(2000));
@@ -691,4 +692,95 @@ fn an_unreadable_index_is_rebuilt_without_a_spurious_checkpoint() {
     f.write("a.txt", "a2");
     let c = cp.checkpoint("edit", None, at(2)).unwrap().unwrap();
     assert_eq!(c.files, vec![fc("a.txt", ChangeKind::Updated)]);
+}
+
+/// The objects of every checkpoint, read back; and the files in
+/// `objects/pack` and loose.
+fn stored_objects(git_dir: &Path, cp: &Checkpoints) -> (usize, usize) {
+    let shadow = git2::Repository::open_bare(git_dir).unwrap();
+    for info in cp.list().unwrap() {
+        let commit = shadow
+            .find_commit(git2::Oid::from_str(&info.commit).unwrap())
+            .unwrap();
+        commit
+            .tree()
+            .unwrap()
+            .walk(git2::TreeWalkMode::PreOrder, |_, entry| {
+                let object = entry.to_object(&shadow).unwrap();
+                if let Some(blob) = object.as_blob() {
+                    assert_eq!(
+                        git2::Oid::hash_object(git2::ObjectType::Blob, blob.content()).unwrap(),
+                        entry.id()
+                    );
+                }
+                git2::TreeWalkResult::Ok
+            })
+            .unwrap();
+    }
+    let packs = fs::read_dir(git_dir.join("objects/pack")).unwrap().count();
+    let loose = fs::read_dir(git_dir.join("objects"))
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_name().len() == 2)
+        .map(|e| fs::read_dir(e.path()).unwrap().count())
+        .sum();
+    (packs, loose)
+}
+
+#[test]
+fn the_first_checkpoint_is_one_pack_and_the_same_without_it() {
+    let mut commits = Vec::new();
+    for budget in [CheckpointOptions::default().first_scan_in_memory, 100, 0] {
+        let f = fixture();
+        for i in 0..40 {
+            f.write(
+                &format!("d{}/f{i}.txt", i % 4),
+                &format!("{i}\n").repeat(i + 1),
+            );
+        }
+        f.write("empty", "");
+        let mut cp = f.open_with(CheckpointOptions {
+            first_scan_in_memory: budget,
+            ..CheckpointOptions::default()
+        });
+        let first = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
+        assert_eq!(first.files.len(), 41);
+        let (packs, loose) = stored_objects(&f.git_dir, &cp);
+        if budget > 1000 {
+            assert_eq!((packs, loose), (2, 1), "a .pack, its .idx and the commit");
+        } else {
+            assert_eq!(packs, 0, "budget {budget}");
+            assert!(loose > 41, "budget {budget}: {loose}");
+        }
+        // Later checkpoints see the packed objects as stored.
+        f.write("d0/f0.txt", "changed");
+        let next = cp.checkpoint("edit", None, at(1)).unwrap().unwrap();
+        assert_eq!(next.files, vec![fc("d0/f0.txt", ChangeKind::Updated)]);
+        cp.restore(&first.tag, None).unwrap();
+        assert_eq!(f.read("d0/f0.txt").as_deref(), Some("0\n"));
+        stored_objects(&f.git_dir, &cp);
+        // git itself finds the repository sound, where it is installed.
+        if let Ok(out) = std::process::Command::new("git")
+            .arg("--git-dir")
+            .arg(&f.git_dir)
+            .args(["fsck", "--strict", "--full"])
+            .output()
+        {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        // Same trees whatever the way.
+        let shadow = git2::Repository::open_bare(&f.git_dir).unwrap();
+        let tree = |c: &str| {
+            shadow
+                .find_commit(git2::Oid::from_str(c).unwrap())
+                .unwrap()
+                .tree_id()
+        };
+        commits.push((tree(&first.commit), tree(&next.commit)));
+    }
+    assert!(commits.windows(2).all(|w| w[0] == w[1]), "{commits:?}");
 }

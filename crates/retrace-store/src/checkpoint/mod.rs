@@ -7,7 +7,7 @@
 //!   the workspace), its lock and stale-lock recovery.
 //! - `diff`: changes and patches between trees.
 //! - `scan`: the workspace into the persistent index (ignore rules, size
-//!   cap, nested repositories).
+//!   cap, nested repositories); `pack`: the first scan as one pack.
 //! - `commit`: commit and tag; `history`: names, lists, a file's history;
 //!   `restore`: writing a checkpoint back.
 //!
@@ -20,6 +20,7 @@ mod path;
 mod repo;
 mod diff;
 mod scan;
+mod pack;
 mod commit;
 mod history;
 mod restore;
@@ -46,12 +47,17 @@ pub struct CheckpointOptions {
     /// Files larger than this are left out and reported (10 MiB by
     /// default).
     pub max_file_size: u64,
+    /// The first scan of a workspace stages in memory and writes one pack
+    /// (instead of a file per object) when what it adds stays under this
+    /// many bytes (512 MiB by default; 0 never).
+    pub first_scan_in_memory: u64,
 }
 
 impl Default for CheckpointOptions {
     fn default() -> CheckpointOptions {
         CheckpointOptions {
             max_file_size: 10 << 20,
+            first_scan_in_memory: pack::MEMORY_BUDGET,
         }
     }
 }
@@ -218,8 +224,20 @@ impl Checkpoints {
         let mut index = self.index()?;
         let repo = &self.shadow.repo;
         let max = self.options.max_file_size;
-        let skipped = scan::stage(repo, &mut index, &self.workspace, max, only)?;
-        let tree_id = index.write_tree()?;
+        let first = match only {
+            None if index.is_empty() && self.options.first_scan_in_memory > 0 => {
+                let budget = self.options.first_scan_in_memory;
+                pack::first_scan(repo, &self.git_dir, &self.workspace, max, budget)?
+            }
+            _ => None,
+        };
+        let (tree_id, skipped) = match first {
+            Some(done) => done,
+            None => {
+                let skipped = scan::stage(repo, &mut index, &self.workspace, max, only)?;
+                (index.write_tree()?, skipped)
+            }
+        };
         let tree = repo.find_tree(tree_id)?;
         let meta = Meta {
             tool: tool_name,

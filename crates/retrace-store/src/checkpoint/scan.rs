@@ -60,7 +60,31 @@ pub(crate) fn stage(
             return Ok(skipped);
         }
     }
+    let skipped = scan_all(index, workspace, max_size, only, u64::MAX)?.unwrap_or_default();
+    index.write()?;
+    Ok(skipped)
+}
+
+/// The whole workspace into the index, unwritten; `None` (the index then
+/// half done) when the files to add pass `budget` bytes.
+pub(crate) fn stage_within(
+    index: &mut Index,
+    workspace: &Path,
+    max_size: u64,
+    budget: u64,
+) -> StoreResult<Option<Vec<Skipped>>> {
+    scan_all(index, workspace, max_size, None, budget)
+}
+
+fn scan_all(
+    index: &mut Index,
+    workspace: &Path,
+    max_size: u64,
+    only: Option<&str>,
+    budget: u64,
+) -> StoreResult<Option<Vec<Skipped>>> {
     let mut skipped = Vec::new();
+    let mut adding = 0u64;
     let mut untrack: Vec<PathBuf> = Vec::new();
     // Called only for paths whose stat data differ from the index, new
     // paths and removed ones: > 0 leaves the path as it is in the index.
@@ -81,6 +105,12 @@ pub(crate) fn stage(
             });
             return 1;
         }
+        if meta.is_file() && meta.len() <= max_size {
+            adding = adding.saturating_add(meta.len());
+            if adding > budget {
+                return -1;
+            }
+        }
         if meta.is_file() && meta.len() > max_size {
             skipped.push(Skipped {
                 path: path.to_string_lossy().into_owned(),
@@ -91,18 +121,22 @@ pub(crate) fn stage(
         }
         0
     };
-    match only {
+    let added = match only {
         // A folder. Literal: a path from outside is never a glob.
         Some(path) => index.add_all(
             [path],
             IndexAddOption::DISABLE_PATHSPEC_MATCH,
             Some(&mut decide),
-        )?,
+        ),
         // `*` rather than no pathspec: with none, libgit2 passes the
         // callback a NULL matched pathspec, which git2 0.21 reads as a C
         // string.
-        None => index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut decide))?,
+        None => index.add_all(["*"], IndexAddOption::DEFAULT, Some(&mut decide)),
+    };
+    if adding > budget {
+        return Ok(None);
     }
+    added?;
     // A file tracked while small that grew past the cap stops being
     // tracked (the checkpoint shows it deleted): kept at its old content,
     // a restore would overwrite the large one with it.
@@ -111,8 +145,7 @@ pub(crate) fn stage(
             index.remove_path(&path)?;
         }
     }
-    index.write()?;
-    Ok(skipped)
+    Ok(Some(skipped))
 }
 
 /// The folder holding a `.git` that `path` (checked, `/`-separated) is in
