@@ -107,6 +107,12 @@ fn commits_and_tags_after_changes_and_none_without() {
         cp.checkpoint("noop", None, at(0)).unwrap().is_none(),
         "empty workspace"
     );
+    assert!(cp.list().unwrap().is_empty());
+    assert!(cp.list_file_changes("a.txt").unwrap().is_empty());
+    assert!(matches!(
+        cp.find("tool_x_1"),
+        Err(StoreError::UnknownCheckpoint { .. })
+    ));
 
     f.write("a.txt", "one\n");
     f.write("src/lib.rs", "fn main() {}\n");
@@ -666,8 +672,12 @@ fn a_stale_index_lock_is_recovered_and_a_second_writer_refused() {
     // A process killed while writing the index left its lock.
     fs::write(f.git_dir.join("index.lock"), "").unwrap();
     fs::write(f.git_dir.join("refs/tags/x.lock"), "").unwrap();
+    // And the pack it was writing.
+    let tmp_pack = f.git_dir.join("objects/pack/pack_git2_0123456789abcdef");
+    fs::write(&tmp_pack, vec![0u8; 4096]).unwrap();
     let mut cp = f.open();
-    assert_eq!(cp.recovered_locks().len(), 2);
+    assert_eq!(cp.recovered_locks().len(), 3);
+    assert!(!tmp_pack.exists());
     assert!(!f.git_dir.join("index.lock").exists());
     f.write("a.txt", "b");
     let c = cp.checkpoint("write", None, at(1)).unwrap().unwrap();
@@ -743,6 +753,21 @@ fn the_first_checkpoint_is_one_pack_and_the_same_without_it() {
             first_scan_in_memory: budget,
             ..CheckpointOptions::default()
         });
+        // An empty folder adds nothing, and writes no pack either.
+        let ignored = f.ws.join("ignored");
+        fs::create_dir(&ignored).unwrap();
+        let mut empty = Checkpoints::open(
+            &ignored,
+            &f.git_dir.with_extension("empty"),
+            &f.session,
+            CheckpointOptions::default(),
+        )
+        .unwrap();
+        assert!(empty.checkpoint("noop", None, at(0)).unwrap().is_none());
+        assert!(empty.checkpoint("noop", None, at(0)).unwrap().is_none());
+        assert_eq!(stored_objects(empty.git_dir(), &empty).0, 0);
+        fs::remove_dir(&ignored).unwrap();
+
         let first = cp.checkpoint("write", None, at(0)).unwrap().unwrap();
         assert_eq!(first.files.len(), 41);
         let (packs, loose) = stored_objects(&f.git_dir, &cp);

@@ -88,9 +88,9 @@ pub(crate) fn resolve<'r>(repo: &'r Repository, name: &str) -> StoreResult<Commi
 
 /// The commits of the branch, newest first (first parents only).
 fn walk(repo: &Repository) -> StoreResult<Vec<Oid>> {
-    let mut walk = repo.revwalk()?;
-    match walk.push_head() {
-        Ok(()) => {}
+    let head = match repo.head() {
+        Ok(head) => head.peel_to_commit()?.id(),
+        // No checkpoint yet.
         Err(e)
             if matches!(
                 e.code(),
@@ -100,7 +100,9 @@ fn walk(repo: &Repository) -> StoreResult<Vec<Oid>> {
             return Ok(Vec::new())
         }
         Err(e) => return Err(e.into()),
-    }
+    };
+    let mut walk = repo.revwalk()?;
+    walk.push(head)?;
     walk.simplify_first_parent()?;
     Ok(walk.collect::<Result<_, _>>()?)
 }

@@ -196,7 +196,8 @@ impl Checkpoints {
         &self.skipped
     }
 
-    /// Lock files a killed process had left, removed when this was opened.
+    /// Lock files and temporary objects a killed process had left, removed
+    /// when this was opened.
     pub fn recovered_locks(&self) -> &[PathBuf] {
         &self.shadow.recovered
     }

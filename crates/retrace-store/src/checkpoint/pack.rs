@@ -23,7 +23,8 @@ pub(crate) const MEMORY_BUDGET: u64 = 512 << 20;
 
 /// Scans the whole workspace into `main`'s index (empty so far) and
 /// stores what it read as one pack. `None` when the workspace holds more
-/// than `budget` bytes to add: nothing was written, scan as usual.
+/// than `budget` bytes to add, or nothing: nothing was written, scan as
+/// usual.
 pub(crate) fn first_scan(
     main: &Repository,
     git_dir: &Path,
@@ -40,6 +41,10 @@ pub(crate) fn first_scan(
     let Some(skipped) = scan::stage_within(&mut index, workspace, max_size, budget)? else {
         return Ok(None);
     };
+    if index.is_empty() {
+        // Nothing to pack: the ordinary scan has as little to do.
+        return Ok(None);
+    }
     let tree = index.write_tree()?;
 
     // Every object of the tree, once (the index holds blobs only; trees

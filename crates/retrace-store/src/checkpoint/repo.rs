@@ -30,7 +30,7 @@ pub(crate) struct Shadow {
     /// Held while open: the OS drops it when the process dies, however it
     /// dies, so a lock file git left behind with no holder is stale.
     _lock: File,
-    /// Lock files of a killed process that opening removed.
+    /// Lock and temporary files of a killed process that opening removed.
     pub(crate) recovered: Vec<PathBuf>,
 }
 
@@ -106,8 +106,9 @@ fn take_lock(git_dir: &Path, who: &str) -> StoreResult<File> {
     }
 }
 
-/// Removes the lock files git writers leave when killed: the index's, the
-/// HEAD's, the config's, packed refs' and any ref's.
+/// Removes what git writers leave when killed: the lock files of the
+/// index, HEAD, the config, packed refs and any ref, and temporary objects
+/// and packs.
 fn remove_stale_locks(git_dir: &Path) -> StoreResult<Vec<PathBuf>> {
     let mut found = Vec::new();
     for name in ["index.lock", "HEAD.lock", "config.lock", "packed-refs.lock"] {
@@ -118,6 +119,24 @@ fn remove_stale_locks(git_dir: &Path) -> StoreResult<Vec<PathBuf>> {
     }
     find_locks(&git_dir.join("refs"), &mut found)
         .map_err(|e| StoreError::io("cannot read", &git_dir.join("refs"), e))?;
+    // Temporary files libgit2 names `…_git2_{random}`: a loose object
+    // (`objects/tmp_object_git2_…`) or a pack (`objects/pack/pack_git2_…`)
+    // being written. A killed writer leaves them; nothing else cleans them
+    // (this is the `tmp_pack` that fills disks).
+    for dir in [
+        git_dir.join("objects"),
+        git_dir.join("objects").join("pack"),
+    ] {
+        let Ok(entries) = fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+            if is_file && entry.file_name().to_string_lossy().contains("_git2_") {
+                found.push(entry.path());
+            }
+        }
+    }
     for path in &found {
         match fs::remove_file(path) {
             Ok(()) => {}
