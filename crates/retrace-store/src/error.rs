@@ -72,6 +72,24 @@ pub enum StoreError {
         /// Why it stopped.
         reason: String,
     },
+    /// A workspace path from outside leaves the workspace, goes into a
+    /// `.git`, or is otherwise not one checkpoints accept.
+    #[error("invalid workspace path `{path}`: {reason}")]
+    InvalidPath {
+        /// The path, escaped.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// No checkpoint has this name (tag or commit id), or a commit-id
+    /// prefix names more than one.
+    #[error("no checkpoint `{name}`: {reason}")]
+    UnknownCheckpoint {
+        /// The name given.
+        name: String,
+        /// Why it does not name one checkpoint.
+        reason: String,
+    },
     /// A git checkpoint failed.
     #[error("checkpoint: {0}")]
     Git(String),

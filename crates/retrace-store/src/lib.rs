@@ -15,7 +15,11 @@ mod id;
 mod event_log;
 mod player;
 mod store;
+mod checkpoint;
 
+pub use checkpoint::{
+    CheckpointInfo, CheckpointOptions, Checkpoints, CommitInfo, RestoreInfo, SkipReason, Skipped,
+};
 pub use error::{StoreError, StoreResult};
 pub use id::{SessionId, MAX_ID_LEN};
 pub use player::{PlayerOptions, PlayerStep, SessionPlayer};
