@@ -208,7 +208,10 @@ mod tests {
         });
         let got = std::fs::read(&dest).unwrap();
         assert_eq!(got.len(), 64 << 10);
-        assert!(got.iter().all(|&b| b == got[0]), "bytes of two writes mixed");
+        assert!(
+            got.iter().all(|&b| b == got[0]),
+            "bytes of two writes mixed"
+        );
         let names = std::fs::read_dir(&dir).unwrap().count();
         assert_eq!(names, 1, "temporary files left behind");
         std::fs::remove_dir_all(dir).unwrap();

@@ -10,12 +10,14 @@
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
 mod error;
+mod fs;
 mod id;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
 mod store;
 
 pub use error::{StoreError, StoreResult};
+pub use fs::FsStore;
 pub use id::{SessionId, MAX_ID_LEN};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
