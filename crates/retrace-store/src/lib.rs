@@ -12,6 +12,7 @@
 mod error;
 mod fs;
 mod id;
+mod memory;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
 mod store;
@@ -19,6 +20,7 @@ mod store;
 pub use error::{StoreError, StoreResult};
 pub use fs::FsStore;
 pub use id::{SessionId, MAX_ID_LEN};
+pub use memory::MemoryStore;
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
     Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,

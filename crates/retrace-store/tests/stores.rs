@@ -2,7 +2,7 @@
 
 mod conformance;
 
-use retrace_store::{FsStore, SessionStore};
+use retrace_store::{FsStore, MemoryStore, SessionStore};
 
 /// A file store in a fresh folder (kept alive with the store).
 struct TempFs {
@@ -59,3 +59,33 @@ suite!(
         invalid_names
     ]
 );
+
+impl AsStore for MemoryStore {
+    fn as_store(&self) -> &dyn SessionStore {
+        self
+    }
+}
+
+suite!(
+    memory,
+    MemoryStore::new(),
+    [
+        lifecycle,
+        versions,
+        concurrent_saves,
+        lists,
+        listing,
+        locking,
+        deleting,
+        invalid_names,
+        events
+    ]
+);
+
+/// The file store's events go through `event_log`, which the recorder's
+/// branch fills in.
+#[test]
+#[ignore = "needs the recorder's event_log (branch `recorder`)"]
+fn fs_events() {
+    conformance::events(TempFs::new().as_store());
+}
