@@ -12,6 +12,7 @@
 mod error;
 mod fs;
 mod id;
+mod manager;
 mod memory;
 #[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
@@ -20,6 +21,7 @@ mod store;
 pub use error::{StoreError, StoreResult};
 pub use fs::FsStore;
 pub use id::{SessionId, MAX_ID_LEN};
+pub use manager::{SessionManager, WarningSink};
 pub use memory::MemoryStore;
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
