@@ -11,11 +11,12 @@
 
 mod error;
 mod id;
-#[allow(dead_code)] // SKELETON until the recorder lands
+#[allow(dead_code)] // until FsStore calls open/repair/read/pop
 mod event_log;
 mod store;
 
 pub use error::{StoreError, StoreResult};
+pub use event_log::Appender;
 pub use id::{SessionId, MAX_ID_LEN};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
