@@ -14,9 +14,11 @@ mod id;
 #[allow(dead_code)] // until FsStore calls open/repair/read/pop
 mod event_log;
 mod store;
+mod recorder;
 
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;
+pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use id::{SessionId, MAX_ID_LEN};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
