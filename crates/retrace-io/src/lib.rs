@@ -13,7 +13,7 @@ mod error;
 mod open;
 mod source;
 
-pub use atomic::{write_atomically, AtomicFile};
+pub use atomic::{sync_dir, sync_parent, write_atomically, AtomicFile};
 pub use error::{FileError, FileResult};
 pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use source::FileSource;

@@ -10,16 +10,19 @@
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
 mod error;
+mod fs;
 mod id;
-#[allow(dead_code)] // until FsStore calls open/repair/read/pop
+mod memory;
 mod event_log;
 mod store;
 mod recorder;
 
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;
+pub use fs::FsStore;
 pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use id::{SessionId, MAX_ID_LEN};
+pub use memory::MemoryStore;
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
     Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,

@@ -78,6 +78,7 @@ struct Part {
     gz: Option<PathBuf>,
 }
 
+#[cfg(test)]
 impl Part {
     /// The file to read: the plain one when both exist (a crash while
     /// gzipping; both hold the same lines).
