@@ -14,12 +14,14 @@ mod fs;
 mod id;
 mod manager;
 mod memory;
-#[allow(dead_code)] // SKELETON until the recorder lands
 mod event_log;
 mod store;
+mod recorder;
 
 pub use error::{StoreError, StoreResult};
+pub use event_log::Appender;
 pub use fs::FsStore;
+pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use id::{SessionId, MAX_ID_LEN};
 pub use manager::{SessionManager, WarningSink};
 pub use memory::MemoryStore;

@@ -82,10 +82,9 @@ suite!(
     ]
 );
 
-/// The file store's events go through `event_log`, which the recorder's
-/// branch fills in.
+/// The file store's events go through `event_log` (its own tests are in
+/// `src/event_log/tests.rs`).
 #[test]
-#[ignore = "needs the recorder's event_log (branch `recorder`)"]
 fn fs_events() {
     conformance::events(TempFs::new().as_store());
 }
