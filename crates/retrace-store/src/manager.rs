@@ -10,17 +10,15 @@ use std::thread::JoinHandle;
 
 use chrono::{DateTime, DurationRound, TimeDelta, Utc};
 use retrace_core::redact::{Mode, Redactor, Rules};
-use retrace_core::{Event, EventData, UserInput};
+use retrace_core::{EventData, UserInput};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
 use crate::error::{StoreError, StoreResult};
 use crate::id::SessionId;
-use crate::store::{
-    EncodedEvent, EventsRead, ListQuery, LogOptions, Page, SessionMeta, SessionStore, StateKey,
-    StoredEvent,
-};
+use crate::recorder::{Recorder, RecorderOptions};
+use crate::store::{EventsRead, ListQuery, Page, SessionMeta, SessionStore, StateKey, StoredEvent};
 
 /// Where a failed background save (or anything else the manager cannot
 /// return) is reported: the session and the error.
@@ -265,30 +263,30 @@ impl SessionManager {
     ) -> StoreResult<Option<S>> {
         // The state first: a session that cannot go on records nothing.
         let state = self.restore(id)?;
-        let at = now();
-        let event = Event::new(
-            at,
-            EventData::UserInput(UserInput {
-                message: message.into(),
-                extra: Map::new(),
+        // The recorder is the one writer of events: it takes the lock
+        // (SessionBusy if another writer has it), repairs a torn tail,
+        // numbers the event after the last and syncs a `user_input`.
+        let warn = self.warn.clone();
+        let who = id.clone();
+        let options = RecorderOptions {
+            on_warning: Arc::new(move |w: &str| {
+                warn(
+                    &who,
+                    &StoreError::Corrupt {
+                        path: format!("events of session `{who}`"),
+                        reason: w.to_owned(),
+                    },
+                )
             }),
-        );
-        let mut line = serde_json::to_vec(&event).map_err(|e| StoreError::Serialize {
-            id: id.to_string(),
-            reason: format!("the user_input event: {e}"),
-        })?;
-        line.push(b'\n');
-        // TODO(recorder): append through the Recorder once it is merged;
-        // until then, as its one writer for this moment, under the lock.
-        let _lock = self.store.lock(id)?;
-        let mut sink = self.store.open_events(id, &LogOptions::default())?;
-        sink.append(&[EncodedEvent {
-            event_type: event.event_type(),
-            timestamp: at,
-            line,
-        }])?;
-        sink.sync()?;
-        self.store.touch(id, at)?;
+            ..RecorderOptions::default()
+        };
+        let recorder = Recorder::open(self.store.clone(), id, options)?;
+        recorder.record(EventData::UserInput(UserInput {
+            message: message.into(),
+            extra: Map::new(),
+        }))?;
+        recorder.close()?;
+        self.store.touch(id, now())?;
         Ok(state)
     }
 

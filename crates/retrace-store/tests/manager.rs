@@ -225,15 +225,14 @@ fn messages(read: &EventsRead) -> Vec<Value> {
         .collect()
 }
 
-/// Events through the manager (on the memory store until the file store's
-/// event log is merged).
-fn events_store() -> Arc<dyn SessionStore> {
-    Arc::new(MemoryStore::new())
-}
-
 #[test]
 fn resume_appends_the_message_and_hands_the_state_back() {
-    let store = events_store();
+    for (store, _dir) in stores() {
+        resume_on(store);
+    }
+}
+
+fn resume_on(store: Arc<dyn SessionStore>) {
     let m = SessionManager::new(store.clone());
     let id = m.create("a", &json!({})).unwrap();
     {
@@ -260,7 +259,12 @@ fn resume_appends_the_message_and_hands_the_state_back() {
 
 #[test]
 fn last_events_and_pop() {
-    let store = events_store();
+    for (store, _dir) in stores() {
+        last_events_and_pop_on(store);
+    }
+}
+
+fn last_events_and_pop_on(store: Arc<dyn SessionStore>) {
     let m = SessionManager::new(store.clone());
     let id = m.create("a", &json!({})).unwrap();
     for word in ["a", "b", "c", "d"] {
@@ -285,7 +289,12 @@ fn last_events_and_pop() {
 
 #[test]
 fn export_redacts_when_asked() {
-    let store = events_store();
+    for (store, _dir) in stores() {
+        export_on(store);
+    }
+}
+
+fn export_on(store: Arc<dyn SessionStore>) {
     let m = SessionManager::new(store.clone());
     let id = m.create("a", &json!({})).unwrap();
     let secret = "AKIA2E0A8F3B244C9986";

@@ -149,7 +149,11 @@ impl Shared {
     fn stopped_error(&self) -> StoreError {
         StoreError::RecorderStopped {
             id: self.id.to_string(),
-            reason: self.reason.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            reason: self
+                .reason
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 

@@ -210,10 +210,7 @@ pub(super) fn checkpoints(
         };
         match checkpointer.after_tool_call(&tool_name, seq, at) {
             Ok(Some(mut checkpoint)) => {
-                checkpoint
-                    .extra
-                    .entry("event")
-                    .or_insert(Value::from(seq));
+                checkpoint.extra.entry("event").or_insert(Value::from(seq));
                 if let Err(e) = shared.record(EventData::Checkpoint(checkpoint)) {
                     (shared.warn)(&format!(
                         "session `{}`: the checkpoint after event {seq} ({tool_name}) was \
