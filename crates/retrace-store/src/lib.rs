@@ -9,14 +9,15 @@
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
+// In layer order: each module uses only those above it.
 mod error;
-mod fs;
 mod id;
-mod manager;
-mod memory;
-mod event_log;
 mod store;
+mod event_log;
+mod fs;
+mod memory;
 mod recorder;
+mod manager;
 
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;

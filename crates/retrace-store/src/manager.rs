@@ -247,8 +247,7 @@ impl SessionManager {
 
     /// A page of sessions, newest activity first (see [`ListQuery`]).
     pub fn list(&self, query: &ListQuery) -> StoreResult<Page<SessionMeta>> {
-        let page = self.store.list(query)?;
-        Ok(page)
+        self.store.list(query)
     }
 
     /// Takes a session up again: loads its state, appends the user's

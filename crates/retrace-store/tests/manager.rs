@@ -169,7 +169,9 @@ fn background_saves_never_block_and_the_latest_wins() {
     );
     m.flush_saves();
     let saves = store.saves.load(Ordering::SeqCst);
-    assert!(saves < 10, "{saves} writes for 200 steps: not coalesced");
+    // At most one write per 30 ms while the caller queued (< 500 ms),
+    // plus the last: far fewer than one per step.
+    assert!(saves < 25, "{saves} writes for 200 steps: not coalesced");
     assert_eq!(m.restore::<AgentState>(&id).unwrap(), Some(state(200)));
 }
 

@@ -405,7 +405,8 @@ impl SessionStore for FsStore {
 
     fn delete(&self, id: &SessionId) -> StoreResult<bool> {
         let dir = self.session_dir(id);
-        if !dir.is_dir() {
+        // Only a session: a folder without meta.json is not ours to remove.
+        if !dir.join(META).is_file() {
             return Ok(false);
         }
         // Refused while a writer has it; held until the folder is moved.
