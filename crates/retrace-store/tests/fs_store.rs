@@ -361,3 +361,16 @@ fn ids_from_outside_never_become_paths() {
     assert!(!store.exists(&id).unwrap());
     assert!(store.session_dir(&id).starts_with(store.root()));
 }
+
+#[test]
+fn a_removed_index_is_rebuilt_from_the_metas() {
+    let (_tmp, store) = store();
+    let a = new_session(&store, "a", t0());
+    let b = new_session(&store, "a", t0() + Duration::hours(1));
+    std::fs::remove_dir_all(store.root().join(".activity")).unwrap();
+    assert_eq!(ids(&store), [b.clone(), a.clone()]);
+    assert_eq!(index(&store).len(), 2);
+    // And a store opened on it again lists the same.
+    let again = FsStore::open(store.root()).unwrap();
+    assert_eq!(ids(&again), [b, a]);
+}

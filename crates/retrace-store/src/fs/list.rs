@@ -102,10 +102,14 @@ pub(super) fn list(root: &Path, query: &ListQuery) -> StoreResult<Page<SessionMe
                 }
             }
         }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            fs::create_dir_all(&index).map_err(|e| StoreError::io("cannot create", &index, e))?
+        // Without the index (removed, or a read-only root), every meta
+        // is read, and the index rebuilt where it can be.
+        Err(e) => {
+            if e.kind() == io::ErrorKind::NotFound {
+                let _ = fs::create_dir(&index);
+            }
+            log::debug!("{}: cannot read the activity index ({e})", index.display());
         }
-        Err(e) => return Err(StoreError::io("cannot list", &index, e)),
     }
 
     let entries = fs::read_dir(root).map_err(|e| StoreError::io("cannot list", root, e))?;

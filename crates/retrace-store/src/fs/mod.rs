@@ -61,8 +61,13 @@ impl FsStore {
     /// Opens the store at `root`, creating the folder if need be.
     pub fn open(root: impl AsRef<Path>) -> StoreResult<FsStore> {
         let root = root.as_ref().to_path_buf();
+        fs::create_dir_all(&root).map_err(|e| StoreError::io("cannot create", &root, e))?;
+        // The index is derived: a store that cannot hold it (read-only)
+        // still lists, from the metas.
         let index = root.join(list::INDEX);
-        fs::create_dir_all(&index).map_err(|e| StoreError::io("cannot create", &index, e))?;
+        if let Err(e) = fs::create_dir_all(&index) {
+            log::debug!("{}: no activity index ({e})", index.display());
+        }
         Ok(FsStore { root })
     }
 
