@@ -1,6 +1,8 @@
 //! Writing a file so that no reader ever sees half of it: the bytes go to a
 //! temporary file beside the destination, which is renamed over it once
 //! complete. A failed or abandoned write leaves the destination as it was.
+//! A commit syncs the file before the rename and the directory after it,
+//! so after a crash the destination is the old file or the new one, whole.
 //!
 //! A destination that exists and is not a regular file (`/dev/null`, a
 //! pipe, a terminal) is written directly: renaming over it would replace
@@ -9,6 +11,8 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::SystemTime;
 
 use crate::error::{FileError, FileResult};
 
@@ -45,12 +49,23 @@ impl AtomicFile {
         let name = dest
             .file_name()
             .ok_or_else(|| FileError::write(&io::Error::other("not a file name"), dest))?;
-        let tmp = dir.join(format!(
-            ".{}.retrace-{}.tmp",
-            name.to_string_lossy(),
-            std::process::id()
-        ));
-        let file = File::create(&tmp).map_err(|e| FileError::write(&e, dest))?;
+        // Unique per process and per write, so two threads writing the same
+        // destination never share a temporary file.
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let (file, tmp) = loop {
+            let tmp = dir.join(format!(
+                ".{}.retrace-{}-{}.tmp",
+                name.to_string_lossy(),
+                std::process::id(),
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            ));
+            match File::options().write(true).create_new(true).open(&tmp) {
+                Ok(file) => break (file, tmp),
+                // Left by a crashed process that had our pid: take the next.
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(FileError::write(&e, dest)),
+            }
+        };
         Ok(AtomicFile {
             file,
             tmp: Some(tmp),
@@ -64,7 +79,16 @@ impl AtomicFile {
         &self.dest
     }
 
-    /// Flushes to disk and renames the file into place.
+    /// Sets the file's modification time (kept by the rename, so it
+    /// changes together with the content).
+    pub fn set_modified(&self, time: SystemTime) -> FileResult<()> {
+        self.file
+            .set_modified(time)
+            .map_err(|e| FileError::write(&e, &self.dest))
+    }
+
+    /// Syncs the file, renames it into place and syncs the directory, so
+    /// the new content survives a crash once this returns.
     pub fn commit(mut self) -> FileResult<()> {
         self.committed = true;
         let Some(tmp) = self.tmp.take() else {
@@ -81,7 +105,7 @@ impl AtomicFile {
             let _ = std::fs::remove_file(&tmp);
             return Err(FileError::write(&e, &self.dest));
         }
-        Ok(())
+        sync_parent(&self.dest).map_err(|e| FileError::write(&e, &self.dest))
     }
 }
 
@@ -102,6 +126,29 @@ impl Drop for AtomicFile {
                 let _ = std::fs::remove_file(tmp);
             }
         }
+    }
+}
+
+/// Syncs the directory that holds `path`, so a rename or a new entry in it
+/// survives a crash. A no-op where directories cannot be opened (Windows).
+pub fn sync_parent(path: &Path) -> io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    sync_dir(dir)
+}
+
+/// Syncs a directory's entries (see [`sync_parent`]).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)?.sync_all()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = dir;
+        Ok(())
     }
 }
 
@@ -141,6 +188,32 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["out.jsonl"]);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn threads_writing_one_file_never_mix_their_bytes() {
+        let dir = scratch("threads");
+        let dest = dir.join("state.json");
+        std::thread::scope(|s| {
+            for t in 0..8u8 {
+                let dest = &dest;
+                s.spawn(move || {
+                    let body = vec![b'a' + t; 64 << 10];
+                    for _ in 0..10 {
+                        write_atomically(dest, &body).unwrap();
+                    }
+                });
+            }
+        });
+        let got = std::fs::read(&dest).unwrap();
+        assert_eq!(got.len(), 64 << 10);
+        assert!(
+            got.iter().all(|&b| b == got[0]),
+            "bytes of two writes mixed"
+        );
+        let names = std::fs::read_dir(&dir).unwrap().count();
+        assert_eq!(names, 1, "temporary files left behind");
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -25,7 +25,7 @@ mod output_file;
 mod pump;
 mod source;
 
-pub use atomic::{write_atomically, AtomicFile};
+pub use atomic::{sync_dir, sync_parent, write_atomically, AtomicFile};
 pub use error::{io_reason, FileError, FileResult};
 pub use load::{folder_inputs, load, locate, with_side_car, Bytes, Loaded, Located};
 pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};

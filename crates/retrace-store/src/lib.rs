@@ -9,20 +9,29 @@
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
+// In layer order: each module uses only those above it.
 mod error;
 mod id;
-#[allow(dead_code)] // SKELETON until the recorder lands
-mod event_log;
-mod player;
 mod store;
+mod event_log;
+mod fs;
+mod memory;
+mod recorder;
 mod checkpoint;
+mod manager;
+mod player;
 
 pub use checkpoint::{
     CheckpointInfo, CheckpointOptions, Checkpoints, CommitInfo, RestoreInfo, SkipReason, Skipped,
 };
 pub use error::{StoreError, StoreResult};
+pub use event_log::Appender;
+pub use fs::FsStore;
 pub use id::{SessionId, MAX_ID_LEN};
+pub use manager::{SessionManager, WarningSink};
+pub use memory::MemoryStore;
 pub use player::{PlayerOptions, PlayerStep, SessionPlayer};
+pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
     Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,

@@ -87,7 +87,10 @@ pub struct Versioned<T> {
     pub version: u64,
 }
 
-/// Which sessions to list: newest activity first, a page at a time.
+/// Which sessions to list: newest activity first, a page at a time. The
+/// order is `last_active_time` descending, then `session_id` descending
+/// (SQL: `ORDER BY last_active_time DESC, session_id DESC`), and a page
+/// starts after its cursor: `(last_active_time, session_id) < cursor`.
 #[derive(Clone, Debug, Default)]
 pub struct ListQuery {
     /// Only sessions of this agent configuration.
@@ -120,6 +123,9 @@ pub struct Page<T> {
     pub items: Vec<T>,
     /// Where the next page starts, if there is one.
     pub next: Option<Cursor>,
+    /// What was skipped on the way and why (a folder that is not a
+    /// session, a meta that cannot be read), also logged. Never deleted.
+    pub warnings: Vec<String>,
 }
 
 /// An event encoded for writing: one JSON line ending in `\n`.

@@ -1,7 +1,8 @@
 //! Event streams (`events.jsonl`): `{"event_type","timestamp","data"}` lines
 //! of five types — `user_input`, `state_transition`, `llm_call`,
 //! `tool_call`, `final_output` — written by agent frameworks that trace a
-//! run as a state machine. The stream is linear. A long run is split over
+//! run as a state machine, and the `checkpoint`s retrace's recorder adds
+//! (the record and the part naming rule are `model/event.rs`). The stream is linear. A long run is split over
 //! `events.jsonl`, `events_1.jsonl`, `events_2.jsonl`, …: read together they
 //! are one stream in numeric order of the suffix, whatever order the files
 //! came in, and a missing number is reported.
@@ -10,6 +11,7 @@ use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
 use super::view::View;
 use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{Entry, EntryId, Flags};
+use crate::model::event::{split_part, EventType};
 use crate::model::format_id::Format;
 use crate::model::intern::Interner;
 use crate::normalize;
@@ -22,13 +24,11 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::nested(b"data", b"error", Action::FlagIfSet(Flags::ERROR)),
 ];
 
-const KNOWN_TYPES: &[&[u8]] = &[
-    b"user_input",
-    b"state_transition",
-    b"llm_call",
-    b"tool_call",
-    b"final_output",
-];
+/// Whether `kind` names an [`EventType`] (the record's own list, so a
+/// type added there, such as `checkpoint`, is known here too).
+fn is_known(kind: &[u8]) -> bool {
+    std::str::from_utf8(kind).is_ok_and(|k| EventType::parse(k).is_some())
+}
 
 pub(crate) struct Events;
 
@@ -39,7 +39,7 @@ impl Rules for Events {
 
     fn detect(&self, entries: &[Entry], interner: &Interner) -> Option<(Confidence, Format)> {
         detection_sample(entries)
-            .any(|e| e.flags.has(Flags::HAS_DATA) && KNOWN_TYPES.contains(&interner.get(e.kind)))
+            .any(|e| e.flags.has(Flags::HAS_DATA) && is_known(interner.get(e.kind)))
             .then_some((Confidence::Sure, Format::Events))
     }
 
@@ -48,7 +48,7 @@ impl Rules for Events {
     }
 
     fn is_known_type(&self, e: &Entry, interner: &Interner) -> bool {
-        KNOWN_TYPES.contains(&interner.get(e.kind))
+        is_known(interner.get(e.kind))
     }
 
     /// The parts of a split set follow each other in suffix order.
@@ -147,31 +147,4 @@ impl Rules for Events {
 /// The last path component.
 fn file_name(path: &str) -> &str {
     path.rsplit(['/', '\\']).next().unwrap_or(path)
-}
-
-/// `events.jsonl` → (`events`, 0), `events_12.jsonl.gz` → (`events`, 12).
-pub(crate) fn split_part(path: &str) -> Option<(&str, u32)> {
-    let name = file_name(path);
-    let name = name.strip_suffix(".gz").unwrap_or(name);
-    let stem = name.strip_suffix(".jsonl")?;
-    match stem.rsplit_once('_') {
-        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
-            Some((base, n.parse().ok()?))
-        }
-        _ => Some((stem, 0)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn split_parts() {
-        assert_eq!(split_part("/x/events.jsonl"), Some(("events", 0)));
-        assert_eq!(split_part("events_2.jsonl"), Some(("events", 2)));
-        assert_eq!(split_part("a/events_10.jsonl.gz"), Some(("events", 10)));
-        assert_eq!(split_part("run_a.jsonl"), Some(("run_a", 0)));
-        assert_eq!(split_part("events.json"), None);
-    }
 }

@@ -26,6 +26,8 @@
 
 use std::cmp::Ordering;
 
+use crate::model::event::split_stem;
+
 /// What the names are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Listing {
@@ -221,17 +223,13 @@ fn order(a: &str, b: &str) -> Ordering {
     key(a).cmp(&key(b)).then_with(|| a.cmp(b))
 }
 
-/// (`events`, 11) for `events_10.jsonl`, (`events`, 0) for `events.jsonl`.
+/// (`events`, 11) for `events_10.jsonl`, (`events`, 0) for `events.jsonl`:
+/// the core's split-part rule ([`split_stem`]) with no number before `_0`.
 fn key(name: &str) -> (&str, u64) {
     let base = base(name);
     let first = base.split('.').next().unwrap_or(base);
-    match first.rsplit_once('_') {
-        Some((prefix, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => (
-            prefix,
-            n.parse::<u64>().map_or(u64::MAX, |n| n.saturating_add(1)),
-        ),
-        _ => (first, 0),
-    }
+    let (prefix, n) = split_stem(first);
+    (prefix, n.map_or(0, |n| n.saturating_add(1)))
 }
 
 #[cfg(test)]

@@ -237,6 +237,51 @@ impl Event {
     }
 }
 
+/// The name of part `n` of an event stream: `events.jsonl` for 0,
+/// `events_{n}.jsonl` after it. The recorder writes these names and the
+/// reader orders them by [`part_of_file_name`] (one rule both ways).
+pub fn part_file_name(n: u32) -> String {
+    match n {
+        0 => "events.jsonl".to_owned(),
+        n => format!("events_{n}.jsonl"),
+    }
+}
+
+/// The part number of an event stream's file (`events.jsonl` → 0,
+/// `events_12.jsonl` → 12, `events_3.jsonl.gz` → 3), folder ignored;
+/// `None` for any other name.
+pub fn part_of_file_name(path: &str) -> Option<u32> {
+    match split_part(path)? {
+        ("events", n) => Some(n),
+        _ => None,
+    }
+}
+
+/// A part of a split set of any base: `events.jsonl` → (`events`, 0),
+/// `events_12.jsonl.gz` → (`events`, 12), `run_a.jsonl` → (`run_a`, 0);
+/// `None` for a name that is not `*.jsonl` (gzipped or not) or whose
+/// number does not fit.
+pub(crate) fn split_part(path: &str) -> Option<(&str, u32)> {
+    let name = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    let name = name.strip_suffix(".gz").unwrap_or(name);
+    let stem = name.strip_suffix(".jsonl")?;
+    match split_stem(stem) {
+        (base, Some(n)) => Some((base, u32::try_from(n).ok()?)),
+        (stem, None) => Some((stem, 0)),
+    }
+}
+
+/// The split-set rule on a stem: `events_12` → (`events`, Some(12)),
+/// `events` → (`events`, None); a number too long for u64 is `u64::MAX`.
+pub(crate) fn split_stem(stem: &str) -> (&str, Option<u64>) {
+    match stem.rsplit_once('_') {
+        Some((base, n)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            (base, Some(n.parse::<u64>().unwrap_or(u64::MAX)))
+        }
+        _ => (stem, None),
+    }
+}
+
 /// How one event was written, for serde.
 #[derive(Serialize, Deserialize)]
 struct Raw {
@@ -323,5 +368,136 @@ mod timestamp {
                 "timestamp must be a string or a number, not {other}"
             ))),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn at(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    fn parse(v: Value) -> Result<Event, serde_json::Error> {
+        serde_json::from_value(v)
+    }
+
+    #[test]
+    fn each_type_round_trips_with_unknown_fields_kept() {
+        let lines = [
+            json!({"event_type": "user_input", "timestamp": "2025-01-02T03:04:05.123456Z",
+                   "data": {"message": "hi", "lang": "en"}, "run": 7}),
+            json!({"event_type": "state_transition", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"from_node": "a", "to_node": "b", "state_diff": {"x": 1}, "why": "go"}}),
+            json!({"event_type": "llm_call", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"prompt": "p", "response": "r", "token_usage": {"in": 1},
+                            "duration": 0.5, "model": "m"}}),
+            json!({"event_type": "tool_call", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"tool_name": "ls", "parameters": {"d": "."}, "output": "x",
+                            "error": null, "duration": 0.25, "id": "t1"}}),
+            json!({"event_type": "final_output", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"output": "done", "stream": true, "more": [1]}}),
+            json!({"event_type": "checkpoint", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"commit": "ab", "tag": "tool_ls_20250102030405", "tool_name": "ls",
+                            "files": [{"path": "a", "change": "created"}], "event": 3}}),
+        ];
+        for (line, ty) in lines.iter().zip(EventType::ALL) {
+            let event = parse(line.clone()).unwrap();
+            assert_eq!(event.event_type(), ty);
+            // Written back: every field, unknown ones included, at its place.
+            let back = serde_json::to_value(&event).unwrap();
+            let mut want = line.clone();
+            if let Some(t) = want.get("timestamp").and_then(Value::as_str) {
+                let t = at(t).to_rfc3339_opts(SecondsFormat::Micros, true);
+                want["timestamp"] = Value::String(t);
+            }
+            assert_eq!(back, want, "{ty:?}");
+            assert_eq!(parse(back).unwrap(), event);
+        }
+        let event = parse(lines[0].clone()).unwrap();
+        assert_eq!(event.extra["run"], json!(7));
+        let EventData::UserInput(d) = &event.data else {
+            panic!("{event:?}")
+        };
+        assert_eq!(d.extra["lang"], json!("en"));
+    }
+
+    #[test]
+    fn timestamps_read_as_rfc3339_or_unix_seconds_and_write_as_rfc3339() {
+        let data = json!({"message": "m"});
+        let from_text = parse(json!({"event_type": "user_input",
+            "timestamp": "2025-01-02T04:04:05.5+01:00", "data": data}))
+        .unwrap();
+        assert_eq!(from_text.timestamp, at("2025-01-02T03:04:05.5Z"));
+        let secs = at("2025-01-02T03:04:05.5Z").timestamp_micros() as f64 / 1e6;
+        let from_number = parse(json!({"event_type": "user_input",
+            "timestamp": secs, "data": data}))
+        .unwrap();
+        assert_eq!(from_number.timestamp, from_text.timestamp);
+        let line = serde_json::to_string(&from_number).unwrap();
+        assert!(
+            line.contains(r#""timestamp":"2025-01-02T03:04:05.500000Z""#),
+            "{line}"
+        );
+        let err = parse(json!({"event_type": "user_input", "timestamp": "yesterday",
+            "data": data}))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("timestamp `yesterday`"), "{err}");
+        let err = parse(json!({"event_type": "user_input", "timestamp": true, "data": data}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("string or a number"), "{err}");
+    }
+
+    #[test]
+    fn unknown_types_and_bad_data_say_what_is_wrong() {
+        let err = parse(json!({"event_type": "dance", "timestamp": 0, "data": {}}))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("dance") && err.contains("user_input"), "{err}");
+        let err = parse(json!({"event_type": "tool_call", "timestamp": 0,
+            "data": {"parameters": {}}}))
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("data of tool_call") && err.contains("tool_name"),
+            "{err}"
+        );
+        let err = parse(json!({"event_type": "state_transition", "timestamp": 0,
+            "data": {"from_node": 1, "to_node": "b"}}))
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("data of state_transition"), "{err}");
+    }
+
+    #[test]
+    fn one_naming_rule_for_parts() {
+        assert_eq!(part_file_name(0), "events.jsonl");
+        assert_eq!(part_file_name(7), "events_7.jsonl");
+        for n in [0, 1, 9, 10, 4_000_000] {
+            assert_eq!(part_of_file_name(&part_file_name(n)), Some(n));
+            assert_eq!(
+                part_of_file_name(&format!("{}.gz", part_file_name(n))),
+                Some(n)
+            );
+        }
+        assert_eq!(part_of_file_name("/x/events_3.jsonl"), Some(3));
+        assert_eq!(part_of_file_name("events_3.jsonl.torn"), None);
+        assert_eq!(part_of_file_name("run_3.jsonl"), None);
+        assert_eq!(split_part("/x/events.jsonl"), Some(("events", 0)));
+        assert_eq!(split_part("events_2.jsonl"), Some(("events", 2)));
+        assert_eq!(split_part("a/events_10.jsonl.gz"), Some(("events", 10)));
+        assert_eq!(split_part("run_a.jsonl"), Some(("run_a", 0)));
+        assert_eq!(split_part("events.json"), None);
+        assert_eq!(split_part("events_99999999999.jsonl"), None);
+        assert_eq!(split_stem("e_12"), ("e", Some(12)));
+        assert_eq!(split_stem("e_"), ("e_", None));
+        assert_eq!(
+            split_stem("e_99999999999999999999999"),
+            ("e", Some(u64::MAX))
+        );
     }
 }

@@ -1,0 +1,194 @@
+//! The appender: whole lines, one `write` per batch, rotation between
+//! events.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use retrace_core::part_file_name;
+
+use super::{gzip, parts, sync_dir};
+use crate::error::{StoreError, StoreResult};
+use crate::store::{EncodedEvent, EventSink, LogOptions};
+
+/// Appends events to a session's log in a folder: to the last part, and
+/// from the part on which would pass [`LogOptions::rotate_bytes`] to a new
+/// one (`events_N.jsonl`). An event is never split across parts; an event
+/// larger than the limit goes alone into a part. Rotation syncs the old
+/// part, creates the new one and syncs the folder, so after a crash every
+/// part but the last is complete.
+pub struct Appender {
+    dir: PathBuf,
+    options: LogOptions,
+    /// The part written to, its path, its file and its length.
+    part: u32,
+    path: PathBuf,
+    file: File,
+    size: u64,
+    /// Whether bytes were written since the last `fdatasync`.
+    unsynced: bool,
+    /// The batch's lines, joined for one `write`.
+    buf: Vec<u8>,
+    /// How long each rotation held the writer.
+    pauses: Vec<Duration>,
+    /// Parts being gzipped in the background.
+    gzipping: Vec<JoinHandle<()>>,
+}
+
+impl Appender {
+    /// Opens the log in `dir` (which must exist) for appending, after the
+    /// last part's last line; creates `events.jsonl` in an empty folder.
+    /// Call it after `repair`, which cuts a torn last line.
+    pub fn open(dir: &Path, options: &LogOptions) -> StoreResult<Appender> {
+        let parts = parts(dir)?;
+        // A last part already gzipped (after a pop emptied the one after
+        // it) is complete: continue in a new part.
+        let (part, fresh) = match parts.last() {
+            None => (0, true),
+            Some(p) if p.plain.is_none() => (p.n + 1, true),
+            Some(p) => (p.n, false),
+        };
+        let path = dir.join(part_file_name(part));
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|e| StoreError::io("cannot open for appending", &path, e))?;
+        if fresh {
+            sync_dir(dir)?;
+        }
+        let size = file
+            .metadata()
+            .map_err(|e| StoreError::io("cannot stat", &path, e))?
+            .len();
+        Ok(Appender {
+            dir: dir.to_path_buf(),
+            options: options.clone(),
+            part,
+            path,
+            file,
+            size,
+            unsynced: false,
+            buf: Vec::new(),
+            pauses: Vec::new(),
+            gzipping: Vec::new(),
+        })
+    }
+
+    /// The number of the part written to (0 for `events.jsonl`).
+    pub fn part(&self) -> u32 {
+        self.part
+    }
+
+    /// The length of the part written to, in bytes.
+    pub fn part_len(&self) -> u64 {
+        self.size
+    }
+
+    /// How long each rotation so far held the writer (sync of the old
+    /// part, creation of the new one, sync of the folder).
+    pub fn rotation_pauses(&self) -> &[Duration] {
+        &self.pauses
+    }
+
+    /// Writes the joined lines in one `write` (more only if the system
+    /// writes part of them). On failure the part is cut back to its last
+    /// whole line, so no half event stays behind.
+    fn write_buf(&mut self) -> StoreResult<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        if let Err(e) = self.file.write_all(&self.buf) {
+            let _ = self.file.set_len(self.size);
+            self.buf.clear();
+            return Err(StoreError::io("cannot write", &self.path, e));
+        }
+        self.size += self.buf.len() as u64;
+        self.unsynced = true;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Continues in the next part.
+    fn rotate(&mut self) -> StoreResult<()> {
+        let start = Instant::now();
+        self.sync()?;
+        let next = self.part + 1;
+        let path = self.dir.join(part_file_name(next));
+        // `create_new`: a part that exists already would mean two writers
+        // or a folder changed behind the appender's back.
+        let file = OpenOptions::new()
+            .append(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| StoreError::io("cannot create the next part", &path, e))?;
+        sync_dir(&self.dir)?;
+        let old = self.part;
+        self.part = next;
+        self.path = path;
+        self.file = file;
+        self.size = 0;
+        self.pauses.push(start.elapsed());
+        if self.options.gzip_rotated {
+            self.gzipping.retain(|h| !h.is_finished());
+            let dir = self.dir.clone();
+            // Off the writer: compressing 100 MB takes seconds. A failure
+            // leaves the plain part, which reads as before.
+            self.gzipping.push(std::thread::spawn(move || {
+                if let Err(e) = gzip::compress(&dir, old) {
+                    log::warn!("{e}; the part stays uncompressed");
+                }
+            }));
+        }
+        Ok(())
+    }
+}
+
+impl EventSink for Appender {
+    fn append(&mut self, batch: &[EncodedEvent]) -> StoreResult<()> {
+        self.buf.clear();
+        for event in batch {
+            if event.line.last() != Some(&b'\n') {
+                return Err(StoreError::Corrupt {
+                    path: self.path.display().to_string(),
+                    reason: format!(
+                        "a {} event to append does not end in a newline; nothing of this batch \
+                         was written",
+                        event.event_type.as_str()
+                    ),
+                });
+            }
+        }
+        for event in batch {
+            let pending = self.size + self.buf.len() as u64;
+            if pending > 0 && pending + event.line.len() as u64 > self.options.rotate_bytes {
+                self.write_buf()?;
+                self.rotate()?;
+            }
+            self.buf.extend_from_slice(&event.line);
+        }
+        self.write_buf()
+    }
+
+    fn sync(&mut self) -> StoreResult<()> {
+        if self.unsynced {
+            self.file
+                .sync_data()
+                .map_err(|e| StoreError::io("cannot sync", &self.path, e))?;
+            self.unsynced = false;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Appender {
+    /// Waits for the parts being gzipped, so a process that closes its log
+    /// and exits leaves them done.
+    fn drop(&mut self) {
+        for h in self.gzipping.drain(..) {
+            let _ = h.join();
+        }
+    }
+}
