@@ -1,12 +1,15 @@
 //! Event-stream lines to messages: `user_input` is what the user typed, an
 //! `llm_call` is its prompt (what the framework sent, as an injected user
 //! message) and its response (an assistant message with the call's usage),
-//! a `tool_call` is a call and its result, `final_output` is the answer, and
-//! a `state_transition` is a marker.
+//! a `tool_call` is a call and its result, `final_output` is the answer, a
+//! `state_transition` is a marker, and a `checkpoint` (the store's git
+//! commit after a tool changed files) is a marker holding a
+//! [`Part::Checkpoint`].
 
 use serde_json::Value;
 
 use super::{str_field, text_of};
+use crate::model::event::Checkpoint;
 use crate::model::message::{Message, MessageKind, Part, Role, Usage};
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Normalize, Origin};
@@ -86,6 +89,16 @@ impl Normalize for Stream {
                 }
                 push(marker(text));
             }
+            // The store's git checkpoint; one that does not read as one is
+            // shown as written.
+            "checkpoint" => push(match checkpoint(data) {
+                Some(part) => {
+                    let mut m = marker(String::new());
+                    m.content = vec![part];
+                    m
+                }
+                None => marker(format!("checkpoint: {data}")),
+            }),
             other => push(marker(format!("{other}: {data}"))),
         }
     }
@@ -106,6 +119,21 @@ fn marker(text: String) -> Message {
     m.kind = MessageKind::Marker;
     m.content.push(Part::Text { text });
     m
+}
+
+/// The data of a `checkpoint` event as a checkpoint part (the fields the
+/// store does not name stay in the file, as every body does).
+fn checkpoint(data: &Value) -> Option<Part> {
+    let c: Checkpoint = serde_json::from_value(data.clone()).ok()?;
+    let some = |s: String| (!s.is_empty()).then_some(s);
+    Some(Part::Checkpoint {
+        commit: c.commit,
+        parent: None,
+        tag: some(c.tag),
+        tool: some(c.tool_name),
+        files: c.files,
+        untracked: Vec::new(),
+    })
 }
 
 /// A prompt: a string, or a list of chat messages shown as `[role] text`.
