@@ -653,7 +653,15 @@ fn a_ghost_snapshot_is_a_checkpoint() {
     // 12 files, then 4 directories.
     assert_eq!(untracked.len(), 16);
     assert_eq!(untracked[1], "LM Studio configuration.md");
-    assert_eq!(untracked[12..], [".next/", "node_modules/", "supabase/.branches/", "supabase/.temp/"]);
+    assert_eq!(
+        untracked[12..],
+        [
+            ".next/",
+            "node_modules/",
+            "supabase/.branches/",
+            "supabase/.temp/"
+        ]
+    );
     // In the context it sits between the prompt and the response, and a
     // migration leaves it out.
     let context = s.context(leaf, &mut src[..]).unwrap();

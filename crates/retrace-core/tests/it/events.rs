@@ -282,7 +282,10 @@ fn checkpoints_are_markers_with_their_files() {
         .map(|r| s.entry(r.entries[0]).line)
         .collect();
     assert_eq!(marked, [4, 6]);
-    let row = rows.iter().find(|r| r.marks.has(Marks::CHECKPOINT)).unwrap();
+    let row = rows
+        .iter()
+        .find(|r| r.marks.has(Marks::CHECKPOINT))
+        .unwrap();
     let m = s.row_message(row, &mut src[..]).unwrap().unwrap();
     assert_eq!(m.kind, MessageKind::Marker);
     assert_eq!(&m.content[0], checkpoints[0]);
@@ -308,8 +311,5 @@ fn a_checkpoint_without_a_commit_is_shown_as_written() {
     let context = s.context(leaf, &mut [&line[..]][..]).unwrap();
     assert_eq!(context.len(), 1);
     assert_eq!(context[0].kind, MessageKind::Marker);
-    assert_eq!(
-        context[0].text(),
-        r#"checkpoint: {"files":"?","tag":"t"}"#
-    );
+    assert_eq!(context[0].text(), r#"checkpoint: {"files":"?","tag":"t"}"#);
 }
