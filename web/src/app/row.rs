@@ -1,7 +1,7 @@
 //! One row of the conversation: a message with its parts, or an event line.
 
 use leptos::prelude::*;
-use retrace_core::{Marks, Message, MessageKind, Part, Role, RowKind};
+use retrace_core::{short_commit, FileChange, Marks, Message, MessageKind, Part, Role, RowKind};
 
 use super::viewer;
 use crate::diff::{self, Line};
@@ -82,6 +82,9 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     }
     if marks.has(Marks::SUBAGENT) {
         badges.push(("subagent", "subagent"));
+    }
+    if marks.has(Marks::CHECKPOINT) {
+        badges.push(("checkpoint", "◆ checkpoint"));
     }
     let time = info.time.map(clock).unwrap_or_default();
     let where_ = if info.file > 0 {
@@ -172,6 +175,18 @@ fn body_view(index: usize, body: RowBody) -> impl IntoView {
 
 fn message_view(index: usize, m: Message) -> impl IntoView {
     if m.kind == MessageKind::Marker {
+        // A git checkpoint: its commit, tag and files.
+        if m.content
+            .iter()
+            .any(|p| matches!(p, Part::Checkpoint { .. }))
+        {
+            return m
+                .content
+                .into_iter()
+                .map(|p| part_view(p, Role::System, (index, 0)))
+                .collect_view()
+                .into_any();
+        }
         // Rollbacks, aborted turns, errors: one line, not a conversation turn.
         return view! { <div class="marker-line">{m.text()}</div> }.into_any();
     }
@@ -290,6 +305,74 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
             media_type,
             byte_size,
         } => image_view(media_type, byte_size, image).into_any(),
+        Part::Checkpoint {
+            commit,
+            parent,
+            tag,
+            tool,
+            files,
+            untracked,
+        } => checkpoint_view(commit, parent, tag, tool, files, untracked).into_any(),
+    }
+}
+
+/// A git checkpoint: the commit (short, the full id on hover), its tag and
+/// tool, the files it changed; for a Codex snapshot, the commit it was
+/// taken on and the paths untracked before it.
+fn checkpoint_view(
+    commit: String,
+    parent: Option<String>,
+    tag: Option<String>,
+    tool: Option<String>,
+    files: Vec<FileChange>,
+    untracked: Vec<String>,
+) -> impl IntoView {
+    let short = short_commit(&commit).to_owned();
+    let parent = parent.map(|p| {
+        let short = short_commit(&p).to_owned();
+        view! { <span class="dim">"on "<code class="commit" title=p>{short}</code></span> }
+    });
+    let files = (!files.is_empty()).then(|| {
+        let items = files
+            .into_iter()
+            .map(|f| {
+                let change = f.change.as_str();
+                view! {
+                    <li class=format!("change-{change}")>
+                        <span class="change">{change}</span>
+                        <code class="path">{f.path}</code>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! { <ul class="checkpoint-files">{items}</ul> }
+    });
+    let untracked = (!untracked.is_empty()).then(|| {
+        let n = untracked.len();
+        let items = untracked
+            .into_iter()
+            .map(|p| view! { <li><code class="path">{p}</code></li> })
+            .collect_view();
+        view! {
+            <details class="checkpoint-untracked">
+                <summary>{format!("{n} paths untracked before it, left alone on restore")}</summary>
+                <ul class="checkpoint-files">{items}</ul>
+            </details>
+        }
+    });
+    view! {
+        <div class="checkpoint-block">
+            <div class="checkpoint-head">
+                <span class="diamond">"◆"</span>
+                "checkpoint"
+                <code class="commit" title=commit>{short}</code>
+                {tag.map(|t| view! { <code class="tag">{t}</code> })}
+                {tool.map(|t| view! { <span class="tool-name">{t}</span> })}
+                {parent}
+            </div>
+            {files}
+            {untracked}
+        </div>
     }
 }
 
