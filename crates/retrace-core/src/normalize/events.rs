@@ -9,7 +9,7 @@
 use serde_json::Value;
 
 use super::{str_field, text_of};
-use crate::model::event::Checkpoint;
+use crate::model::event::{ChangeKind, FileChange};
 use crate::model::message::{Message, MessageKind, Part, Role, Usage};
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Normalize, Origin};
@@ -121,17 +121,42 @@ fn marker(text: String) -> Message {
     m
 }
 
-/// The data of a `checkpoint` event as a checkpoint part (the fields the
-/// store does not name stay in the file, as every body does).
+/// The data of a `checkpoint` event as a checkpoint part: `None` without a
+/// commit, or with a file whose change is not one of the schema's (the
+/// fields the store does not name stay in the file, as every body does).
+/// Read by hand rather than through `event::Checkpoint`'s serde: its
+/// flattened `extra` costs the viewer's bundle kilobytes.
 fn checkpoint(data: &Value) -> Option<Part> {
-    let c: Checkpoint = serde_json::from_value(data.clone()).ok()?;
-    let some = |s: String| (!s.is_empty()).then_some(s);
+    let text = |key: &str| {
+        str_field(data, key)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let files = match data.get("files") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(files) => files
+            .as_array()?
+            .iter()
+            .map(|f| {
+                let change = match str_field(f, "change")? {
+                    "created" => ChangeKind::Created,
+                    "updated" => ChangeKind::Updated,
+                    "deleted" => ChangeKind::Deleted,
+                    _ => return None,
+                };
+                Some(FileChange {
+                    path: str_field(f, "path")?.to_owned(),
+                    change,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?,
+    };
     Some(Part::Checkpoint {
-        commit: c.commit,
+        commit: text("commit")?,
         parent: None,
-        tag: some(c.tag),
-        tool: some(c.tool_name),
-        files: c.files,
+        tag: text("tag"),
+        tool: text("tool_name"),
+        files,
         untracked: Vec::new(),
     })
 }
