@@ -39,8 +39,11 @@ test("the store's checkpoints: commit, tag, tool and files", async () => {
   for (const want of ['9c8b7a6', 'tool_delete_file_20260210140002', 'deleted', 'old_notes.txt']) {
     assert.ok(blocks[1].includes(want), `${want} in ${blocks[1]}`);
   }
-  // The full commit id is on the short one, for copying.
-  assert.equal(await p.getAttribute('.row .checkpoint-block .commit >> nth=0', 'title'),
+  // Each file with its change, in the order the store wrote them.
+  const changes = await p.$$eval('.row .checkpoint-block li', (li) => li.map((l) => [l.className, l.querySelector('.path').textContent]));
+  assert.deepEqual(changes, [['change-updated', 'src/main.rs'], ['change-created', 'notes.md'], ['change-deleted', 'old_notes.txt']]);
+  // The full commit id is on the head, for copying.
+  assert.equal(await p.getAttribute('.row .checkpoint-block .checkpoint-head >> nth=0', 'title'),
     '3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39');
   // Each row wears the badge, on the lines the file has them.
   const lines = await p.$$eval('.row', (rows) => rows
@@ -74,8 +77,7 @@ test("Codex's ghost snapshot: commit, parent and untracked paths, not an empty r
   assert.ok(blocks[0].includes('a01966e'), blocks[0]);
   assert.ok(blocks[0].includes('on 0f022a0'), blocks[0]);
   assert.ok(blocks[0].includes('16 paths untracked before it'), blocks[0]);
-  await p.click('.checkpoint-untracked summary');
-  const paths = await p.$$eval('.checkpoint-untracked li', (li) => li.map((l) => l.textContent));
+  const paths = await p.$$eval('.checkpoint-block li.change-untracked .path', (li) => li.map((l) => l.textContent));
   assert.equal(paths.length, 16);
   assert.ok(paths.includes('LM Studio configuration.md'));
   assert.ok(paths.includes('node_modules/'));

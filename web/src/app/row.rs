@@ -318,7 +318,8 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
 
 /// A git checkpoint: the commit (short, the full id on hover), its tag and
 /// tool, the files it changed; for a Codex snapshot, the commit it was
-/// taken on and the paths untracked before it.
+/// taken on and the paths untracked before it. (Plain strings in few
+/// elements: each optional element is a type of its own in the bundle.)
 fn checkpoint_view(
     commit: String,
     parent: Option<String>,
@@ -327,51 +328,38 @@ fn checkpoint_view(
     files: Vec<FileChange>,
     untracked: Vec<String>,
 ) -> impl IntoView {
-    let short = short_commit(&commit).to_owned();
-    let parent = parent.map(|p| {
-        let short = short_commit(&p).to_owned();
-        view! { <span class="dim">"on "<code class="commit" title=p>{short}</code></span> }
-    });
-    let files = (!files.is_empty()).then(|| {
-        let items = files
-            .into_iter()
-            .map(|f| {
-                let change = f.change.as_str();
-                view! {
-                    <li class=format!("change-{change}")>
-                        <span class="change">{change}</span>
-                        <code class="path">{f.path}</code>
-                    </li>
-                }
-            })
-            .collect_view();
-        view! { <ul class="checkpoint-files">{items}</ul> }
-    });
-    let untracked = (!untracked.is_empty()).then(|| {
-        let n = untracked.len();
-        let items = untracked
-            .into_iter()
-            .map(|p| view! { <li><code class="path">{p}</code></li> })
-            .collect_view();
-        view! {
-            <details class="checkpoint-untracked">
-                <summary>{format!("{n} paths untracked before it, left alone on restore")}</summary>
-                <ul class="checkpoint-files">{items}</ul>
-            </details>
-        }
-    });
+    let mut head = format!("◆ checkpoint {}", short_commit(&commit));
+    for word in [tag, tool].into_iter().flatten() {
+        head.push(' ');
+        head.push_str(&word);
+    }
+    if let Some(p) = parent {
+        head.push_str(&format!(" on {}", short_commit(&p)));
+    }
+    let n = untracked.len();
+    let rows = files
+        .into_iter()
+        .map(|f| (f.change.as_str(), f.path))
+        .chain(untracked.into_iter().map(|p| ("untracked", p)))
+        .map(|(change, path)| {
+            view! {
+                <li class=format!("change-{change}")>
+                    <span class="change">{change}</span>
+                    <code class="path">{path}</code>
+                </li>
+            }
+        })
+        .collect_view();
+    let note = if n == 0 {
+        String::new()
+    } else {
+        format!("{n} paths untracked before it, left alone on restore")
+    };
     view! {
         <div class="checkpoint-block">
-            <div class="checkpoint-head">
-                <span class="diamond">"◆"</span>
-                "checkpoint"
-                <code class="commit" title=commit>{short}</code>
-                {tag.map(|t| view! { <code class="tag">{t}</code> })}
-                {tool.map(|t| view! { <span class="tool-name">{t}</span> })}
-                {parent}
-            </div>
-            {files}
-            {untracked}
+            <div class="checkpoint-head" title=commit>{head}</div>
+            <div class="dim">{note}</div>
+            <ul class="checkpoint-files">{rows}</ul>
         </div>
     }
 }
