@@ -49,7 +49,7 @@ pub use model::event::{
 };
 pub use model::format_id::Format;
 pub use model::message::{
-    ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,
+    short_commit, ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,
 };
 pub use model::provider::Api;
 pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms};

@@ -1,5 +1,6 @@
 //! The replay bar: step, play at a speed, scrub a timeline with markers for
-//! prompts, errors, compactions, branch points and subagents.
+//! prompts, errors, compactions, branch points, subagents and git
+//! checkpoints.
 
 use leptos::prelude::*;
 use retrace_core::{Marks, ReplayOptions, Speed};
@@ -158,11 +159,12 @@ fn marker_buckets(
 ) -> Vec<(f64, &'static str, usize, usize)> {
     const BUCKETS: usize = 400;
     // Most important first.
-    const KINDS: [(u8, &str); 5] = [
+    const KINDS: [(u8, &str); 6] = [
         (Marks::ERROR, "error"),
         (Marks::COMPACTION, "compaction"),
         (Marks::BRANCH_POINT, "fork"),
         (Marks::SUBAGENT, "subagent"),
+        (Marks::CHECKPOINT, "checkpoint"),
         (Marks::PROMPT, "prompt"),
     ];
     let mut buckets: Vec<Option<(usize, usize, usize)>> = vec![None; BUCKETS];
@@ -202,5 +204,20 @@ mod tests {
         assert_eq!(buckets[0].2, 0, "jumps to the bucket's first row");
         assert!(buckets[1..].iter().all(|b| b.1 == "prompt"));
         assert_eq!(buckets.iter().map(|b| b.3).sum::<usize>(), 10_000);
+    }
+
+    /// A checkpoint has a marker of its own, above a prompt in its bucket.
+    #[test]
+    fn checkpoints_are_marked() {
+        let timeline: Vec<u64> = (0..4).map(|i| i * 1_000).collect();
+        let marks = [
+            Marks(Marks::PROMPT),
+            Marks(Marks::CHECKPOINT),
+            Marks(Marks::CHECKPOINT | Marks::PROMPT),
+            Marks(0),
+        ];
+        let buckets = marker_buckets(&timeline, &marks, 4_000.0);
+        let kinds: Vec<(&str, usize)> = buckets.iter().map(|b| (b.1, b.2)).collect();
+        assert_eq!(kinds, [("prompt", 0), ("checkpoint", 1), ("checkpoint", 2)]);
     }
 }

@@ -1,7 +1,7 @@
 //! One row of the conversation: a message with its parts, or an event line.
 
 use leptos::prelude::*;
-use retrace_core::{Marks, Message, MessageKind, Part, Role, RowKind};
+use retrace_core::{short_commit, FileChange, Marks, Message, MessageKind, Part, Role, RowKind};
 
 use super::viewer;
 use crate::diff::{self, Line};
@@ -82,6 +82,9 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     }
     if marks.has(Marks::SUBAGENT) {
         badges.push(("subagent", "subagent"));
+    }
+    if marks.has(Marks::CHECKPOINT) {
+        badges.push(("checkpoint", "◆ checkpoint"));
     }
     let time = info.time.map(clock).unwrap_or_default();
     let where_ = if info.file > 0 {
@@ -172,6 +175,18 @@ fn body_view(index: usize, body: RowBody) -> impl IntoView {
 
 fn message_view(index: usize, m: Message) -> impl IntoView {
     if m.kind == MessageKind::Marker {
+        // A git checkpoint: its commit, tag and files.
+        if m.content
+            .iter()
+            .any(|p| matches!(p, Part::Checkpoint { .. }))
+        {
+            return m
+                .content
+                .into_iter()
+                .map(|p| part_view(p, Role::System, (index, 0)))
+                .collect_view()
+                .into_any();
+        }
         // Rollbacks, aborted turns, errors: one line, not a conversation turn.
         return view! { <div class="marker-line">{m.text()}</div> }.into_any();
     }
@@ -290,6 +305,62 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
             media_type,
             byte_size,
         } => image_view(media_type, byte_size, image).into_any(),
+        Part::Checkpoint {
+            commit,
+            parent,
+            tag,
+            tool,
+            files,
+            untracked,
+        } => checkpoint_view(commit, parent, tag, tool, files, untracked).into_any(),
+    }
+}
+
+/// A git checkpoint: the commit (short, the full id on hover), its tag and
+/// tool, the files it changed; for a Codex snapshot, the commit it was
+/// taken on and the paths untracked before it. (Plain strings in few
+/// elements: each optional element is a type of its own in the bundle.)
+fn checkpoint_view(
+    commit: String,
+    parent: Option<String>,
+    tag: Option<String>,
+    tool: Option<String>,
+    files: Vec<FileChange>,
+    untracked: Vec<String>,
+) -> impl IntoView {
+    let mut head = format!("◆ checkpoint {}", short_commit(&commit));
+    for word in [tag, tool].into_iter().flatten() {
+        head.push(' ');
+        head.push_str(&word);
+    }
+    if let Some(p) = parent {
+        head.push_str(&format!(" on {}", short_commit(&p)));
+    }
+    let n = untracked.len();
+    let rows = files
+        .into_iter()
+        .map(|f| (f.change.as_str(), f.path))
+        .chain(untracked.into_iter().map(|p| ("untracked", p)))
+        .map(|(change, path)| {
+            view! {
+                <li class=format!("change-{change}")>
+                    <span class="change">{change}</span>
+                    <code class="path">{path}</code>
+                </li>
+            }
+        })
+        .collect_view();
+    let note = if n == 0 {
+        String::new()
+    } else {
+        format!("{n} paths untracked before it, left alone on restore")
+    };
+    view! {
+        <div class="checkpoint-block">
+            <div class="checkpoint-head" title=commit>{head}</div>
+            <div class="dim">{note}</div>
+            <ul class="checkpoint-files">{rows}</ul>
+        </div>
     }
 }
 

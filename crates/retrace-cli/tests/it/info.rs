@@ -52,8 +52,9 @@ fn a_project_folder_links_its_subagents() {
 #[test]
 fn info_reads_codex_and_events() {
     // Counts checked by hand: see the core's codex and events tests.
-    // Codex: 279 entries, 80 messages, 39 tool calls, 3 tool errors; for
-    // gpt-5.1-codex 71933 input, 1027328 cache read, 22305 output tokens.
+    // Codex: 279 entries, 80 messages, 1 marker (the ghost snapshot's
+    // checkpoint), 39 tool calls, 3 tool errors; for gpt-5.1-codex 71933
+    // input, 1027328 cache read, 22305 output tokens.
     // The fork: 3 files, 12 messages, 3 leaves, 1 branch point, 1 subagent.
     // The events split set: 11 files, 13 entries, 1 leaf, 10 tool calls,
     // no diagnostic.

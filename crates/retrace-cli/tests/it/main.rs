@@ -10,6 +10,7 @@ mod common;
 
 mod args;
 mod cat;
+mod checkpoints;
 mod errors;
 mod gemini;
 mod info;

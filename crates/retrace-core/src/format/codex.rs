@@ -430,6 +430,14 @@ impl Rules for Codex {
         s.kind(e) == "compacted"
     }
 
+    /// An undo snapshot, enveloped or bare (before Sept 2025).
+    fn is_checkpoint(&self, s: &View, e: EntryId) -> bool {
+        match s.kind(e) {
+            "response_item" => s.subtype(e) == "ghost_snapshot",
+            kind => kind == "ghost_snapshot",
+        }
+    }
+
     /// Response items (what the model saw), compactions, and the events
     /// that become markers; not the UI's copies or the bookkeeping.
     fn is_message(&self, s: &View, e: EntryId) -> bool {

@@ -136,10 +136,16 @@ impl Rules for Events {
         s.kind(e) == "user_input"
     }
 
+    fn is_checkpoint(&self, s: &View, e: EntryId) -> bool {
+        s.kind(e) == "checkpoint"
+    }
+
+    /// What was said, and the checkpoints: their marker is what a view
+    /// shows of them (as Codex's markers are).
     fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(
             s.kind(e),
-            "user_input" | "llm_call" | "tool_call" | "final_output"
+            "user_input" | "llm_call" | "tool_call" | "final_output" | "checkpoint"
         )
     }
 }

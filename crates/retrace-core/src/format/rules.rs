@@ -257,6 +257,12 @@ pub(crate) trait Rules: Sync {
         false
     }
 
+    /// Whether an entry records a git checkpoint of the workspace (the
+    /// store's `checkpoint` event, Codex's `ghost_snapshot`).
+    fn is_checkpoint(&self, _s: &View, _e: EntryId) -> bool {
+        false
+    }
+
     /// Whether an entry's body is a message (something said), judged from
     /// its index fields, for views that show other lines as events.
     fn is_message(&self, _s: &View, _e: EntryId) -> bool {

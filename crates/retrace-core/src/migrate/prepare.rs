@@ -196,6 +196,9 @@ pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<T
                         }
                     }
                 }
+                // A timeline mark in a message of another kind (the
+                // normalizers put it in a marker, left out above).
+                Part::Checkpoint { .. } => tally.note(Change::MarkerLeftOut, &place),
                 Part::Image { media_type, .. } => {
                     let of_result = extra.of_result;
                     let image = Image {

@@ -60,8 +60,8 @@ pub enum Change {
     /// Compaction summaries, shell commands and extension messages, written
     /// as plain user text.
     KindFlattened,
-    /// Timeline markers (a rollback, an aborted turn, an error event):
-    /// retrace's notes of what happened, never said to a model.
+    /// Timeline markers (a rollback, an aborted turn, an error event, a git
+    /// checkpoint): retrace's notes of what happened, never said to a model.
     MarkerLeftOut,
     /// Calls of tools the provider ran itself (web search), with their
     /// outcome, written as assistant text: the target cannot be handed a
@@ -199,7 +199,7 @@ impl Change {
                 "summaries, shell commands and extension messages written as user text"
             }
             (Change::MarkerLeftOut, _) => {
-                "timeline markers (rollbacks, aborted turns, errors) left out: never said to a model"
+                "timeline markers (rollbacks, aborted turns, errors, checkpoints) left out: never said to a model"
             }
             (Change::ServerToolFlattened, _) => {
                 "calls of tools the provider ran itself (web search) written as assistant text, with their outcome"

@@ -412,6 +412,47 @@ fn markers_are_left_out() {
     }
 }
 
+/// A git checkpoint is a mark on the timeline: no API gets it, whether it
+/// comes as the marker the normalizers make or inside another message, and
+/// the conversation around it goes through whole.
+#[test]
+fn checkpoints_are_left_out() {
+    use crate::model::event::{ChangeKind, FileChange};
+    use crate::model::message::{MessageKind, Part};
+    let checkpoint = Part::Checkpoint {
+        commit: "3f2a1c9d0e1f".into(),
+        parent: None,
+        tag: Some("tool_write_file_20260210140001".into()),
+        tool: Some("write_file".into()),
+        files: vec![FileChange {
+            path: "src/main.rs".into(),
+            change: ChangeKind::Updated,
+        }],
+        untracked: Vec::new(),
+    };
+    let mut user = Message::new(Role::User);
+    user.content.push(Part::Text { text: "hi".into() });
+    let mut marker = Message::new(Role::System);
+    marker.kind = MessageKind::Marker;
+    marker.content.push(checkpoint.clone());
+    let mut answer = Message::new(Role::Assistant);
+    answer.content.push(Part::Text {
+        text: "hello".into(),
+    });
+    // Hand-built: a checkpoint beside text in an ordinary message.
+    answer.content.push(checkpoint);
+    let messages = [user, marker, answer];
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        let body = m.body.to_string();
+        for absent in ["3f2a1c9", "tool_write_file", "src/main.rs", "checkpoint"] {
+            assert!(!body.contains(absent), "{api:?}: {absent} in {body}");
+        }
+        assert!(body.contains("hello") && body.contains("hi"), "{api:?}");
+        assert_eq!(m.report.count(Change::MarkerLeftOut), 2, "{api:?}");
+    }
+}
+
 /// The Responses API writes parallel calls as an item each: for OpenAI Chat
 /// they are one assistant message, answered by the tool messages after it.
 #[test]

@@ -207,6 +207,17 @@ pub enum ChangeKind {
     Deleted,
 }
 
+impl ChangeKind {
+    /// The name written in `change`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Created => "created",
+            ChangeKind::Updated => "updated",
+            ChangeKind::Deleted => "deleted",
+        }
+    }
+}
+
 impl EventData {
     /// The type of this event.
     pub fn event_type(&self) -> EventType {

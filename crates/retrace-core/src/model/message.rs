@@ -11,6 +11,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::event::FileChange;
 use crate::model::provider::Api;
 
 /// Who produced a message.
@@ -88,6 +89,81 @@ pub enum Part {
         /// Bytes of the decoded image.
         byte_size: u64,
     },
+    /// A git checkpoint of the workspace: the store's (an event stream's
+    /// `checkpoint` event) or Codex's undo snapshot (`ghost_snapshot`). It
+    /// is a mark on the timeline, held by a [`MessageKind::Marker`]
+    /// message; never sent to a model.
+    Checkpoint {
+        /// The commit's id (hex, as written).
+        commit: String,
+        /// The commit it was taken on top of, where the file says (Codex).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        parent: Option<String>,
+        /// The tag that names it (the store's `tool_{tool}_{time}`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tag: Option<String>,
+        /// The tool whose changes it holds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        /// The files it changed, with how (the store's checkpoints).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        files: Vec<FileChange>,
+        /// Paths that were untracked before it and that restoring it
+        /// leaves alone (Codex `preexisting_untracked_files`, then
+        /// `preexisting_untracked_dirs` with a trailing `/`). A Codex
+        /// snapshot holds the whole working tree and records no changes.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        untracked: Vec<String>,
+    },
+}
+
+impl Part {
+    /// A checkpoint on one line: `checkpoint 3f2a1c9 TAG — TOOL: a.rs
+    /// (updated), b.md (created)`; commits shown by their first 7 digits.
+    /// `None` for other parts.
+    pub fn checkpoint_line(&self) -> Option<String> {
+        let Part::Checkpoint {
+            commit,
+            parent,
+            tag,
+            tool,
+            files,
+            untracked,
+        } = self
+        else {
+            return None;
+        };
+        let mut line = format!("checkpoint {}", short_commit(commit));
+        if let Some(tag) = tag {
+            line.push(' ');
+            line.push_str(tag);
+        }
+        if let Some(parent) = parent {
+            line.push_str(&format!(" (on {})", short_commit(parent)));
+        }
+        let files: Vec<String> = files
+            .iter()
+            .map(|f| format!("{} ({})", f.path, f.change.as_str()))
+            .collect();
+        match (tool, files.is_empty()) {
+            (Some(tool), true) => line.push_str(&format!(" — {tool}")),
+            (Some(tool), false) => line.push_str(&format!(" — {tool}: {}", files.join(", "))),
+            (None, false) => line.push_str(&format!(" — {}", files.join(", "))),
+            (None, true) => {}
+        }
+        if !untracked.is_empty() {
+            line.push_str(&format!(
+                " · {} untracked before, kept on restore",
+                untracked.len()
+            ));
+        }
+        Some(line)
+    }
+}
+
+/// A commit id as git shows it short: its first 7 characters.
+pub fn short_commit(commit: &str) -> &str {
+    commit.get(..7).unwrap_or(commit)
 }
 
 /// Token usage of one model response, counted once even when the response was
@@ -144,8 +220,8 @@ pub enum MessageKind {
     /// Text injected by the harness rather than typed (Claude Code `isMeta`).
     Meta,
     /// An event on the timeline rather than something said: a rollback, an
-    /// aborted turn, an error, a state transition. Role `system`; not sent
-    /// to a model.
+    /// aborted turn, an error, a state transition, a git checkpoint (a
+    /// [`Part::Checkpoint`]). Role `system`; not sent to a model.
     Marker,
 }
 
@@ -370,6 +446,17 @@ mod tests {
                 media_type: "image/png".into(),
                 byte_size: 3,
             },
+            Part::Checkpoint {
+                commit: "3f2a1c9d".into(),
+                parent: Some("0f022a0".into()),
+                tag: Some("tool_write_file_20260210140001".into()),
+                tool: Some("write_file".into()),
+                files: vec![FileChange {
+                    path: "src/main.rs".into(),
+                    change: crate::model::event::ChangeKind::Updated,
+                }],
+                untracked: vec!["node_modules/".into()],
+            },
         ];
         m.usage = Some(Usage {
             input: 1,
@@ -385,5 +472,44 @@ mod tests {
         let plain = Message::new(Role::User);
         let json = serde_json::to_string(&plain).unwrap();
         assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), plain);
+    }
+
+    #[test]
+    fn checkpoint_lines() {
+        use crate::model::event::ChangeKind;
+        let store = Part::Checkpoint {
+            commit: "3f2a1c9d0e".into(),
+            parent: None,
+            tag: Some("tool_write_file_20260210140001".into()),
+            tool: Some("write_file".into()),
+            files: vec![
+                FileChange {
+                    path: "src/main.rs".into(),
+                    change: ChangeKind::Updated,
+                },
+                FileChange {
+                    path: "notes.md".into(),
+                    change: ChangeKind::Created,
+                },
+            ],
+            untracked: Vec::new(),
+        };
+        assert_eq!(
+            store.checkpoint_line().unwrap(),
+            "checkpoint 3f2a1c9 tool_write_file_20260210140001 — write_file: src/main.rs (updated), notes.md (created)"
+        );
+        let codex = Part::Checkpoint {
+            commit: "a01966ef5b".into(),
+            parent: Some("0f022a043b".into()),
+            tag: None,
+            tool: None,
+            files: Vec::new(),
+            untracked: vec!["a.log".into(), ".next/".into()],
+        };
+        assert_eq!(
+            codex.checkpoint_line().unwrap(),
+            "checkpoint a01966e (on 0f022a0) · 2 untracked before, kept on restore"
+        );
+        assert_eq!(Part::Text { text: "x".into() }.checkpoint_line(), None);
     }
 }

@@ -7,5 +7,5 @@ pub(crate) mod diag;
 pub(crate) mod time;
 pub(crate) mod provider;
 pub(crate) mod format_id;
-pub(crate) mod message;
 pub(crate) mod event;
+pub(crate) mod message;

@@ -226,8 +226,19 @@ impl Rollout {
                 origin.stamp(&mut m);
                 self.tool_output(m, out);
             }
-            // Undo snapshots are not part of the conversation.
-            "ghost_snapshot" => {}
+            // An undo snapshot: not said, but a mark on the timeline.
+            "ghost_snapshot" => {
+                let mut m = match ghost_snapshot(item) {
+                    Some(part) => {
+                        let mut m = marker(String::new(), time);
+                        m.content = vec![part];
+                        m
+                    }
+                    None => marker(format!("{kind}: {item}"), time),
+                };
+                origin.stamp(&mut m);
+                self.emit(m, out);
+            }
             "compaction" => {
                 let mut m = Message::new(Role::User);
                 m.kind = MessageKind::CompactionSummary;
@@ -403,6 +414,32 @@ fn marker(text: String, time: Option<i64>) -> Message {
     m.timestamp = time;
     m.content.push(Part::Text { text });
     m
+}
+
+/// A `ghost_snapshot {ghost_commit: {id, parent, preexisting_untracked_files,
+/// preexisting_untracked_dirs}}` as a checkpoint; `None` without an id.
+fn ghost_snapshot(item: &Value) -> Option<Part> {
+    let ghost = item.get("ghost_commit")?;
+    let paths = |key: &str, suffix: &str| -> Vec<String> {
+        ghost
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|p| format!("{}{suffix}", p.trim_end_matches('/')))
+            .collect()
+    };
+    let mut untracked = paths("preexisting_untracked_files", "");
+    untracked.extend(paths("preexisting_untracked_dirs", "/"));
+    Some(Part::Checkpoint {
+        commit: str_field(ghost, "id")?.to_owned(),
+        parent: str_field(ghost, "parent").map(str::to_owned),
+        tag: None,
+        tool: None,
+        files: Vec::new(),
+        untracked,
+    })
 }
 
 fn count(value: &Value, key: &str) -> u64 {

@@ -1,12 +1,15 @@
 //! Event-stream lines to messages: `user_input` is what the user typed, an
 //! `llm_call` is its prompt (what the framework sent, as an injected user
 //! message) and its response (an assistant message with the call's usage),
-//! a `tool_call` is a call and its result, `final_output` is the answer, and
-//! a `state_transition` is a marker.
+//! a `tool_call` is a call and its result, `final_output` is the answer, a
+//! `state_transition` is a marker, and a `checkpoint` (the store's git
+//! commit after a tool changed files) is a marker holding a
+//! [`Part::Checkpoint`].
 
 use serde_json::Value;
 
 use super::{str_field, text_of};
+use crate::model::event::{ChangeKind, FileChange};
 use crate::model::message::{Message, MessageKind, Part, Role, Usage};
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Normalize, Origin};
@@ -86,6 +89,16 @@ impl Normalize for Stream {
                 }
                 push(marker(text));
             }
+            // The store's git checkpoint; one that does not read as one is
+            // shown as written.
+            "checkpoint" => push(match checkpoint(data) {
+                Some(part) => {
+                    let mut m = marker(String::new());
+                    m.content = vec![part];
+                    m
+                }
+                None => marker(format!("checkpoint: {data}")),
+            }),
             other => push(marker(format!("{other}: {data}"))),
         }
     }
@@ -106,6 +119,46 @@ fn marker(text: String) -> Message {
     m.kind = MessageKind::Marker;
     m.content.push(Part::Text { text });
     m
+}
+
+/// The data of a `checkpoint` event as a checkpoint part: `None` without a
+/// commit, or with a file whose change is not one of the schema's (the
+/// fields the store does not name stay in the file, as every body does).
+/// Read by hand rather than through `event::Checkpoint`'s serde: its
+/// flattened `extra` costs the viewer's bundle kilobytes.
+fn checkpoint(data: &Value) -> Option<Part> {
+    let text = |key: &str| {
+        str_field(data, key)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+    };
+    let files = match data.get("files") {
+        None | Some(Value::Null) => Vec::new(),
+        Some(files) => files
+            .as_array()?
+            .iter()
+            .map(|f| {
+                let change = match str_field(f, "change")? {
+                    "created" => ChangeKind::Created,
+                    "updated" => ChangeKind::Updated,
+                    "deleted" => ChangeKind::Deleted,
+                    _ => return None,
+                };
+                Some(FileChange {
+                    path: str_field(f, "path")?.to_owned(),
+                    change,
+                })
+            })
+            .collect::<Option<Vec<_>>>()?,
+    };
+    Some(Part::Checkpoint {
+        commit: text("commit")?,
+        parent: None,
+        tag: text("tag"),
+        tool: text("tool_name"),
+        files,
+        untracked: Vec::new(),
+    })
 }
 
 /// A prompt: a string, or a list of chat messages shown as `[role] text`.

@@ -396,6 +396,12 @@ impl Session {
         self.rules_of(e).is_compaction(&self.view(), e)
     }
 
+    /// Whether an entry records a git checkpoint (the store's `checkpoint`
+    /// event, Codex `ghost_snapshot`), for views that mark it.
+    pub fn is_checkpoint(&self, e: EntryId) -> bool {
+        self.rules_of(e).is_checkpoint(&self.view(), e)
+    }
+
     /// Whether an entry is a Claude Code sidechain (subagent) line.
     pub fn is_sidechain(&self, e: EntryId) -> bool {
         self.entry(e).flags.has(Flags::SIDECHAIN)

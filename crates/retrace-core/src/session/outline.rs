@@ -34,6 +34,9 @@ pub struct Segment {
     pub fanouts: usize,
     /// Compactions on it.
     pub compactions: usize,
+    /// The git checkpoints on it (side lines not included, as for
+    /// compactions).
+    pub checkpoints: Vec<EntryId>,
     /// Entries per role (or per entry type, for entries without a role),
     /// side lines included.
     pub roles: BTreeMap<String, usize>,
@@ -84,6 +87,7 @@ impl Session {
             side: 0,
             fanouts: 0,
             compactions: 0,
+            checkpoints: Vec::new(),
             roles: BTreeMap::new(),
             has_default: false,
             is_tip: false,
@@ -109,6 +113,9 @@ impl Session {
             count(&mut seg, e);
             if self.is_compaction(e) {
                 seg.compactions += 1;
+            }
+            if self.is_checkpoint(e) {
+                seg.checkpoints.push(e);
             }
             let kids: Vec<EntryId> = tree.children(e).collect();
             match kids.len() {

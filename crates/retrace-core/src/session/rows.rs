@@ -48,6 +48,8 @@ impl Marks {
     pub const BRANCH_POINT: u8 = 1 << 3;
     /// A subagent was spawned here (its result row).
     pub const SUBAGENT: u8 = 1 << 4;
+    /// A git checkpoint of the workspace was taken here.
+    pub const CHECKPOINT: u8 = 1 << 5;
 
     /// Whether `mark` (one of the constants) is set.
     pub fn has(self, mark: u8) -> bool {
@@ -132,6 +134,9 @@ impl Session {
         }
         if self.subagents.iter().any(|s| s.spawned_by == Some(e)) {
             marks |= Marks::SUBAGENT;
+        }
+        if self.is_checkpoint(e) {
+            marks |= Marks::CHECKPOINT;
         }
         Marks(marks)
     }

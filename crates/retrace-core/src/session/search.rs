@@ -259,6 +259,18 @@ pub fn searchable_text(message: &Message) -> String {
             }
             Part::ToolResult { output, .. } => out.push_str(output),
             Part::Image { media_type, .. } => out.push_str(media_type),
+            // The commit in full, so a search for a long id finds it.
+            Part::Checkpoint {
+                commit, untracked, ..
+            } => {
+                out.push_str(&part.checkpoint_line().unwrap_or_default());
+                out.push(' ');
+                out.push_str(commit);
+                for path in untracked {
+                    out.push(' ');
+                    out.push_str(path);
+                }
+            }
         }
         out.push('\n');
     }

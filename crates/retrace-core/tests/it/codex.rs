@@ -69,9 +69,17 @@ fn corpus_rollout_counts() {
 
     let leaf = s.tree().default_leaf().unwrap();
     let context = s.context(leaf, &mut bytes.as_slice()).unwrap();
-    assert_eq!(context.len(), 80);
+    // 80 messages and the ghost snapshot's checkpoint marker after the
+    // prompt.
+    assert_eq!(context.len(), 81);
     assert_eq!(context[0].kind, MessageKind::Meta);
     assert!(context[1].text().starts_with("finish up the users work"));
+    assert!(matches!(context[2].content[0], Part::Checkpoint { .. }));
+    let context = &context[..2]
+        .iter()
+        .chain(&context[3..])
+        .cloned()
+        .collect::<Vec<_>>();
     assert_eq!(context[2].role, Role::Assistant);
     assert!(matches!(
         context[2].content[0],
@@ -602,4 +610,64 @@ fn rollbacks_that_do_not_fit_are_reported() {
         .any(|d| d.kind == DiagnosticKind::BadField && d.line == 4));
     assert_eq!(s.tree().parent(EntryId(3)), Some(EntryId(2)));
     assert!(s.tree().branch_points().is_empty());
+}
+
+/// Codex's undo snapshot (a `ghost_snapshot` response item, first 14 lines
+/// of the corpus rollout) is a checkpoint marker: the commit, the one it
+/// was taken on, and the paths untracked before it, directories with a
+/// trailing `/`. Its row is marked for the timeline.
+#[test]
+fn a_ghost_snapshot_is_a_checkpoint() {
+    use retrace_core::Marks;
+    let (s, bytes) = open_clean_fixture("codex/ghost-snapshot/rollout.jsonl");
+    let mut src = [&bytes[..]];
+    let leaf = s.tree().default_leaf().unwrap();
+    let rows = s.rows(leaf);
+    let marked: Vec<&retrace_core::Row> = rows
+        .iter()
+        .filter(|r| r.marks.has(Marks::CHECKPOINT))
+        .collect();
+    assert_eq!(marked.len(), 1);
+    assert_eq!(s.entry(marked[0].entries[0]).line, 6);
+    let m = s.row_message(marked[0], &mut src[..]).unwrap().unwrap();
+    assert_eq!((m.role, m.kind), (Role::System, MessageKind::Marker));
+    assert_eq!(m.lines, [6]);
+    let Part::Checkpoint {
+        commit,
+        parent,
+        tag,
+        tool,
+        files,
+        untracked,
+    } = &m.content[0]
+    else {
+        panic!("{:?}", m.content)
+    };
+    assert_eq!(commit, "a01966ef5b7bfb4af9f1a34be1a3c85da2bb0c13");
+    assert_eq!(
+        parent.as_deref(),
+        Some("0f022a043b3f8ca67224e1c56d5b85e28a81b910")
+    );
+    assert_eq!((tag, tool), (&None, &None));
+    assert!(files.is_empty());
+    // 12 files, then 4 directories.
+    assert_eq!(untracked.len(), 16);
+    assert_eq!(untracked[1], "LM Studio configuration.md");
+    assert_eq!(
+        untracked[12..],
+        [
+            ".next/",
+            "node_modules/",
+            "supabase/.branches/",
+            "supabase/.temp/"
+        ]
+    );
+    // In the context it sits between the prompt and the response, and a
+    // migration leaves it out.
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    let at = context.iter().position(|m| m.lines == [6]).unwrap();
+    assert_eq!(context[at - 1].role, Role::User);
+    assert_eq!(context[at + 1].role, Role::Assistant);
+    let migrated = migrate(&context, Api::OpenAiResponses);
+    assert!(!migrated.body.to_string().contains("a01966e"));
 }

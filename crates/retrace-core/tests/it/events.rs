@@ -233,3 +233,83 @@ fn tool_call_errors_that_say_something() {
     let check = s.check(&mut src[..]).unwrap();
     assert_eq!(check.tool_errors, 1);
 }
+
+/// The store's checkpoints: each `checkpoint` event is a marker holding
+/// the commit, its tag, the tool and the files with how they changed; its
+/// row is marked for the timeline and the outline lists it.
+#[test]
+fn checkpoints_are_markers_with_their_files() {
+    use retrace_core::{ChangeKind, FileChange, Marks};
+    let (s, bytes) = open_clean_fixture("events/checkpoints/events.jsonl");
+    let mut src = [&bytes[..]];
+    let leaf = s.tree().default_leaf().unwrap();
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    let checkpoints: Vec<&Part> = context
+        .iter()
+        .filter(|m| m.kind == MessageKind::Marker && m.role == Role::System)
+        .flat_map(|m| &m.content)
+        .collect();
+    assert_eq!(
+        checkpoints[0],
+        &Part::Checkpoint {
+            commit: "3f2a1c9d8e7b6a5f4e3d2c1b0a9f8e7d6c5b4a39".into(),
+            parent: None,
+            tag: Some("tool_write_file_20260210140001".into()),
+            tool: Some("write_file".into()),
+            files: vec![
+                FileChange {
+                    path: "src/main.rs".into(),
+                    change: ChangeKind::Updated
+                },
+                FileChange {
+                    path: "notes.md".into(),
+                    change: ChangeKind::Created
+                },
+            ],
+            untracked: vec![],
+        }
+    );
+    assert_eq!(
+        checkpoints[1].checkpoint_line().unwrap(),
+        "checkpoint 9c8b7a6 tool_delete_file_20260210140002 — delete_file: old_notes.txt (deleted)"
+    );
+    assert_eq!(checkpoints.len(), 2);
+    // Their rows are marked (lines 4 and 6), and read back as the markers.
+    let rows = s.rows(leaf);
+    let marked: Vec<u32> = rows
+        .iter()
+        .filter(|r| r.marks.has(Marks::CHECKPOINT))
+        .map(|r| s.entry(r.entries[0]).line)
+        .collect();
+    assert_eq!(marked, [4, 6]);
+    let row = rows
+        .iter()
+        .find(|r| r.marks.has(Marks::CHECKPOINT))
+        .unwrap();
+    let m = s.row_message(row, &mut src[..]).unwrap().unwrap();
+    assert_eq!(m.kind, MessageKind::Marker);
+    assert_eq!(&m.content[0], checkpoints[0]);
+    let outline = s.outline();
+    assert_eq!(outline.len(), 1);
+    let lines: Vec<u32> = outline[0]
+        .checkpoints
+        .iter()
+        .map(|&e| s.entry(e).line)
+        .collect();
+    assert_eq!(lines, [4, 6]);
+    let check = s.check(&mut src[..]).unwrap();
+    assert_eq!(check.markers, 2);
+}
+
+/// A checkpoint whose data does not read as one (no commit) is still shown,
+/// as written.
+#[test]
+fn a_checkpoint_without_a_commit_is_shown_as_written() {
+    let line = br#"{"event_type":"checkpoint","timestamp":"2026-02-10T14:00:01Z","data":{"tag":"t","files":"?"}}"#;
+    let s = retrace_core::Session::from_bytes("events.jsonl", line);
+    let leaf = s.tree().default_leaf().unwrap();
+    let context = s.context(leaf, &mut [&line[..]][..]).unwrap();
+    assert_eq!(context.len(), 1);
+    assert_eq!(context[0].kind, MessageKind::Marker);
+    assert_eq!(context[0].text(), r#"checkpoint: {"files":"?","tag":"t"}"#);
+}

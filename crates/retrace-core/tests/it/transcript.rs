@@ -182,19 +182,30 @@ fn codex_rows_are_response_items_and_events() {
         rows.iter().filter(|r| r.kind == RowKind::Message).collect();
     assert_eq!(messages.len(), 119);
     assert!(messages.iter().all(|r| r.entry_type == "response_item"));
-    // Every response item reads back as a message but the ghost snapshot
-    // (undo bookkeeping, not something said).
-    let empty: Vec<u32> = messages
+    // Every response item reads back as a message; the ghost snapshot (Codex's
+    // undo checkpoint, not something said) as a checkpoint marker, the only
+    // row marked so.
+    let read: Vec<retrace_core::Message> = messages
         .iter()
-        .filter(|r| s.row_message(r, &mut &bytes[..]).unwrap().is_none())
-        .map(|r| s.entry(r.entries[0]).line)
+        .map(|r| s.row_message(r, &mut &bytes[..]).unwrap().unwrap())
         .collect();
-    assert_eq!(empty.len(), 1);
+    let checkpoints: Vec<u32> = read
+        .iter()
+        .filter(|m| matches!(m.content[..], [Part::Checkpoint { .. }]))
+        .map(|m| m.lines[0])
+        .collect();
+    assert_eq!(checkpoints, [6]);
     assert!(String::from_utf8_lossy(&bytes)
         .lines()
-        .nth(empty[0] as usize - 1)
+        .nth(5)
         .unwrap()
         .contains("ghost_snapshot"));
+    let marked: Vec<u32> = rows
+        .iter()
+        .filter(|r| r.marks.has(Marks::CHECKPOINT))
+        .map(|r| s.entry(r.entries[0]).line)
+        .collect();
+    assert_eq!(marked, [6]);
     let calls = messages
         .iter()
         .filter_map(|r| s.row_message(r, &mut &bytes[..]).unwrap())

@@ -40,6 +40,9 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     Ok(ExitStatus::Success)
 }
 
+/// Untracked paths of a checkpoint listed before "… N more".
+const UNTRACKED_SHOWN: usize = 5;
+
 fn print_message(m: &Message, out: &mut dyn Write) -> std::io::Result<()> {
     let mut head = match (m.role, m.kind) {
         (_, MessageKind::CompactionSummary) => "compaction summary".to_owned(),
@@ -100,6 +103,18 @@ fn print_message(m: &Message, out: &mut dyn Write) -> std::io::Result<()> {
                 media_type,
                 byte_size,
             } => writeln!(out, "[image {media_type}, {byte_size} bytes]")?,
+            Part::Checkpoint { untracked, .. } => {
+                let line = part.checkpoint_line().unwrap_or_default();
+                writeln!(out, "◆ {line}")?;
+                // A Codex snapshot names the paths it leaves alone; the
+                // first few say what they are.
+                for path in untracked.iter().take(UNTRACKED_SHOWN) {
+                    writeln!(out, "   untracked: {path}")?;
+                }
+                if untracked.len() > UNTRACKED_SHOWN {
+                    writeln!(out, "   … {} more", untracked.len() - UNTRACKED_SHOWN)?;
+                }
+            }
         }
     }
     if let Some(u) = &m.usage {

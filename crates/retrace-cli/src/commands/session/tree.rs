@@ -2,7 +2,8 @@
 //! one line, structural fan-outs (parallel tool calls, hook lines) are
 //! folded into the run they belong to, and real branch points (rewinds,
 //! forks) open nested branches. Each run says what it is about: the core's
-//! `segment_preview`, the line the viewer's branch panel shows.
+//! `segment_preview`, the line the viewer's branch panel shows; and which
+//! of its lines are git checkpoints (`◆`).
 
 use std::io::Write;
 
@@ -126,6 +127,20 @@ fn print_text(
         if run.compactions > 0 {
             line.push_str(&format!(" · {} compaction", run.compactions));
         }
+        if !run.checkpoints.is_empty() {
+            let n = run.checkpoints.len();
+            let lines: Vec<String> = run
+                .checkpoints
+                .iter()
+                .map(|&e| s.entry(e).line.to_string())
+                .collect();
+            line.push_str(&format!(
+                " · ◆ {n} checkpoint{} (line{} {})",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "" } else { "s" },
+                lines.join(", ")
+            ));
+        }
         match &previews[index] {
             Some(p) if p.prompt => line.push_str(&format!("  \"{}\"", p.text)),
             // Not a prompt (a branch that starts with the model's answer):
@@ -197,6 +212,9 @@ struct JsonSegment<'a> {
     children: &'a [usize],
     len: usize,
     preview: &'a Option<Preview>,
+    /// Labels of the git checkpoints on the run.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    checkpoints: Vec<String>,
 }
 
 #[derive(Serialize)]
@@ -212,6 +230,10 @@ struct JsonNode {
     children: usize,
     #[serde(skip_serializing_if = "Option::is_none")]
     branch: Option<BranchKind>,
+    /// The entry records a git checkpoint (the store's `checkpoint`
+    /// event, Codex `ghost_snapshot`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    checkpoint: bool,
 }
 
 fn json<'a>(
@@ -243,6 +265,7 @@ fn json<'a>(
                         BranchKind::Structural
                     }
                 }),
+                checkpoint: s.is_checkpoint(e),
             }
         })
         .collect();
@@ -271,6 +294,7 @@ fn json<'a>(
                 children: &seg.children,
                 len: seg.len,
                 preview,
+                checkpoints: seg.checkpoints.iter().map(|&e| s.label(e)).collect(),
             })
             .collect(),
         nodes,
