@@ -20,9 +20,9 @@ mod recorder;
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;
 pub use fs::FsStore;
-pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use id::{SessionId, MAX_ID_LEN};
 pub use memory::MemoryStore;
+pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use store::{
     Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
     Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,

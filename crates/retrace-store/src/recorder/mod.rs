@@ -149,7 +149,11 @@ impl Shared {
     fn stopped_error(&self) -> StoreError {
         StoreError::RecorderStopped {
             id: self.id.to_string(),
-            reason: self.reason.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+            reason: self
+                .reason
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .clone(),
         }
     }
 
@@ -251,8 +255,9 @@ pub struct Recorder {
     writer: Option<JoinHandle<()>>,
     checkpoints: Option<(mpsc::Sender<thread::Job>, JoinHandle<()>)>,
     repairs: Vec<LogProblem>,
-    /// Held until the threads are done (fields drop after `Drop::drop`).
-    _lock: SessionLock,
+    /// Held until the threads are done (fields drop after `Drop::drop`);
+    /// in a `Mutex` only so the recorder is `Sync` (a lock need not be).
+    _lock: Mutex<SessionLock>,
 }
 
 impl Recorder {
@@ -311,6 +316,7 @@ impl Recorder {
             durable: options.durability == Durability::Durable,
             shared: shared.clone(),
             jobs: checkpoints.as_ref().map(|(tx, _)| tx.clone()),
+            unsynced: false,
         };
         let writer = std::thread::Builder::new()
             .name("retrace-recorder".into())
@@ -321,7 +327,7 @@ impl Recorder {
             writer: Some(writer),
             checkpoints,
             repairs,
-            _lock: lock,
+            _lock: Mutex::new(lock),
         })
     }
 
@@ -398,6 +404,12 @@ impl Recorder {
         }
     }
 }
+
+/// `Recorder: Send + Sync`, checked at compile time.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Recorder>();
+};
 
 impl Drop for Recorder {
     fn drop(&mut self) {

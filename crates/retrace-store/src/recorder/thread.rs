@@ -38,6 +38,8 @@ pub(super) struct Writer {
     pub(super) durable: bool,
     pub(super) shared: Arc<Shared>,
     pub(super) jobs: Option<mpsc::Sender<Job>>,
+    /// Lines appended since the last sync.
+    pub(super) unsynced: bool,
 }
 
 /// What the batch being written holds.
@@ -157,10 +159,12 @@ impl Writer {
         let lines = std::mem::take(&mut pending.lines);
         let result = (|| {
             if !lines.is_empty() {
+                self.unsynced = true;
                 self.sink.append(&lines)?;
             }
-            if sync {
+            if sync && self.unsynced {
                 self.sink.sync()?;
+                self.unsynced = false;
             }
             Ok::<(), crate::StoreError>(())
         })();
@@ -210,10 +214,7 @@ pub(super) fn checkpoints(
         };
         match checkpointer.after_tool_call(&tool_name, seq, at) {
             Ok(Some(mut checkpoint)) => {
-                checkpoint
-                    .extra
-                    .entry("event")
-                    .or_insert(Value::from(seq));
+                checkpoint.extra.entry("event").or_insert(Value::from(seq));
                 if let Err(e) = shared.record(EventData::Checkpoint(checkpoint)) {
                     (shared.warn)(&format!(
                         "session `{}`: the checkpoint after event {seq} ({tool_name}) was \
