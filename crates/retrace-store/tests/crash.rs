@@ -31,14 +31,14 @@ const CHILD: &str = "RETRACE_CRASH_CHILD";
 /// The two values the child saves in turn: big enough that a torn write
 /// would not parse as either.
 fn state_value(which: u64) -> Value {
-    let c = if which % 2 == 0 { "a" } else { "b" };
+    let c = if which.is_multiple_of(2) { "a" } else { "b" };
     json!({"which": c, "pad": c.repeat(20_000)})
 }
 
 /// Event `seq`: its number in its text, so order, loss and duplicates show.
 fn event(seq: u64) -> EventData {
     let tag = format!("e{seq}");
-    if seq % 3 == 0 {
+    if seq.is_multiple_of(3) {
         EventData::LlmCall(LlmCall {
             prompt: json!(tag),
             response: json!("x".repeat((seq % 7) as usize * 40)),

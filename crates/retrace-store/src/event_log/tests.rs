@@ -17,7 +17,7 @@ fn at(i: u64) -> DateTime<Utc> {
 
 /// Event `i`, with `pad` bytes of payload (so sizes vary).
 fn event(i: u64, pad: usize) -> Event {
-    let data = if i % 2 == 0 {
+    let data = if i.is_multiple_of(2) {
         EventData::UserInput(UserInput {
             message: json!(format!("m{i} {}", "x".repeat(pad))),
             ..Default::default()

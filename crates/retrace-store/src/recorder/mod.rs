@@ -95,9 +95,9 @@ impl fmt::Debug for RecorderOptions {
 #[derive(Debug)]
 pub enum TryRecordError {
     /// The queue is full; nothing was recorded.
-    Full(EventData),
+    Full(Box<EventData>),
     /// The recorder has stopped (see [`StoreError::RecorderStopped`]).
-    Stopped(EventData, StoreError),
+    Stopped(Box<EventData>, StoreError),
 }
 
 impl fmt::Display for TryRecordError {
@@ -203,7 +203,7 @@ impl Shared {
 
     fn try_record(&self, data: EventData) -> Result<u64, TryRecordError> {
         if let Err(e) = self.check() {
-            return Err(TryRecordError::Stopped(data, e));
+            return Err(TryRecordError::Stopped(Box::new(data), e));
         }
         let mut order = self.order();
         let at = Utc::now().max(order.last);
@@ -214,10 +214,13 @@ impl Shared {
                 order.next += 1;
                 Ok(seq)
             }
-            Err(TrySendError::Full(Msg::Event(_, e))) => Err(TryRecordError::Full(e.data)),
-            Err(TrySendError::Disconnected(Msg::Event(_, e))) => {
-                Err(TryRecordError::Stopped(e.data, self.stopped_error()))
+            Err(TrySendError::Full(Msg::Event(_, e))) => {
+                Err(TryRecordError::Full(Box::new(e.data)))
             }
+            Err(TrySendError::Disconnected(Msg::Event(_, e))) => Err(TryRecordError::Stopped(
+                Box::new(e.data),
+                self.stopped_error(),
+            )),
             Err(_) => unreachable!("an event was sent"),
         }
     }

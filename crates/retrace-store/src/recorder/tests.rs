@@ -68,7 +68,7 @@ fn data(t: usize, i: usize) -> EventData {
         }),
         _ => EventData::FinalOutput(FinalOutput {
             output: json!(tag),
-            stream: i % 2 == 0,
+            stream: i.is_multiple_of(2),
             ..Default::default()
         }),
     }
@@ -371,10 +371,10 @@ fn a_full_queue_blocks_record_and_gives_try_record_the_event_back() {
     let TryRecordError::Full(back) = &full else {
         panic!("{full}")
     };
-    assert_eq!(*back, data(0, 1));
+    assert_eq!(**back, data(0, 1));
     assert!(full.to_string().contains("queue is full"));
     let full = r.try_record(data(0, 3)).unwrap_err();
-    assert!(matches!(&full, TryRecordError::Full(d) if *d == data(0, 3)));
+    assert!(matches!(&full, TryRecordError::Full(d) if **d == data(0, 3)));
     // `record` waits for room instead.
     let blocked = {
         let r = r.clone();
