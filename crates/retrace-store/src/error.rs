@@ -64,6 +64,23 @@ pub enum StoreError {
         /// What is wrong.
         reason: String,
     },
+    /// A state given to save cannot be written as JSON.
+    #[error("session `{id}`: the state cannot be written as JSON: {reason}")]
+    Serialize {
+        /// The id.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// An export could not be written to its output.
+    #[error("cannot write the export of session `{id}`: {source}")]
+    Output {
+        /// The id.
+        id: String,
+        /// Why.
+        #[source]
+        source: io::Error,
+    },
     /// The recorder's writer has stopped (after an error it reported).
     #[error("the recorder of session `{id}` has stopped: {reason}")]
     RecorderStopped {

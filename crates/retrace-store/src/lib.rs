@@ -9,18 +9,21 @@
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
 
+// In layer order: each module uses only those above it.
 mod error;
-mod fs;
 mod id;
-mod memory;
-mod event_log;
 mod store;
+mod event_log;
+mod fs;
+mod memory;
 mod recorder;
+mod manager;
 
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;
 pub use fs::FsStore;
 pub use id::{SessionId, MAX_ID_LEN};
+pub use manager::{SessionManager, WarningSink};
 pub use memory::MemoryStore;
 pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use store::{

@@ -107,8 +107,7 @@ impl ListQuery {
 }
 
 /// The position after a session in list order (keyset pagination: stable
-/// while sessions are added). Only the store that gave it understands it
-/// (a file store keeps times as its file system does).
+/// while sessions are added).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Cursor {
     /// The last listed session's activity time.

@@ -6,7 +6,6 @@ mod conformance;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::SystemTime;
 
 use chrono::{DateTime, Duration, Utc};
 use conformance::{new_session, t0};
@@ -176,6 +175,7 @@ fn folders_that_are_not_sessions_are_skipped_reported_and_kept() {
     assert_eq!(
         names(root),
         [
+            ".activity",
             ".hidden",
             "bad-json",
             good.as_str(),
@@ -191,22 +191,57 @@ fn folders_that_are_not_sessions_are_skipped_reported_and_kept() {
     );
 }
 
-#[test]
-fn a_copied_session_with_a_new_mtime_is_put_back_in_order() {
-    let (_tmp, store) = store();
-    let old = new_session(&store, "a", t0());
-    let new = new_session(&store, "a", t0() + Duration::hours(1));
-    // A copy that did not keep times: the old session looks newest.
-    let f = std::fs::File::options()
-        .write(true)
-        .open(store.session_dir(&old).join("meta.json"))
-        .unwrap();
-    f.set_modified(SystemTime::now()).unwrap();
-    drop(f);
-    let _ = store.list(&ListQuery::default()).unwrap();
+fn index(store: &FsStore) -> Vec<String> {
+    names(&store.root().join(".activity"))
+}
+
+fn ids(store: &FsStore) -> Vec<SessionId> {
     let page = store.list(&ListQuery::default()).unwrap();
-    let ids: Vec<_> = page.items.iter().map(|m| m.session_id.clone()).collect();
-    assert_eq!(ids, [new, old]);
+    page.items.into_iter().map(|m| m.session_id).collect()
+}
+
+#[test]
+fn the_activity_index_follows_touches() {
+    let (_tmp, store) = store();
+    let a = new_session(&store, "a", t0());
+    let b = new_session(&store, "a", t0() + Duration::hours(1));
+    assert_eq!(index(&store).len(), 2);
+    store.touch(&a, t0() + Duration::hours(2)).unwrap();
+    let idx = index(&store);
+    assert_eq!(idx.len(), 2, "the old name is gone: {idx:?}");
+    assert!(idx.iter().any(|n| n.ends_with(a.as_str())));
+    assert_eq!(ids(&store), [a.clone(), b.clone()]);
+    assert!(store.delete(&a).unwrap());
+    assert_eq!(index(&store).len(), 1);
+}
+
+#[test]
+fn a_lost_stale_or_wrong_index_is_put_right_by_the_metas() {
+    let (_tmp, store) = store();
+    let a = new_session(&store, "a", t0());
+    let b = new_session(&store, "a", t0() + Duration::hours(1));
+    let c = new_session(&store, "a", t0() + Duration::hours(2));
+    let idx = store.root().join(".activity");
+    // Lost (a crash, a copy of the folders without it): `a` has no name.
+    let a_name = index(&store)
+        .into_iter()
+        .find(|n| n.ends_with(a.as_str()))
+        .unwrap();
+    std::fs::remove_file(idx.join(&a_name)).unwrap();
+    // Stale: `c` has a second, older name (a touch cut short).
+    std::fs::write(idx.join(format!("{:020}.{c}", 5)), "").unwrap();
+    // A session deleted half-way: a name and no folder.
+    std::fs::write(idx.join(format!("{:020}.{}", 7, SessionId::new())), "").unwrap();
+    assert_eq!(ids(&store), [c.clone(), b.clone(), a.clone()]);
+    assert_eq!(index(&store).len(), 3, "{:?}", index(&store));
+    // Wrong: `b`'s meta edited by hand to be the newest.
+    let meta_path = store.session_dir(&b).join("meta.json");
+    let mut meta: Value = read_json(&meta_path);
+    meta["last_active_time"] = json!("2030-01-01T00:00:00Z");
+    std::fs::write(&meta_path, meta.to_string()).unwrap();
+    let _ = ids(&store); // reads b's meta and puts its name right
+    assert_eq!(ids(&store), [b, c, a]);
+    assert_eq!(index(&store).len(), 3);
 }
 
 #[test]
@@ -299,7 +334,10 @@ fn delete_removes_the_folder_and_leaves_nothing() {
         .save_state(&id, &StateKey::state(), &json!(1), None)
         .unwrap();
     assert!(store.delete(&id).unwrap());
-    assert_eq!(names(store.root()), [keep.to_string()]);
+    assert_eq!(
+        names(store.root()),
+        [".activity".to_owned(), keep.to_string()]
+    );
 }
 
 #[test]
@@ -322,4 +360,17 @@ fn ids_from_outside_never_become_paths() {
     let id: SessionId = "plain-id_1".parse().unwrap();
     assert!(!store.exists(&id).unwrap());
     assert!(store.session_dir(&id).starts_with(store.root()));
+}
+
+#[test]
+fn a_removed_index_is_rebuilt_from_the_metas() {
+    let (_tmp, store) = store();
+    let a = new_session(&store, "a", t0());
+    let b = new_session(&store, "a", t0() + Duration::hours(1));
+    std::fs::remove_dir_all(store.root().join(".activity")).unwrap();
+    assert_eq!(ids(&store), [b.clone(), a.clone()]);
+    assert_eq!(index(&store).len(), 2);
+    // And a store opened on it again lists the same.
+    let again = FsStore::open(store.root()).unwrap();
+    assert_eq!(ids(&again), [b, a]);
 }

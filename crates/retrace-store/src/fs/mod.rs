@@ -1,8 +1,7 @@
 //! [`FsStore`]: sessions as folders, `{root}/{id}/`:
 //!
-//! - `meta.json`: [`SessionMeta`]; its mtime is kept equal to
-//!   `last_active_time` (set on the temporary file before the rename), so
-//!   listing sorts by one `stat` per session and parses only a page's metas.
+//! - `meta.json`: [`SessionMeta`], the truth about a session; its mtime is
+//!   its `last_active_time` (for `ls -t`).
 //! - `config_snapshot.json`: the configuration at creation.
 //! - `{key}.json` (`state.json` by default): a state value alone, with its
 //!   version beside it in `{key}.json.version` (see `state.rs`).
@@ -10,6 +9,9 @@
 //! - `events.jsonl`, `events_1.jsonl`, …: the event log (`event_log`).
 //! - `.lock`: the writer's advisory lock; `.save.lock`: held for the
 //!   moment of a read-modify-write of meta or state.
+//!
+//! And in the root, `.activity/`: the index that lists sessions by
+//! activity without reading every meta (see `list.rs`).
 //!
 //! Meta and state files are replaced atomically (temporary file, fsync,
 //! rename, directory fsync); lists and events only grow by appending.
@@ -60,6 +62,12 @@ impl FsStore {
     pub fn open(root: impl AsRef<Path>) -> StoreResult<FsStore> {
         let root = root.as_ref().to_path_buf();
         fs::create_dir_all(&root).map_err(|e| StoreError::io("cannot create", &root, e))?;
+        // The index is derived: a store that cannot hold it (read-only)
+        // still lists, from the metas.
+        let index = root.join(list::INDEX);
+        if let Err(e) = fs::create_dir_all(&index) {
+            log::debug!("{}: no activity index ({e})", index.display());
+        }
         Ok(FsStore { root })
     }
 
@@ -211,7 +219,9 @@ impl SessionStore for FsStore {
                 replace(&path, &bytes, None)
             })
             .and_then(|()| self.write_meta(&dir, meta));
-        if written.is_err() {
+        if written.is_ok() {
+            list::mark(&self.root, &meta.session_id, meta.last_active_time);
+        } else {
             // Our own fresh folder, holding nothing of anyone's.
             let _ = fs::remove_dir_all(&dir);
         }
@@ -238,8 +248,12 @@ impl SessionStore for FsStore {
         let mut meta: SessionMeta = read_json(&dir.join(META))?;
         // Activity never goes back (touches may arrive out of order).
         if at > meta.last_active_time {
+            // New index name, meta, then the old name goes (see `list.rs`).
+            let old = meta.last_active_time;
+            list::mark(&self.root, id, at);
             meta.last_active_time = at;
             self.write_meta(&dir, &meta)?;
+            list::unmark(&self.root, id, old);
         }
         Ok(())
     }
@@ -396,11 +410,13 @@ impl SessionStore for FsStore {
 
     fn delete(&self, id: &SessionId) -> StoreResult<bool> {
         let dir = self.session_dir(id);
-        if !dir.is_dir() {
+        // Only a session: a folder without meta.json is not ours to remove.
+        if !dir.join(META).is_file() {
             return Ok(false);
         }
         // Refused while a writer has it; held until the folder is moved.
         let lock = self.try_lock_dir(id, &dir)?;
+        let indexed = read_json::<SessionMeta>(&dir.join(META)).ok();
         // Out of sight in one rename (list skips dot names), then removed:
         // a crash half-way leaves no half session behind.
         static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -412,6 +428,10 @@ impl SessionStore for FsStore {
         fs::rename(&dir, &gone).map_err(|e| StoreError::io("cannot delete", &dir, e))?;
         let _ = retrace_io::sync_dir(&self.root);
         drop(lock);
+        // A name left (meta unreadable, a crash) goes with the next list.
+        if let Some(meta) = indexed {
+            list::unmark(&self.root, id, meta.last_active_time);
+        }
         if let Err(e) = fs::remove_dir_all(&gone) {
             log::warn!(
                 "session `{id}` is deleted, but its files are left in {}: {e}",

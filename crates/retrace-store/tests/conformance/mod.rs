@@ -328,7 +328,7 @@ pub fn locking(store: &dyn SessionStore) {
     let busy = store.lock(&id).err().expect("a second writer is refused");
     assert!(matches!(busy, StoreError::SessionBusy { .. }), "{busy}");
     assert!(busy.to_string().contains(id.as_str()), "{busy}");
-    let del = store.delete(&id).err().expect("no delete while locked");
+    let del = store.delete(&id).expect_err("no delete while locked");
     assert!(matches!(del, StoreError::SessionBusy { .. }), "{del}");
     assert!(store.exists(&id).unwrap());
     // Readers are not writers.
