@@ -19,7 +19,8 @@ use crate::store::{Checkpointer, EncodedEvent, EventSink, SessionStore};
 /// a small cost in syncs per second.
 const MAX_BATCH: usize = 512;
 
-/// How often the session's activity time is written while recording.
+/// How often, at most, the session's activity time is written while
+/// recording (and once more when the recorder stops).
 const TOUCH_EVERY: Duration = Duration::from_secs(1);
 
 /// A checkpoint to take, or the end.
@@ -116,13 +117,11 @@ impl Writer {
                             }
                         }
                         let result = failed.as_ref().map_or(Ok(()), |r| Err(r.clone()));
-                        // The caller goes on first: the touch writes a file.
                         let _ = reply.send(result);
-                        if failed.is_none() && wrote {
-                            self.touch();
-                            touched = Instant::now();
-                            wrote = false;
-                        }
+                        // The touch (a file written) is not repeated at
+                        // each flush: an agent may sync after every event.
+                        // The batch's end below touches at most once a
+                        // second, and the stop always.
                     }
                     Msg::Stop => stop = true,
                 }
