@@ -147,13 +147,15 @@ impl Shared {
     }
 
     fn stopped_error(&self) -> StoreError {
+        let reason = self.reason.lock().unwrap_or_else(|e| e.into_inner());
         StoreError::RecorderStopped {
             id: self.id.to_string(),
-            reason: self
-                .reason
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
+            reason: match reason.as_str() {
+                // No failure said: the writer thread is gone (a panic in
+                // the sink) or the recorder is closing.
+                "" => "its writer thread has ended".to_owned(),
+                r => r.to_owned(),
+            },
         }
     }
 

@@ -206,7 +206,8 @@ struct Gated {
     entered: Arc<AtomicUsize>,
     appends: Arc<AtomicUsize>,
     syncs: Arc<AtomicUsize>,
-    /// Appends that succeed before the sink fails.
+    /// Appends that succeed before the sink fails (`usize::MAX`: the
+    /// first one panics).
     fail_after: Option<usize>,
 }
 
@@ -253,6 +254,9 @@ impl EventSink for GatedSink {
         }
         drop(g);
         let n = self.appends.fetch_add(1, Ordering::SeqCst);
+        if self.fail_after == Some(usize::MAX) {
+            panic!("a sink that panics");
+        }
         if self.fail_after.is_some_and(|k| n >= k) {
             return Err(StoreError::io(
                 "cannot write",
@@ -546,4 +550,26 @@ fn a_checkpoint_is_recorded_after_each_tool_call_off_the_writer_thread() {
             .any(|w| w.contains("no checkpoint after event 13") && w.contains("index locked")),
         "{said:?}"
     );
+}
+
+#[test]
+fn a_writer_thread_that_panics_stops_the_recorder_not_the_caller() {
+    let store = Gated::new(Some(usize::MAX));
+    let id = new_session(&*store);
+    let (warn, said) = warnings();
+    let options = RecorderOptions {
+        on_warning: warn,
+        ..Default::default()
+    };
+    let r = Recorder::open(store.clone(), &id, options).unwrap();
+    r.record(data(0, 1)).unwrap();
+    let err = r.flush().unwrap_err();
+    assert!(err.to_string().contains("writer thread has ended"), "{err}");
+    assert!(matches!(
+        r.record(data(0, 2)),
+        Err(StoreError::RecorderStopped { .. })
+    ));
+    let err = r.close().unwrap_err();
+    assert!(err.to_string().contains("panicked"), "{err}");
+    assert!(said.lock().unwrap().iter().any(|w| w.contains("panicked")));
 }
