@@ -191,6 +191,13 @@ fn a_torn_tail_is_cut_kept_aside_and_reported() {
     bytes.extend_from_slice(torn);
     fs::write(&path, &bytes).unwrap();
 
+    // No appending after a torn line: the next event would be glued to it.
+    let err = Appender::open(dir.path(), &LogOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("repair the log"), "{err}");
+
     // Read before repair: reported, not read, nothing else lost.
     let read = read::read(dir.path()).unwrap();
     assert_eq!(ids(&read), (0..40).collect::<Vec<_>>());

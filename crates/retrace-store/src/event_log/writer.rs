@@ -68,6 +68,16 @@ impl Appender {
             .metadata()
             .map_err(|e| StoreError::io("cannot stat", &path, e))?
             .len();
+        if size > 0 && last_byte(&path, size)? != b'\n' {
+            // Appending would glue the next event to the torn line: both
+            // would be lost to the reader.
+            return Err(StoreError::Corrupt {
+                path: path.display().to_string(),
+                reason: "the last line has no newline (a write cut off by a crash); repair the \
+                         log before appending (opening a Recorder does)"
+                    .to_owned(),
+            });
+        }
         Ok(Appender {
             dir: dir.to_path_buf(),
             options: options.clone(),
@@ -185,6 +195,19 @@ impl Appender {
         }
         first
     }
+}
+
+/// The byte at `len - 1` of `path`.
+fn last_byte(path: &Path, len: u64) -> StoreResult<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut byte = [0u8];
+    File::open(path)
+        .and_then(|mut f| {
+            f.seek(SeekFrom::Start(len - 1))?;
+            f.read_exact(&mut byte)
+        })
+        .map_err(|e| StoreError::io("cannot read", path, e))?;
+    Ok(byte[0])
 }
 
 impl EventSink for Appender {
