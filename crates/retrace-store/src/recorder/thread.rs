@@ -89,7 +89,12 @@ impl Writer {
                         match encode(&event) {
                             Ok(line) => pending.lines.push(line),
                             Err(e) => {
-                                failed = Some(self.fail(format!("event {seq}: {e}")));
+                                // What came before it is written; then stop.
+                                let sync = self.durable || pending.force_sync;
+                                failed = Some(match self.write(&mut pending, sync) {
+                                    Ok(()) => self.fail(format!("event {seq}: {e}")),
+                                    Err(reason) => reason,
+                                });
                                 lost = Some((seq, seq));
                                 continue;
                             }
