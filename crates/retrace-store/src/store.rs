@@ -164,9 +164,10 @@ pub struct EventsRead {
 pub struct LogProblem {
     /// The file (`events_2.jsonl`), or the table for a database.
     pub file: String,
-    /// The line, from 1.
+    /// The line, from 1 (0 when the problem is the whole file, such as
+    /// an unfinished gzip copy).
     pub line: u64,
-    /// The byte offset in the file.
+    /// The byte offset in the file (of the line or of the bytes at issue).
     pub offset: u64,
     /// What is wrong and what was done.
     pub message: String,

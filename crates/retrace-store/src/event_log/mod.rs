@@ -10,8 +10,10 @@
 //! - `read.rs`: every part in order as one stream, and `pop`.
 //! - `gzip.rs`: rotated parts compressed to `events_N.jsonl.gz`, crash-safe.
 //!
-//! Only the last part is ever written; a rotated part is complete (synced
-//! before the next one is created).
+//! Only the last part is ever written, and only whole lines, so only the
+//! last part can end torn. A rotated part is synced beside the writer; a
+//! sync waits for that, so what came before a sync is durable in every
+//! part.
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -110,9 +110,12 @@ fn load(part: &Part, problems: &mut Vec<LogProblem>) -> StoreResult<(Vec<u8>, St
     Ok((bytes, name))
 }
 
-/// The pieces of a line between its NUL runs, each with its offset in the
-/// line, and the NUL runs as (offset, length).
-fn split_nul_runs(bytes: &[u8]) -> (Vec<(usize, &[u8])>, Vec<(usize, usize)>) {
+/// Pieces of a line, each with its offset in the line.
+type Pieces<'a> = Vec<(usize, &'a [u8])>;
+
+/// The pieces of a line between its NUL runs, and the NUL runs as
+/// (offset, length).
+fn split_nul_runs(bytes: &[u8]) -> (Pieces<'_>, Vec<(usize, usize)>) {
     let mut pieces = Vec::new();
     let mut runs = Vec::new();
     let mut at = 0;

@@ -17,7 +17,7 @@ fn at(i: u64) -> DateTime<Utc> {
 
 /// Event `i`, with `pad` bytes of payload (so sizes vary).
 fn event(i: u64, pad: usize) -> Event {
-    let data = if i % 2 == 0 {
+    let data = if i.is_multiple_of(2) {
         EventData::UserInput(UserInput {
             message: json!(format!("m{i} {}", "x".repeat(pad))),
             ..Default::default()
@@ -157,10 +157,16 @@ fn the_core_reads_the_parts_as_one_stream() {
     let log = write(dir.path(), 2_000, n, 5);
     assert!(log.part() >= 3);
     drop(log);
-    let listing = names(dir.path());
+    core_reads_one_stream(dir.path(), n);
+}
+
+/// The folder read by the core (the CLI's and the viewer's reader): one
+/// linear stream of `n` events, types in order, no diagnostic.
+fn core_reads_one_stream(dir: &Path, n: u64) {
+    let listing = names(dir);
     let inputs: Vec<retrace_io::Input> = order_files(&listing, Listing::Folder)
         .into_iter()
-        .map(|f| retrace_io::Input::new(dir.path().join(&listing[f.file])))
+        .map(|f| retrace_io::Input::new(dir.join(&listing[f.file])))
         .collect();
     assert_eq!(inputs.len(), listing.len());
     let session =
@@ -190,6 +196,13 @@ fn a_torn_tail_is_cut_kept_aside_and_reported() {
     let mut bytes = before.clone();
     bytes.extend_from_slice(torn);
     fs::write(&path, &bytes).unwrap();
+
+    // No appending after a torn line: the next event would be glued to it.
+    let err = Appender::open(dir.path(), &LogOptions::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("repair the log"), "{err}");
 
     // Read before repair: reported, not read, nothing else lost.
     let read = read::read(dir.path()).unwrap();
@@ -343,6 +356,7 @@ fn rotated_parts_can_be_kept_gzipped() {
     let read = read::read(dir.path()).unwrap();
     assert!(read.problems.is_empty(), "{:?}", read.problems);
     assert_eq!(ids(&read), (0..60).collect::<Vec<_>>());
+    core_reads_one_stream(dir.path(), 60);
 
     // A crash between the rename and the removal leaves both: read once,
     // and repair keeps the complete `.gz`.

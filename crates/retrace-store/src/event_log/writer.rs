@@ -4,6 +4,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -16,9 +17,10 @@ use crate::store::{EncodedEvent, EventSink, LogOptions};
 /// Appends events to a session's log in a folder: to the last part, and
 /// from the part on which would pass [`LogOptions::rotate_bytes`] to a new
 /// one (`events_N.jsonl`). An event is never split across parts; an event
-/// larger than the limit goes alone into a part. Rotation syncs the old
-/// part, creates the new one and syncs the folder, so after a crash every
-/// part but the last is complete.
+/// larger than the limit goes alone into a part. Rotation creates the new
+/// part; the old part and the folder are synced beside the writer, and a
+/// [`EventSink::sync`] waits for them, so everything before a sync is
+/// durable, whichever parts it is in.
 pub struct Appender {
     dir: PathBuf,
     options: LogOptions,
@@ -33,8 +35,11 @@ pub struct Appender {
     buf: Vec<u8>,
     /// How long each rotation held the writer.
     pauses: Vec<Duration>,
-    /// Parts being gzipped in the background.
-    gzipping: Vec<JoinHandle<()>>,
+    /// Rotations whose syncs run in the background, waited for by the
+    /// next `sync` (so a sync still covers every event before it).
+    syncing: Vec<Receiver<StoreResult<()>>>,
+    /// Rotated parts' threads (syncs, then gzip if asked).
+    rotated: Vec<JoinHandle<()>>,
 }
 
 impl Appender {
@@ -63,6 +68,16 @@ impl Appender {
             .metadata()
             .map_err(|e| StoreError::io("cannot stat", &path, e))?
             .len();
+        if size > 0 && last_byte(&path, size)? != b'\n' {
+            // Appending would glue the next event to the torn line: both
+            // would be lost to the reader.
+            return Err(StoreError::Corrupt {
+                path: path.display().to_string(),
+                reason: "the last line has no newline (a write cut off by a crash); repair the \
+                         log before appending (opening a Recorder does)"
+                    .to_owned(),
+            });
+        }
         Ok(Appender {
             dir: dir.to_path_buf(),
             options: options.clone(),
@@ -73,7 +88,8 @@ impl Appender {
             unsynced: false,
             buf: Vec::new(),
             pauses: Vec::new(),
-            gzipping: Vec::new(),
+            syncing: Vec::new(),
+            rotated: Vec::new(),
         })
     }
 
@@ -87,8 +103,8 @@ impl Appender {
         self.size
     }
 
-    /// How long each rotation so far held the writer (sync of the old
-    /// part, creation of the new one, sync of the folder).
+    /// How long each rotation so far held the writer (creation of the new
+    /// part, sync of the folder; the old part is synced beside).
     pub fn rotation_pauses(&self) -> &[Duration] {
         &self.pauses
     }
@@ -111,10 +127,15 @@ impl Appender {
         Ok(())
     }
 
-    /// Continues in the next part.
+    /// Continues in the next part. Only the new part's creation holds the
+    /// writer: the old part's `fdatasync` (up to a part of dirty pages in
+    /// buffered mode) and the folder's `fsync` (which on ext4 waits for
+    /// the journal, hence for those pages too) run on another thread,
+    /// tens of milliseconds otherwise. The next [`EventSink::sync`] waits
+    /// for them, so a sync still makes every event before it durable, the
+    /// new part's name included.
     fn rotate(&mut self) -> StoreResult<()> {
         let start = Instant::now();
-        self.sync()?;
         let next = self.part + 1;
         let path = self.dir.join(part_file_name(next));
         // `create_new`: a part that exists already would mean two writers
@@ -124,26 +145,69 @@ impl Appender {
             .create_new(true)
             .open(&path)
             .map_err(|e| StoreError::io("cannot create the next part", &path, e))?;
-        sync_dir(&self.dir)?;
         let old = self.part;
+        let old_file = std::mem::replace(&mut self.file, file);
+        let old_path = std::mem::replace(&mut self.path, path);
         self.part = next;
-        self.path = path;
-        self.file = file;
         self.size = 0;
-        self.pauses.push(start.elapsed());
-        if self.options.gzip_rotated {
-            self.gzipping.retain(|h| !h.is_finished());
-            let dir = self.dir.clone();
-            // Off the writer: compressing 100 MB takes seconds. A failure
-            // leaves the plain part, which reads as before.
-            self.gzipping.push(std::thread::spawn(move || {
+        let unsynced = std::mem::take(&mut self.unsynced);
+        let (synced, sync_result) = mpsc::channel();
+        self.syncing.push(sync_result);
+        let dir = self.dir.clone();
+        let gzip = self.options.gzip_rotated;
+        self.rotated.retain(|h| !h.is_finished());
+        self.rotated.push(std::thread::spawn(move || {
+            let result = match unsynced {
+                true => old_file
+                    .sync_data()
+                    .map_err(|e| StoreError::io("cannot sync", &old_path, e)),
+                false => Ok(()),
+            };
+            let result = result.and_then(|()| sync_dir(&dir));
+            let ok = result.is_ok();
+            let _ = synced.send(result);
+            // Compressing 100 MB takes seconds: here, off the writer. A
+            // failure leaves the plain part, which reads as before.
+            if gzip && ok {
                 if let Err(e) = gzip::compress(&dir, old) {
                     log::warn!("{e}; the part stays uncompressed");
                 }
-            }));
-        }
+            }
+        }));
+        self.pauses.push(start.elapsed());
         Ok(())
     }
+
+    /// Waits for the rotated parts' syncs; the first error, if any.
+    fn join_syncs(&mut self) -> StoreResult<()> {
+        let mut first = Ok(());
+        for result in self.syncing.drain(..) {
+            let result = result.recv().unwrap_or_else(|_| {
+                Err(StoreError::io(
+                    "cannot sync",
+                    &self.dir,
+                    std::io::Error::other("the sync thread ended early"),
+                ))
+            });
+            if first.is_ok() {
+                first = result;
+            }
+        }
+        first
+    }
+}
+
+/// The byte at `len - 1` of `path`.
+fn last_byte(path: &Path, len: u64) -> StoreResult<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut byte = [0u8];
+    File::open(path)
+        .and_then(|mut f| {
+            f.seek(SeekFrom::Start(len - 1))?;
+            f.read_exact(&mut byte)
+        })
+        .map_err(|e| StoreError::io("cannot read", path, e))?;
+    Ok(byte[0])
 }
 
 impl EventSink for Appender {
@@ -173,6 +237,7 @@ impl EventSink for Appender {
     }
 
     fn sync(&mut self) -> StoreResult<()> {
+        self.join_syncs()?;
         if self.unsynced {
             self.file
                 .sync_data()
@@ -184,10 +249,13 @@ impl EventSink for Appender {
 }
 
 impl Drop for Appender {
-    /// Waits for the parts being gzipped, so a process that closes its log
-    /// and exits leaves them done.
+    /// Waits for the rotated parts' syncs and gzips, so a process that
+    /// closes its log and exits leaves them done.
     fn drop(&mut self) {
-        for h in self.gzipping.drain(..) {
+        if let Err(e) = self.join_syncs() {
+            log::warn!("{e}");
+        }
+        for h in self.rotated.drain(..) {
             let _ = h.join();
         }
     }

@@ -95,9 +95,9 @@ impl fmt::Debug for RecorderOptions {
 #[derive(Debug)]
 pub enum TryRecordError {
     /// The queue is full; nothing was recorded.
-    Full(EventData),
+    Full(Box<EventData>),
     /// The recorder has stopped (see [`StoreError::RecorderStopped`]).
-    Stopped(EventData, StoreError),
+    Stopped(Box<EventData>, StoreError),
 }
 
 impl fmt::Display for TryRecordError {
@@ -147,13 +147,15 @@ impl Shared {
     }
 
     fn stopped_error(&self) -> StoreError {
+        let reason = self.reason.lock().unwrap_or_else(|e| e.into_inner());
         StoreError::RecorderStopped {
             id: self.id.to_string(),
-            reason: self
-                .reason
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone(),
+            reason: match reason.as_str() {
+                // No failure said: the writer thread is gone (a panic in
+                // the sink) or the recorder is closing.
+                "" => "its writer thread has ended".to_owned(),
+                r => r.to_owned(),
+            },
         }
     }
 
@@ -203,7 +205,7 @@ impl Shared {
 
     fn try_record(&self, data: EventData) -> Result<u64, TryRecordError> {
         if let Err(e) = self.check() {
-            return Err(TryRecordError::Stopped(data, e));
+            return Err(TryRecordError::Stopped(Box::new(data), e));
         }
         let mut order = self.order();
         let at = Utc::now().max(order.last);
@@ -214,10 +216,13 @@ impl Shared {
                 order.next += 1;
                 Ok(seq)
             }
-            Err(TrySendError::Full(Msg::Event(_, e))) => Err(TryRecordError::Full(e.data)),
-            Err(TrySendError::Disconnected(Msg::Event(_, e))) => {
-                Err(TryRecordError::Stopped(e.data, self.stopped_error()))
+            Err(TrySendError::Full(Msg::Event(_, e))) => {
+                Err(TryRecordError::Full(Box::new(e.data)))
             }
+            Err(TrySendError::Disconnected(Msg::Event(_, e))) => Err(TryRecordError::Stopped(
+                Box::new(e.data),
+                self.stopped_error(),
+            )),
             Err(_) => unreachable!("an event was sent"),
         }
     }
@@ -255,8 +260,9 @@ pub struct Recorder {
     writer: Option<JoinHandle<()>>,
     checkpoints: Option<(mpsc::Sender<thread::Job>, JoinHandle<()>)>,
     repairs: Vec<LogProblem>,
-    /// Held until the threads are done (fields drop after `Drop::drop`).
-    _lock: SessionLock,
+    /// Held until the threads are done (fields drop after `Drop::drop`);
+    /// in a `Mutex` only so the recorder is `Sync` (a lock need not be).
+    _lock: Mutex<SessionLock>,
 }
 
 impl Recorder {
@@ -315,6 +321,7 @@ impl Recorder {
             durable: options.durability == Durability::Durable,
             shared: shared.clone(),
             jobs: checkpoints.as_ref().map(|(tx, _)| tx.clone()),
+            unsynced: false,
         };
         let writer = std::thread::Builder::new()
             .name("retrace-recorder".into())
@@ -325,7 +332,7 @@ impl Recorder {
             writer: Some(writer),
             checkpoints,
             repairs,
-            _lock: lock,
+            _lock: Mutex::new(lock),
         })
     }
 
@@ -402,6 +409,12 @@ impl Recorder {
         }
     }
 }
+
+/// `Recorder: Send + Sync`, checked at compile time.
+const _: fn() = || {
+    fn shared<T: Send + Sync>() {}
+    shared::<Recorder>();
+};
 
 impl Drop for Recorder {
     fn drop(&mut self) {
