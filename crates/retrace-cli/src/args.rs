@@ -5,6 +5,8 @@
 //! fields of the commands that honour them (clap rejects them elsewhere);
 //! each command's [`Run::output`] hands them to the [`crate::printer::Printer`].
 
+use std::path::PathBuf;
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use retrace_core::redact::Mode;
 use retrace_core::{Format, SEARCH_LIMIT};
@@ -73,6 +75,9 @@ pub(crate) enum Command {
     Redact(RedactArgs),
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate(ValidateArgs),
+    /// Sessions that agents record: create, record events, replay, resume,
+    /// checkpoint the workspace in git and restore it.
+    Store(StoreArgs),
 }
 
 /// What the printer is asked for: the output options of a command.
@@ -104,6 +109,7 @@ impl Command {
             Command::Search(a) => a,
             Command::Redact(a) => a,
             Command::Validate(a) => a,
+            Command::Store(a) => a,
         }
     }
 }
@@ -267,6 +273,157 @@ pub(crate) struct ValidateArgs {
     /// One JSON report per input: counts and every diagnostic.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct StoreArgs {
+    /// The store's folder: one folder per session inside.
+    #[arg(
+        long,
+        global = true,
+        env = "RETRACE_STORE",
+        default_value = "sessions",
+        value_name = "DIR"
+    )]
+    pub root: PathBuf,
+    #[command(subcommand)]
+    pub command: StoreCommand,
+}
+
+#[derive(Subcommand)]
+pub(crate) enum StoreCommand {
+    /// A new session of agent configuration NAME; prints its id.
+    Create {
+        /// The agent configuration's name.
+        name: String,
+        /// The effective configuration (a JSON file), kept as the
+        /// session's configuration snapshot.
+        #[arg(long, value_name = "FILE")]
+        config: Option<PathBuf>,
+        /// The folder the agent works in, checkpointed in git after tool
+        /// calls [default: workspace/ID beside the store's folder].
+        #[arg(long, value_name = "DIR")]
+        workspace: Option<PathBuf>,
+    },
+    /// The sessions, most recently active first.
+    List {
+        /// Only sessions of this agent configuration.
+        #[arg(long, value_name = "NAME")]
+        agent: Option<String>,
+        /// At most this many.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+        /// One JSON object per session.
+        #[arg(long)]
+        json: bool,
+    },
+    /// A session's meta, state, configuration and events in numbers.
+    Show {
+        /// The session's id.
+        id: String,
+        /// As one JSON object.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Deletes a session: its events, state and checkpoints.
+    Destroy {
+        /// The session's id.
+        id: String,
+    },
+    /// Records events: one JSON event (`{"event_type","data"}`, the
+    /// timestamp optional), or `-` for one per line from standard input.
+    Record {
+        /// The session's id.
+        id: String,
+        /// The event, or `-`.
+        event: String,
+        /// Sync to disk before exiting (always done for user_input and
+        /// final_output).
+        #[arg(long)]
+        durable: bool,
+    },
+    /// The session's events, in order.
+    Events {
+        /// The session's id.
+        id: String,
+        /// Only the last N.
+        #[arg(long, value_name = "N")]
+        last: Option<usize>,
+        /// The events as recorded, one JSON line each.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Removes the session's last event and prints it.
+    Pop {
+        /// The session's id.
+        id: String,
+    },
+    /// Steps through a session with each event's details.
+    Replay {
+        /// The session's id.
+        id: String,
+        /// Only the key events: model calls, tool results, final output.
+        #[arg(long)]
+        fast: bool,
+        /// Show secrets and personal data (hidden by default).
+        #[arg(long)]
+        show_sensitive: bool,
+    },
+    /// Continues a session: records MESSAGE as user input, prints the state.
+    Resume {
+        /// The session's id.
+        id: String,
+        /// What the user says.
+        message: String,
+    },
+    /// Checkpoints the session's workspace now, for tool NAME.
+    Checkpoint {
+        /// The session's id.
+        id: String,
+        /// The tool whose changes these are.
+        #[arg(long, value_name = "NAME")]
+        tool: String,
+    },
+    /// The session's checkpoints, or those that changed PATH.
+    Checkpoints {
+        /// The session's id.
+        id: String,
+        /// A file in the workspace.
+        path: Option<String>,
+        /// One JSON object per checkpoint.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Puts the workspace (or PATH) back as it was at CHECKPOINT; the state
+    /// before is checkpointed first, so a restore can be undone.
+    Restore {
+        /// The session's id.
+        id: String,
+        /// A tag or a commit id (a unique prefix).
+        checkpoint: String,
+        /// Only this file.
+        path: Option<String>,
+    },
+    /// What changed in the workspace between checkpoints A and B.
+    Diff {
+        /// The session's id.
+        id: String,
+        /// The older checkpoint.
+        a: String,
+        /// The newer checkpoint.
+        b: String,
+    },
+    /// The session's events as one stream (to share: `--redact`).
+    Export {
+        /// The session's id.
+        id: String,
+        /// Replace secrets and personal data (`[REDACTED:kind]`).
+        #[arg(long)]
+        redact: bool,
+        /// Write here (atomically; `.gz` compresses) instead of stdout.
+        #[arg(short, long, value_name = "OUT")]
+        output: Option<String>,
+    },
 }
 
 #[cfg(test)]

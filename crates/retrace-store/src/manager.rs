@@ -126,13 +126,24 @@ impl SessionManager {
     /// `agent_config`, with `config` (as the caller merged it) kept as its
     /// snapshot.
     pub fn create(&self, agent_config: &str, config: &Value) -> StoreResult<SessionId> {
+        self.create_with(agent_config, config, Map::new())
+    }
+
+    /// As [`SessionManager::create`], with more fields for the session's
+    /// meta (such as where its workspace is).
+    pub fn create_with(
+        &self,
+        agent_config: &str,
+        config: &Value,
+        extra: Map<String, Value>,
+    ) -> StoreResult<SessionId> {
         let at = now();
         let meta = SessionMeta {
             session_id: SessionId::new(),
             agent_config: agent_config.to_owned(),
             create_time: at,
             last_active_time: at,
-            extra: Map::new(),
+            extra,
         };
         self.store.create(&meta, config)?;
         Ok(meta.session_id)

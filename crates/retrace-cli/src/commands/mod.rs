@@ -3,6 +3,7 @@
 //! [`dispatch`] runs the one the line names.
 
 mod session;
+mod store;
 
 use anyhow::Result;
 

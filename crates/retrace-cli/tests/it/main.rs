@@ -19,5 +19,6 @@ mod migrate;
 mod redact;
 mod search;
 mod show;
+mod store;
 mod tree;
 mod validate;
