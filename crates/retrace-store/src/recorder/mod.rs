@@ -383,6 +383,30 @@ impl Recorder {
         self.shared.flush(true)
     }
 
+    /// Waits until the checkpoint after every `tool_call` recorded before
+    /// is taken and its `checkpoint` event recorded. Checkpoints run off
+    /// the agent's thread, so a tool that runs while the previous
+    /// checkpoint is still being taken has its changes in that one; call
+    /// this before the next tool when each checkpoint must hold its own
+    /// tool's changes alone. Returns at once without a checkpointer.
+    pub fn wait_checkpoints(&self) -> StoreResult<()> {
+        let Some((jobs, _)) = &self.checkpoints else {
+            return Ok(());
+        };
+        // Every tool_call recorded before is written, its job queued...
+        self.shared.flush(false)?;
+        // ...and, the queue being in order, done when this is answered.
+        let (done, answer) = mpsc::channel();
+        if jobs.send(thread::Job::Barrier(done)).is_err() || answer.recv().is_err() {
+            self.shared.check()?;
+            return Err(StoreError::RecorderStopped {
+                id: self.shared.id.to_string(),
+                reason: "the checkpoint thread has ended".to_owned(),
+            });
+        }
+        Ok(())
+    }
+
     /// Writes what is queued, runs the checkpoints due, ends the threads;
     /// the first error of the recorder's life, if any.
     pub fn close(mut self) -> StoreResult<()> {

@@ -552,6 +552,51 @@ fn a_checkpoint_is_recorded_after_each_tool_call_off_the_writer_thread() {
     );
 }
 
+/// A real workspace: with `wait_checkpoints` before each tool runs, each
+/// checkpoint holds its own tool's file alone (without it, a fast agent's
+/// next file can land in the checkpoint still being taken).
+#[test]
+fn wait_checkpoints_gives_each_tool_call_its_own_checkpoint() {
+    let (dir, store, id) = fs_session();
+    let work = dir.path().join("work");
+    fs::create_dir_all(&work).unwrap();
+    let checkpoints = crate::Checkpoints::open(
+        &work,
+        &dir.path().join("checkpoints.git"),
+        &id,
+        crate::CheckpointOptions::default(),
+    )
+    .unwrap();
+    let options = RecorderOptions {
+        checkpointer: Some(Box::new(checkpoints)),
+        ..Default::default()
+    };
+    let r = Recorder::open(store.clone(), &id, options).unwrap();
+    r.wait_checkpoints().unwrap(); // nothing due: answered at once
+    for i in 0..5 {
+        fs::write(work.join(format!("f{i}.txt")), format!("{i}")).unwrap();
+        r.record(EventData::ToolCall(ToolCall {
+            tool_name: "write".into(),
+            ..Default::default()
+        }))
+        .unwrap();
+        r.wait_checkpoints().unwrap();
+    }
+    r.close().unwrap();
+    let files: Vec<Vec<String>> = store
+        .read_events(&id)
+        .unwrap()
+        .events
+        .iter()
+        .filter_map(|e| match &e.event.data {
+            EventData::Checkpoint(c) => Some(c.files.iter().map(|f| f.path.clone()).collect()),
+            _ => None,
+        })
+        .collect();
+    let want: Vec<Vec<String>> = (0..5).map(|i| vec![format!("f{i}.txt")]).collect();
+    assert_eq!(files, want);
+}
+
 #[test]
 fn a_writer_thread_that_panics_stops_the_recorder_not_the_caller() {
     let store = Gated::new(Some(usize::MAX));

@@ -23,7 +23,7 @@ const MAX_BATCH: usize = 512;
 /// recording (and once more when the recorder stops).
 const TOUCH_EVERY: Duration = Duration::from_secs(1);
 
-/// A checkpoint to take, or the end.
+/// A checkpoint to take, a caller waiting for those before, or the end.
 pub(super) enum Job {
     /// After the `tool_call` numbered `seq`.
     After {
@@ -31,6 +31,8 @@ pub(super) enum Job {
         tool_name: String,
         at: DateTime<Utc>,
     },
+    /// Answered once every job sent before it is done.
+    Barrier(mpsc::Sender<()>),
     Stop,
 }
 
@@ -215,8 +217,13 @@ pub(super) fn checkpoints(
     shared: &Shared,
 ) {
     for job in jobs {
-        let Job::After { seq, tool_name, at } = job else {
-            break;
+        let (seq, tool_name, at) = match job {
+            Job::After { seq, tool_name, at } => (seq, tool_name, at),
+            Job::Barrier(done) => {
+                let _ = done.send(());
+                continue;
+            }
+            Job::Stop => break,
         };
         match checkpointer.after_tool_call(&tool_name, seq, at) {
             Ok(Some(mut checkpoint)) => {
