@@ -301,7 +301,8 @@ pub(crate) enum StoreCommand {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
         /// The folder the agent works in, checkpointed in git after tool
-        /// calls [default: workspace/ID beside the store's folder].
+        /// calls; created if missing [default: workspace/ID beside the
+        /// store's folder].
         #[arg(long, value_name = "DIR")]
         workspace: Option<PathBuf>,
     },

@@ -319,8 +319,8 @@ impl SessionManager {
     }
 
     /// Writes the session's events to `out`, one JSON line each, in order;
-    /// with `redact`, through the core's redactor (built-in rules, `***`
-    /// for what they find). Lines that could not be read are left out and
+    /// with `redact`, through the core's redactor (built-in rules, typed
+    /// placeholders such as `[REDACTED:aws-access-key]`). Lines that could not be read are left out and
     /// reported to the warning sink.
     pub fn export(&self, id: &SessionId, redact: bool, out: &mut dyn Write) -> StoreResult<()> {
         let read = self.store.read_events(id)?;
@@ -335,7 +335,7 @@ impl SessionManager {
             id: id.to_string(),
             source,
         };
-        let mut redactor = redact.then(|| Redactor::new(Arc::new(Rules::builtin()), Mode::Mask));
+        let mut redactor = redact.then(|| Redactor::new(Arc::new(Rules::builtin()), Mode::Typed));
         let mut buf = Vec::new();
         for e in &read.events {
             buf.clear();

@@ -52,6 +52,8 @@ fn a_session_is_created_recorded_listed_exported_and_destroyed() {
     .to_owned();
     assert_eq!(id.len(), 36, "a UUID: {id}");
     let folder = root.join(&id);
+    // Its workspace is made with it, beside the store's folder.
+    assert!(dir.join("workspace").join(&id).is_dir());
     assert_eq!(
         fs::read_to_string(folder.join("config_snapshot.json"))
             .unwrap()
@@ -127,6 +129,7 @@ fn a_session_is_created_recorded_listed_exported_and_destroyed() {
     let shared = fs::read_to_string(&out).unwrap();
     assert_eq!(shared.lines().count(), 4);
     assert!(!shared.contains("Xk9Qz7Lm2Np4"), "{shared}");
+    assert!(shared.contains("[REDACTED:anthropic-api-key]"), "{shared}");
     assert!(ok(&store(&root, &["export", &id])).contains(SECRET));
 
     // Everything else in retrace reads the folder as an event stream.
@@ -300,4 +303,49 @@ fn ids_from_outside_never_reach_the_file_system() {
             .count(),
         1
     );
+}
+
+#[test]
+fn a_torn_last_line_is_cut_kept_aside_and_reported_when_recording_goes_on() {
+    let dir = scratch("store-torn");
+    let root = dir.join("sessions");
+    let id = ok(&store(&root, &["create", "a"])).trim().to_owned();
+    ok(&store(
+        &root,
+        &[
+            "record",
+            &id,
+            r#"{"event_type":"user_input","data":{"message":"one"}}"#,
+        ],
+    ));
+    // A crash in the middle of a write: half a line, no newline.
+    let log = root.join(&id).join("events.jsonl");
+    let torn = r#"{"event_type":"tool_call","data":{"tool_na"#;
+    let mut bytes = fs::read(&log).unwrap();
+    bytes.extend_from_slice(torn.as_bytes());
+    fs::write(&log, &bytes).unwrap();
+
+    let o = store(
+        &root,
+        &[
+            "record",
+            &id,
+            r#"{"event_type":"final_output","data":{"output":"two"}}"#,
+        ],
+    );
+    ok(&o);
+    assert!(stderr(&o).contains("events.jsonl"), "{}", stderr(&o));
+    let side_car = fs::read_to_string(root.join(&id).join("events.jsonl.torn")).unwrap();
+    assert!(side_car.contains(torn), "{side_car}");
+    let events = ok(&store(&root, &["events", &id, "--json"]));
+    let kinds: Vec<String> = events
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["event_type"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(kinds, ["user_input", "final_output"]);
 }

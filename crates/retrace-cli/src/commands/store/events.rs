@@ -36,15 +36,11 @@ pub(super) fn record(
         checkpointer: store
             .checkpoints_if_any(id)?
             .map(|c| Box::new(c) as Box<dyn retrace_store::Checkpointer>),
+        on_warning: Arc::new(|w: &str| eprintln!("retrace: {w}")),
         ..RecorderOptions::default()
     };
     let recorder = Recorder::open(store.files.clone() as Arc<dyn SessionStore>, id, options)?;
-    for repair in recorder.repairs() {
-        printer.warn(&format!(
-            "{}:{}: {}",
-            repair.file, repair.line, repair.message
-        ))?;
-    }
+    // What the repair at open did was said through `on_warning`.
     let mut recorded = 0usize;
     if event == "-" {
         let stdin = std::io::stdin();

@@ -110,7 +110,14 @@ impl Store {
             FsStore::open(root)
                 .with_context(|| format!("cannot open the store in {}", root.display()))?,
         );
-        let manager = SessionManager::new(files.clone() as Arc<dyn SessionStore>);
+        // The store's warnings (a failed save, a line left out of an
+        // export) on stderr, as the CLI's own are; no logger is set up.
+        let manager = SessionManager::with_warnings(
+            files.clone() as Arc<dyn SessionStore>,
+            Arc::new(|id: &SessionId, e: &retrace_store::StoreError| {
+                eprintln!("retrace: session `{id}`: {e}")
+            }),
+        );
         Ok(Store {
             root: root.to_path_buf(),
             files,

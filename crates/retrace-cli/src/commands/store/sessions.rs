@@ -38,6 +38,11 @@ pub(super) fn create(
         );
     }
     let id = store.manager.create_with(name, &config, extra)?;
+    // The workspace is there from the start, so the first tool call that
+    // writes into it is checkpointed.
+    let workspace = store.workspace(&store.meta(&id)?);
+    std::fs::create_dir_all(&workspace)
+        .with_context(|| format!("cannot create the workspace {}", workspace.display()))?;
     writeln!(printer.stdout(), "{id}")?;
     Ok(ExitStatus::Success)
 }
