@@ -363,7 +363,8 @@ pub(crate) enum StoreCommand {
     Replay {
         /// The session's id.
         id: String,
-        /// Only the key events: model calls, tool results, final output.
+        /// Only the key events: model calls, tool calls, final output,
+        /// checkpoints.
         #[arg(long)]
         fast: bool,
         /// Show secrets and personal data (hidden by default).
@@ -402,7 +403,7 @@ pub(crate) enum StoreCommand {
         id: String,
         /// A tag or a commit id (a unique prefix).
         checkpoint: String,
-        /// Only this file.
+        /// Only this file or folder.
         path: Option<String>,
     },
     /// What changed in the workspace between checkpoints A and B.
@@ -418,7 +419,7 @@ pub(crate) enum StoreCommand {
     Export {
         /// The session's id.
         id: String,
-        /// Replace secrets and personal data (`[REDACTED:kind]`).
+        /// Replace secrets and personal data (`***`).
         #[arg(long)]
         redact: bool,
         /// Write here (atomically; `.gz` compresses) instead of stdout.

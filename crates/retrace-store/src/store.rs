@@ -1,5 +1,7 @@
 //! The contract every session store keeps: on files ([`crate::FsStore`]),
-//! in memory ([`crate::MemoryStore`]) and, in its own crate, on Postgres.
+//! in memory ([`crate::MemoryStore`]), and in any other backend (a
+//! database, in a crate of its own) that passes the conformance suite in
+//! `tests/conformance`.
 //! A store keeps per session its meta, its configuration snapshot, its
 //! state (versioned values and append-only lists, by key) and its events,
 //! each with a sequence number, in order.

@@ -103,8 +103,8 @@ impl Appender {
         self.size
     }
 
-    /// How long each rotation so far held the writer (creation of the new
-    /// part, sync of the folder; the old part is synced beside).
+    /// How long each rotation so far held the writer (the creation of the
+    /// new part; the old part and the folder are synced beside it).
     pub fn rotation_pauses(&self) -> &[Duration] {
         &self.pauses
     }
