@@ -419,7 +419,7 @@ pub(crate) enum StoreCommand {
     Export {
         /// The session's id.
         id: String,
-        /// Replace secrets and personal data (`***`).
+        /// Replace secrets and personal data (`[REDACTED:kind]`).
         #[arg(long)]
         redact: bool,
         /// Write here (atomically; `.gz` compresses) instead of stdout.
