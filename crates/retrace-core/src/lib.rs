@@ -35,11 +35,13 @@ mod normalize;
 pub mod migrate;
 mod format;
 mod session;
+mod edit;
 mod replay;
 pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
+pub use edit::{EditError, Edited, Note, Rejected};
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
