@@ -493,10 +493,16 @@ fn cross_api_reports_checked_by_hand() {
     );
 
     // Google with its thought signature on a call: meaningless elsewhere.
+    // Its two model turns with text are message items without the id and
+    // status Responses' own would have: noted.
     let m = report("provider/google-contents.json", Api::OpenAiResponses);
     assert_eq!(
         codes(&m.report),
-        [("thinking-dropped", 1), ("signature-dropped", 1)],
+        [
+            ("thinking-dropped", 1),
+            ("signature-dropped", 1),
+            ("item-id-missing", 2)
+        ],
         "{}",
         m.report
     );
