@@ -141,7 +141,7 @@ impl Change {
             Change::ServerToolFlattened => "tool_call",
             Change::UserTurnAdded => "turns",
             Change::ItemIdMissing => "item.id",
-            Change::ThoughtSignatureMissing => "functionCall.thoughtSignature",
+            Change::ThoughtSignatureMissing => "tool_call.signature",
             Change::LoopThinkingMissing => "thinking",
         }
     }
