@@ -11,7 +11,10 @@
 //! `{"messages"}` (OpenAI Chat), `{"input"}` (OpenAI Responses),
 //! `{"systemInstruction", "contents"}` (Google). The [`Report`] says what
 //! the target could not take and what was written differently, per field,
-//! with counts; [`report`] gives it without keeping the body.
+//! with counts, and notes what the caller must do to send it (a Gemini 3 or
+//! Anthropic extended-thinking tool loop without its signatures, Responses
+//! items the SDKs' types reject); [`report`] gives it without keeping the
+//! body. [`try_migrate`] refuses a history with nothing to send.
 //!
 //! Everything is deterministic: generated ids come from positions and a
 //! fixed hash, never from a clock or a random source.
@@ -26,10 +29,13 @@
 //! - Anthropic `system` blocks become one string; fields the model does not
 //!   keep (`cache_control`, `citations`, message `name`, Responses
 //!   `annotations` contents, `status` of call items, an image's `detail`)
-//!   are not written back;
+//!   are not written back (a Responses image's `detail` is written `auto`,
+//!   below);
 //! - OpenAI Responses messages are written as `type: "message"` items, and
 //!   a request body's `instructions` as a system message first in `input`;
 //! - Google thought parts are dropped (the API takes no thoughts back);
+//! - OpenAI Responses `input_image` parts get `"detail": "auto"` (the SDKs'
+//!   type requires one; the session keeps none);
 //! - an OpenAI Chat `refusal` is written back as the message's content.
 
 // Declared bottom-up: a module uses only those above it.

@@ -58,7 +58,7 @@ fn output_item(
     let images: Vec<Value> = images
         .iter()
         .filter_map(|i| image_url(i, place, tally))
-        .map(|url| input_image(url))
+        .map(input_image)
         .collect();
     let output = if images.is_empty() {
         Value::String(output.to_owned())

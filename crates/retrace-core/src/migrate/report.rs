@@ -1,5 +1,6 @@
 //! The compatibility report: what a migration to one API loses or changes,
-//! per field, with counts and where.
+//! and what the caller must do to send it (notes), per field, with counts
+//! and where.
 
 use std::collections::BTreeMap;
 use std::fmt;
