@@ -133,3 +133,85 @@ fn migrate_takes_a_leaf() {
         .unwrap()
         .starts_with("[Operation Cancelled]"));
 }
+
+#[test]
+fn migrate_refuses_a_branch_with_nothing_to_send() {
+    // One `system` line (Claude Code), one `info` message (Gemini CLI): a
+    // branch, but no message a model was given. Every API rejects an empty
+    // history, so nothing is written and the error says where and why.
+    let away = corpus("claude-code/iansherr__claude-code-log/test/test_data/away_summary.jsonl");
+    retrace_snapshot!(cmd(&["migrate", &away, "--to", "anthropic"]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [CORPUS]/claude-code/iansherr__claude-code-log/test/test_data/away_summary.jsonl: leaf e2066dc9-672a-48ff-b6c9-df29103572bf (line 1): nothing to send: the branch holds no messages (every API rejects a history without a user or model turn)
+    ");
+    let others = [
+        corpus("claude-code/iansherr__claude-code-log/test/test_data/system_model_change.jsonl"),
+        corpus(&format!(
+            "{GEMINI_ARCHIVE}/session-2025-12-03T04-04-ff205d73.json"
+        )),
+    ];
+    let dir = scratch("migrate_nothing");
+    let out = dir.join("history.json");
+    for path in others.iter().chain([&away]) {
+        for api in ["anthropic", "openai", "openai-responses", "google"] {
+            for extra in [&[][..], &["--report"], &["-o", out.to_str().unwrap()]] {
+                let mut args = vec!["migrate", path.as_str(), "--to", api];
+                args.extend(extra);
+                let o = retrace(&args);
+                assert_eq!(o.status.code(), Some(2), "{path} {api} {extra:?}");
+                assert!(o.stdout.is_empty(), "{path} {api}: {}", stdout(&o));
+                assert!(
+                    stderr(&o).contains("nothing to send: the branch holds no messages"),
+                    "{path} {api}: {}",
+                    stderr(&o)
+                );
+            }
+        }
+    }
+    assert!(!out.exists(), "nothing written");
+}
+
+#[test]
+fn migrate_report_notes_what_the_caller_must_do() {
+    // The abandoned branch of the Gemini JSONL fixture ends in an open
+    // tool loop: its last call has no thought signature (Gemini 3 wants
+    // one) and no Anthropic thinking block (Anthropic with extended
+    // thinking wants one). The history is written as it is; the report
+    // says what to do.
+    let path = fixture("gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl");
+    retrace_snapshot!(cmd(&["migrate", &path, "--to", "google", "--leaf", "L11", "--report"]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    7 messages → 7 turns for Google Gemini contents
+         1  lost    thinking                 thinking dropped: this API takes no thinking back (at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10)
+         1  note    tool_call.signature      function calls of the open tool loop (after the last user turn) have no Gemini thought signature: Gemini 3 rejects them; for Gemini 3 set their thoughtSignature to "skip_thought_signature_validator", or send a user message after the results (earlier models take them as they are) (at d6b8c0e2-4a6f-4b8d-8f2c-4e6a8c0e2a3b)
+         7  changed model/usage/timestamp    model names, token usage, timestamps and stop reasons left out (not part of a request) (at 3a7c9e1f-5b2d-4c6e-8a0f-1d3b5f7a9c2e, 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10, b4f6a8c0-2e4d-4f6a-8c0e-2a4c6e8f0b1d)
+         5  changed role                     roles renamed: assistant → model, tool results in user turns (at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10, b4f6a8c0-2e4d-4f6a-8c0e-2a4c6e8f0b1d, d6b8c0e2-4a6f-4b8d-8f2c-4e6a8c0e2a3b)
+    ----- stderr -----
+    "#);
+    retrace_snapshot!(cmd(&["migrate", &path, "--to", "anthropic", "--leaf", "L11", "--report"]), @"
+    exit_code: 0
+    ----- stdout -----
+    7 messages → 7 turns for Anthropic Messages
+         1  lost    thinking                 thinking dropped: no Anthropic signature to send it back with (at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10)
+         1  note    thinking                 the open tool loop's last assistant turn has no Anthropic thinking block: with extended thinking on, Anthropic rejects it; send this request with thinking off (a tool loop is one turn: turn it on again once the loop ends) (at d6b8c0e2-4a6f-4b8d-8f2c-4e6a8c0e2a3b)
+         7  changed model/usage/timestamp    model names, token usage, timestamps and stop reasons left out (not part of a request) (at 3a7c9e1f-5b2d-4c6e-8a0f-1d3b5f7a9c2e, 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10, b4f6a8c0-2e4d-4f6a-8c0e-2a4c6e8f0b1d)
+         2  changed role                     tool results written in user turns (at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10, d6b8c0e2-4a6f-4b8d-8f2c-4e6a8c0e2a3b)
+    ----- stderr -----
+    ");
+    // Responses: assistant text of another API is a message item without
+    // id and status, which the API takes and the SDKs' types do not.
+    let chat = fixture("provider/openai-chat.jsonl");
+    retrace_snapshot!(cmd(&["migrate", &chat, "--to", "openai-responses", "--report"]), @"
+    exit_code: 0
+    ----- stdout -----
+    8 messages → 9 turns for OpenAI Responses
+         1  note    item.id                  assistant message items without id/status, reasoning items without id: the API takes them (Codex sends them), the SDKs' typed input items do not; send the body as JSON, not built from those types (at L7)
+    ----- stderr -----
+    ");
+    // Notes are no losses: no line on stderr without --report.
+    let o = retrace(&["migrate", &chat, "--to", "openai-responses"]);
+    assert!(o.status.success() && o.stderr.is_empty(), "{}", stderr(&o));
+}

@@ -64,6 +64,66 @@ fn leaf_by_line_label() {
 }
 
 #[test]
+fn an_id_used_twice_is_ambiguous() {
+    // A Claude Code file whose assistant lines 2 and 4 share a uuid (a
+    // copied line, a resumed session): `--leaf a1` names neither; each is
+    // reached by its line, in every command that takes `--leaf`.
+    let dir = scratch("ambiguous_leaf");
+    let path = dir.join("dup.jsonl");
+    let line = |kind: &str, uuid: &str, parent: &str, n: u32, content: &str| {
+        let parent = match parent {
+            "" => "null".to_owned(),
+            p => format!("\"{p}\""),
+        };
+        format!(
+            r#"{{"type":"{kind}","uuid":"{uuid}","parentUuid":{parent},"sessionId":"s1","timestamp":"2026-01-01T00:00:0{n}Z","message":{{"role":"{kind}","content":{content}}}}}"#
+        ) + "\n"
+    };
+    let text = |t: &str| format!(r#"[{{"type":"text","text":"{t}"}}]"#);
+    let file = [
+        line("user", "u1", "", 0, r#""first""#),
+        line("assistant", "a1", "u1", 1, &text("one")),
+        line("user", "u2", "a1", 2, r#""second""#),
+        line("assistant", "a1", "u2", 3, &text("two")),
+    ]
+    .concat();
+    std::fs::write(&path, file).unwrap();
+    let path = path.to_str().unwrap();
+    retrace_snapshot!(cmd(&["show", path, "--leaf", "a1"]), @"
+    exit_code: 2
+    ----- stdout -----
+    ----- stderr -----
+    retrace: [SCRATCH]/ambiguous_leaf/dup.jsonl: id `a1` is used on lines 2 and 4; name one as L2 or L4
+    ");
+    for verb in ["cat", "migrate"] {
+        let mut args = vec![verb, path, "--leaf", "a1"];
+        if verb == "migrate" {
+            args.extend(["--to", "openai"]);
+        }
+        let o = retrace(&args);
+        assert_eq!(o.status.code(), Some(2), "{verb}");
+        assert!(
+            stderr(&o).contains("id `a1` is used on lines 2 and 4; name one as L2 or L4"),
+            "{verb}: {}",
+            stderr(&o)
+        );
+    }
+    // Each by its line.
+    let o = retrace(&["migrate", path, "--to", "openai", "--leaf", "L4"]);
+    let body: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(
+        body["messages"][3],
+        serde_json::json!({"role": "assistant", "content": "two"})
+    );
+    let o = retrace(&["migrate", path, "--to", "openai", "--leaf", "L2"]);
+    let body: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(body["messages"].as_array().unwrap().len(), 2);
+    assert_eq!(body["messages"][1]["content"], "one");
+    let o = retrace(&["cat", path, "--leaf", "L2"]);
+    assert_eq!(stdout(&o).lines().count(), 2);
+}
+
+#[test]
 fn show_marks_every_tool_error() {
     let path = corpus(CLAUDE_REWIND);
     let text = stdout(&retrace(&["show", &path]));

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
-use super::render::{alternate, arguments_object, is_image, text_or_blocks};
+use super::render::{alternate, arguments_object, is_image, text_or_blocks, Written};
 use super::report::{Change, Tally};
 use crate::model::message::{ImageSource, Role};
 use crate::model::provider::Api;
@@ -31,10 +31,11 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         |content| results_first(content),
         |text| json!({"type": "text", "text": text}),
     );
+    open_loop_thinking(&messages, tally);
     let turns = messages.len();
     let messages: Vec<Value> = messages
         .into_iter()
-        .map(|(role, blocks)| json!({"role": role, "content": text_or_blocks(blocks)}))
+        .map(|w| json!({"role": w.role, "content": text_or_blocks(w.blocks)}))
         .collect();
     let mut body = Map::new();
     if !system.is_empty() {
@@ -42,6 +43,24 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     }
     body.insert("messages".into(), Value::Array(messages));
     (Value::Object(body), turns)
+}
+
+/// With extended thinking on, Anthropic wants the last assistant turn of
+/// an open tool loop (the history ends with its results) to start with a
+/// thinking block: noted when it does not, since the caller must then send
+/// the request with thinking off.
+fn open_loop_thinking(messages: &[Written], tally: &mut Tally) {
+    let [.., call, results] = messages else {
+        return;
+    };
+    let open = results.role == "user" && results.blocks.iter().any(|b| b["type"] == "tool_result");
+    let thinking = call
+        .blocks
+        .first()
+        .is_some_and(|b| b["type"] == "thinking" || b["type"] == "redacted_thinking");
+    if open && call.role == "assistant" && !thinking {
+        tally.note(Change::LoopThinkingMissing, &call.place);
+    }
 }
 
 /// Tool results must open a user turn.

@@ -5,7 +5,7 @@
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
-use super::render::{alternate, arguments_object};
+use super::render::{alternate, arguments_object, Written};
 use super::report::{Change, Tally};
 use crate::model::message::split_data_url;
 use crate::model::message::{ImageSource, PartExtra, Role};
@@ -30,10 +30,11 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
         |_| {},
         |text| json!({ "text": text }),
     );
+    unsigned_calls(&contents, tally);
     let turns = contents.len();
     let contents: Vec<Value> = contents
         .into_iter()
-        .map(|(role, parts)| json!({"role": role, "parts": parts}))
+        .map(|w| json!({"role": w.role, "parts": w.blocks}))
         .collect();
     let mut body = Map::new();
     if !system.is_empty() {
@@ -44,6 +45,29 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     }
     body.insert("contents".into(), Value::Array(contents));
     (Value::Object(body), turns)
+}
+
+/// Gemini 3 validates the thought signature of each step of the current
+/// turn: the model turns after the last user turn that says something (not
+/// only function responses) must carry one on their first function call.
+/// That turn is still open when the history ends with function responses
+/// (else the caller's next message starts a new one): noted there where the
+/// source had no signature to give back.
+fn unsigned_calls(contents: &[Written], tally: &mut Tally) {
+    let said = |w: &Written| {
+        w.role == "user" && w.blocks.iter().any(|p| p.get("functionResponse").is_none())
+    };
+    match contents.last() {
+        Some(last) if last.role == "user" && !said(last) => {}
+        _ => return,
+    }
+    let current = contents.iter().rposition(said).map_or(0, |i| i + 1);
+    for w in &contents[current..] {
+        let first_call = w.blocks.iter().find(|p| p.get("functionCall").is_some());
+        if w.role == "model" && first_call.is_some_and(|p| p.get("thoughtSignature").is_none()) {
+            tally.note(Change::ThoughtSignatureMissing, &w.place);
+        }
+    }
 }
 
 /// The Gemini thought signature a part carries, when Google wrote it.

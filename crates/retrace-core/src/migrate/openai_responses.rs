@@ -58,7 +58,7 @@ fn output_item(
     let images: Vec<Value> = images
         .iter()
         .filter_map(|i| image_url(i, place, tally))
-        .map(|url| json!({"type": "input_image", "image_url": url}))
+        .map(input_image)
         .collect();
     let output = if images.is_empty() {
         Value::String(output.to_owned())
@@ -74,6 +74,12 @@ fn output_item(
     json!({"type": kind, "call_id": call_id, "output": output})
 }
 
+/// An image part. `detail` is required by the SDKs' type (the API
+/// defaults it); the session keeps none, so `auto`, the API's default.
+fn input_image(url: String) -> Value {
+    json!({"type": "input_image", "image_url": url, "detail": "auto"})
+}
+
 /// A user message item: a string for one text, else `input_*` parts.
 fn user(items: &[Item], place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
     let mut parts = Vec::new();
@@ -82,7 +88,7 @@ fn user(items: &[Item], place: &str, tally: &mut Tally, out: &mut Vec<Value>) {
             Item::Text { text, .. } => parts.push(json!({"type": "input_text", "text": text})),
             Item::Image(image) => {
                 if let Some(url) = image_url(image, place, tally) {
-                    parts.push(json!({"type": "input_image", "image_url": url}));
+                    parts.push(input_image(url));
                 }
             }
             Item::Thinking { .. } => tally.note(Change::ThinkingDropped, place),
@@ -115,7 +121,8 @@ fn assistant(
     let mut texts: Vec<Value> = Vec::new();
     let flush = |texts: &mut Vec<Value>,
                  out: &mut Vec<Value>,
-                 message_id: &mut Option<(Option<String>, Option<String>)>| {
+                 message_id: &mut Option<(Option<String>, Option<String>)>,
+                 tally: &mut Tally| {
         if texts.is_empty() {
             return;
         }
@@ -123,13 +130,17 @@ fn assistant(
         m.insert("type".into(), "message".into());
         m.insert("role".into(), "assistant".into());
         // The item id and status belong to the first message item only.
-        if let Some((id, status)) = message_id.take() {
-            if let Some(id) = id {
-                m.insert("id".into(), id.into());
-            }
-            if let Some(status) = status {
-                m.insert("status".into(), status.into());
-            }
+        let (id, status) = message_id.take().unwrap_or_default();
+        // An output message item without them, as Codex sends it: the API
+        // takes it, the SDKs' `ResponseOutputMessageParam` does not.
+        if id.is_none() || status.is_none() {
+            tally.note(Change::ItemIdMissing, place);
+        }
+        if let Some(id) = id {
+            m.insert("id".into(), id.into());
+        }
+        if let Some(status) = status {
+            m.insert("status".into(), status.into());
         }
         m.insert("content".into(), Value::Array(std::mem::take(texts)));
         out.push(Value::Object(m));
@@ -172,11 +183,16 @@ fn assistant(
                     tally.thinking_dropped(*redacted, extra.signature.is_some(), place);
                     continue;
                 }
-                flush(&mut texts, out, &mut message_id);
+                flush(&mut texts, out, &mut message_id, tally);
                 let mut r = Map::new();
                 r.insert("type".into(), "reasoning".into());
-                if let Some(id) = id {
-                    r.insert("id".into(), id.clone().into());
+                match id {
+                    Some(id) => {
+                        r.insert("id".into(), id.clone().into());
+                    }
+                    // By its encrypted content alone, as Codex sends it: the
+                    // API takes it, `ResponseReasoningItemParam` does not.
+                    None => tally.note(Change::ItemIdMissing, place),
                 }
                 let summaries = if text.is_empty() {
                     Vec::new()
@@ -196,7 +212,7 @@ fn assistant(
                 extra,
                 ..
             } => {
-                flush(&mut texts, out, &mut message_id);
+                flush(&mut texts, out, &mut message_id, tally);
                 // A custom tool's free text input goes back as it came.
                 let freeform = extra.freeform && own(extra.api) && arguments.is_string();
                 let kind = if freeform {
@@ -223,5 +239,5 @@ fn assistant(
             Item::Result { .. } => {}
         }
     }
-    flush(&mut texts, out, &mut message_id);
+    flush(&mut texts, out, &mut message_id, tally);
 }

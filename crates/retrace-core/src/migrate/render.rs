@@ -80,9 +80,9 @@ pub(super) fn alternate(
     mut blocks: impl FnMut(&Turn, &mut Tally) -> Vec<Value>,
     merged: impl Fn(&mut Vec<Value>),
     user_text: impl Fn(&str) -> Value,
-) -> (Vec<String>, Vec<(&'static str, Vec<Value>)>) {
+) -> (Vec<String>, Vec<Written>) {
     let mut system = Vec::new();
-    let mut out: Vec<(&'static str, Vec<Value>)> = Vec::new();
+    let mut out: Vec<Written> = Vec::new();
     for turn in turns {
         let place = turn.place.as_str();
         if turn.role == Role::System {
@@ -102,21 +102,34 @@ pub(super) fn alternate(
         if blocks.is_empty() {
             continue;
         }
+        let written = |role, blocks| Written {
+            role,
+            blocks,
+            place: place.to_owned(),
+        };
         match out.last_mut() {
-            Some((last, content)) if *last == role => {
+            Some(last) if last.role == role => {
                 tally.note(Change::TurnsMerged, place);
-                content.extend(blocks);
-                merged(content);
+                last.blocks.extend(blocks);
+                merged(&mut last.blocks);
             }
             None if role == assistant => {
                 tally.note(Change::UserTurnAdded, place);
-                out.push(("user", vec![user_text(OPENING)]));
-                out.push((role, blocks));
+                out.push(written("user", vec![user_text(OPENING)]));
+                out.push(written(role, blocks));
             }
-            _ => out.push((role, blocks)),
+            _ => out.push(written(role, blocks)),
         }
     }
     (system, out)
+}
+
+/// One turn [`alternate`] wrote: its role, its blocks (or parts), and the
+/// place of the first turn it holds, for the report.
+pub(super) struct Written {
+    pub role: &'static str,
+    pub blocks: Vec<Value>,
+    pub place: String,
 }
 
 /// The user turn put before a history that opens with the model.

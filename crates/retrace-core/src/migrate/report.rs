@@ -1,5 +1,6 @@
 //! The compatibility report: what a migration to one API loses or changes,
-//! per field, with counts and where.
+//! and what the caller must do to send it (notes), per field, with counts
+//! and where.
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -72,6 +73,21 @@ pub enum Change {
     /// Media other than images (a PDF, audio) where the target takes only
     /// images.
     MediaDropped,
+    /// OpenAI Responses items written without what the SDKs' typed input
+    /// items require: assistant `message` items without `id` and `status`,
+    /// `reasoning` items without `id`. The API takes them (Codex sends
+    /// them); a client built on those types does not. A note: nothing is
+    /// changed.
+    ItemIdMissing,
+    /// Google: function calls of an open tool loop (the history ends with
+    /// their responses; the calls after the last user turn) without a
+    /// Gemini thought signature, which Gemini 3 requires. A note: nothing
+    /// is changed.
+    ThoughtSignatureMissing,
+    /// Anthropic: the open tool loop's last assistant turn does not start
+    /// with a signed thinking block, which Anthropic requires when extended
+    /// thinking is on. A note: nothing is changed.
+    LoopThinkingMissing,
 }
 
 impl Change {
@@ -100,6 +116,9 @@ impl Change {
             Change::ServerToolFlattened => "server-tool-flattened",
             Change::UserTurnAdded => "user-turn-added",
             Change::MediaDropped => "media-dropped",
+            Change::ItemIdMissing => "item-id-missing",
+            Change::ThoughtSignatureMissing => "thought-signature-missing",
+            Change::LoopThinkingMissing => "loop-thinking-missing",
         }
     }
 
@@ -122,6 +141,9 @@ impl Change {
             Change::KindFlattened | Change::MarkerLeftOut => "kind",
             Change::ServerToolFlattened => "tool_call",
             Change::UserTurnAdded => "turns",
+            Change::ItemIdMissing => "item.id",
+            Change::ThoughtSignatureMissing => "tool_call.signature",
+            Change::LoopThinkingMissing => "thinking",
         }
     }
 
@@ -136,6 +158,16 @@ impl Change {
                 | Change::ImageWithoutPayload
                 | Change::MediaDropped
                 | Change::ErrorFlagDropped
+        )
+    }
+
+    /// Whether it is a note for the caller: the history is written as it
+    /// is, but sending it needs something of the caller (a setting, a
+    /// client that takes raw JSON) that the note says.
+    pub fn is_note(self) -> bool {
+        matches!(
+            self,
+            Change::ItemIdMissing | Change::ThoughtSignatureMissing | Change::LoopThinkingMissing
         )
     }
 
@@ -213,6 +245,15 @@ impl Change {
             (Change::UserTurnAdded, _) => {
                 "a user turn added at the start: this API wants the history to open with one"
             }
+            (Change::ItemIdMissing, _) => {
+                "assistant message items without id/status, reasoning items without id: the API takes them (Codex sends them), the SDKs' typed input items do not; send the body as JSON, not built from those types"
+            }
+            (Change::ThoughtSignatureMissing, _) => {
+                "function calls of the open tool loop (after the last user turn) have no Gemini thought signature: Gemini 3 rejects them; for Gemini 3 set their thoughtSignature to \"skip_thought_signature_validator\", or send a user message after the results (earlier models take them as they are)"
+            }
+            (Change::LoopThinkingMissing, _) => {
+                "the open tool loop's last assistant turn has no Anthropic thinking block: with extended thinking on, Anthropic rejects it; send this request with thinking off (a tool loop is one turn: turn it on again once the loop ends)"
+            }
         }
     }
 }
@@ -230,6 +271,9 @@ pub struct ChangeCount {
     pub count: usize,
     /// Whether something was lost rather than written differently.
     pub loss: bool,
+    /// Whether it is a note for the caller: nothing changed, but sending
+    /// the history needs what the description says.
+    pub note: bool,
     /// What happened, in a sentence.
     pub description: &'static str,
     /// Where, as the messages' entry ids (or `#<index>` of the message in
@@ -278,7 +322,11 @@ impl fmt::Display for Report {
             return writeln!(f, "nothing lost or changed");
         }
         for c in &self.changes {
-            let mark = if c.loss { "lost" } else { "changed" };
+            let mark = match (c.loss, c.note) {
+                (true, _) => "lost",
+                (false, true) => "note",
+                (false, false) => "changed",
+            };
             write!(
                 f,
                 "{:>6}  {:<7} {:<24} {}",
@@ -343,12 +391,14 @@ impl Tally {
                 field: change.field(),
                 count,
                 loss: change.is_loss(),
+                note: change.is_note(),
                 description: change.describe(to),
                 at,
             })
             .collect();
-        // Losses first, then in declaration order.
-        changes.sort_by_key(|c| (!c.loss, c.change));
+        // Losses first, then notes, then changes of form; each in
+        // declaration order.
+        changes.sort_by_key(|c| (!c.loss, !c.note, c.change));
         Report {
             to,
             messages,

@@ -565,7 +565,7 @@ fn responses_tool_outputs_keep_their_images() {
         m.body["input"][2],
         json!({"type": "function_call_output", "call_id": "toolu_1", "output": [
             {"type": "input_text", "text": "taken"},
-            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0K"}
+            {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0K", "detail": "auto"}
         ]})
     );
     assert_eq!(m.report.count(Change::ImageDropped), 0);
@@ -742,4 +742,241 @@ fn reasoning_without_ids_goes_back_by_its_encrypted_content() {
     want[0]["content"] = json!("think");
     assert_eq!(m.body["input"], want);
     assert!(m.report.is_lossless(), "{}", m.report);
+}
+
+/// A branch with nothing a model was told (no messages; system lines and
+/// markers only) is no history: every API rejects one, so `try_migrate`
+/// refuses it, saying what the messages were; `migrate` still writes it.
+#[test]
+fn nothing_to_send_is_refused() {
+    use crate::model::message::{MessageKind, Part};
+    let text = |role: Role, kind: MessageKind, text: &str| {
+        let mut m = Message::new(role);
+        m.kind = kind;
+        m.content.push(Part::Text { text: text.into() });
+        m
+    };
+    for api in Api::ALL {
+        let err = try_migrate(&[], api).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "nothing to send: the branch holds no messages \
+             (every API rejects a history without a user or model turn)"
+        );
+        assert_eq!(migrate(&[], api).report.turns, 0);
+    }
+    let system = text(Role::System, MessageKind::Normal, "You are terse.");
+    let marker = text(Role::System, MessageKind::Marker, "model changed");
+    let blank = text(Role::User, MessageKind::Normal, "  ");
+    let only = [system.clone(), marker.clone(), marker, blank];
+    for api in Api::ALL {
+        let err = try_migrate(&only, api).unwrap_err();
+        assert_eq!(
+            err,
+            MigrateError::NothingToSend {
+                messages: 4,
+                system: 1,
+                markers: 2
+            },
+            "{api}"
+        );
+        assert!(err.to_string().starts_with(
+            "nothing to send: none of the branch's 4 messages is a user or model turn \
+             (1 system prompt, 2 timeline markers, 1 left empty)"
+        ));
+    }
+    // One message to send is enough, for every API.
+    let hi = text(Role::User, MessageKind::Normal, "hi");
+    for api in Api::ALL {
+        let m = try_migrate(&[system.clone(), hi.clone()], api).expect("a history");
+        assert!(m.report.turns >= 1, "{api}");
+    }
+}
+
+/// Responses images carry `detail`, which the SDKs' type requires: `auto`,
+/// the API's default (the session keeps none).
+#[test]
+fn responses_images_say_their_detail() {
+    let list = json!([
+        {"role": "user", "content": [
+            {"type": "text", "text": "look"},
+            {"type": "image_url", "image_url": {"url": "https://example.com/cat.png"}}
+        ]}
+    ]);
+    let m = migrate(&read(list), Api::OpenAiResponses);
+    assert_eq!(
+        m.body["input"][0]["content"][1],
+        json!({"type": "input_image", "image_url": "https://example.com/cat.png", "detail": "auto"})
+    );
+}
+
+/// Responses items the API takes but the SDKs' typed items do not (an
+/// assistant message without id and status, a reasoning item without id)
+/// are noted; Responses' own items with their ids are not.
+#[test]
+fn responses_items_without_ids_are_noted() {
+    // From another API: the assistant's text has no item id.
+    let chat = json!([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": "hello"}
+    ]);
+    let m = migrate(&read(chat), Api::OpenAiResponses);
+    assert_eq!(codes(&m.report), [("item-id-missing", 1)], "{}", m.report);
+    assert!(m.report.is_lossless());
+    let note = &m.report.changes[0];
+    assert!(note.note && !note.loss);
+    assert!(
+        m.report.to_string().contains("  note    item.id "),
+        "{}",
+        m.report
+    );
+    // Responses' own, with ids and status: nothing to note.
+    let own = json!([
+        {"type": "message", "role": "user", "content": "think"},
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAAB"},
+        {"type": "message", "id": "msg_1", "status": "completed", "role": "assistant",
+         "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    ]);
+    let m = migrate(&read(own), Api::OpenAiResponses);
+    assert!(m.report.changes.is_empty(), "{}", m.report);
+    // As Codex sends them: a reasoning item by its encrypted content alone,
+    // a message without id or status.
+    let codex = json!([
+        {"type": "message", "role": "user", "content": "think"},
+        {"type": "reasoning", "summary": [], "encrypted_content": "gAAAAB"},
+        {"type": "message", "role": "assistant",
+         "content": [{"type": "output_text", "text": "done", "annotations": []}]}
+    ]);
+    let m = migrate(&read(codex), Api::OpenAiResponses);
+    assert_eq!(codes(&m.report), [("item-id-missing", 2)], "{}", m.report);
+}
+
+/// Gemini 3 wants a thought signature on the calls of the open tool loop:
+/// when the source has none to give back, the report says so, and what to
+/// do; a signed call, or a loop a model reply closed, needs nothing.
+#[test]
+fn unsigned_gemini_calls_of_an_open_loop_are_noted() {
+    let call = |signature: Option<&str>| {
+        let mut part = json!({"functionCall": {"name": "ls", "args": {}}});
+        if let Some(s) = signature {
+            part["thoughtSignature"] = json!(s);
+        }
+        json!({"role": "model", "parts": [part]})
+    };
+    let result = json!({"role": "user", "parts": [
+        {"functionResponse": {"name": "ls", "response": {"output": "a b"}}}
+    ]});
+    let ask = json!({"role": "user", "parts": [{"text": "list"}]});
+    let reply = json!({"role": "model", "parts": [{"text": "a and b"}]});
+    let code = "thought-signature-missing";
+    // Open, unsigned: noted at the call, written as it was.
+    let open = json!([ask, call(None), result]);
+    let m = migrate(&read(open.clone()), Api::Google);
+    assert_eq!(
+        m.report.count(Change::ThoughtSignatureMissing),
+        1,
+        "{}",
+        m.report
+    );
+    assert_eq!(m.body["contents"], open);
+    let text = m.report.to_string();
+    assert!(text.contains("skip_thought_signature_validator"), "{text}");
+    assert!(m.report.changes.iter().any(|c| c.code == code && c.note));
+    // Two steps of the loop, the first signed: the second is noted.
+    let steps = json!([ask, call(Some("CiIB")), result, call(None), result]);
+    let m = migrate(&read(steps), Api::Google);
+    assert_eq!(
+        m.report.count(Change::ThoughtSignatureMissing),
+        1,
+        "{}",
+        m.report
+    );
+    // Signed; closed by a reply; before the last user turn: nothing.
+    for list in [
+        json!([ask, call(Some("CiIB")), result]),
+        json!([ask, call(None), result, reply]),
+        json!([ask, call(None), result, reply, ask]),
+    ] {
+        let m = migrate(&read(list), Api::Google);
+        assert_eq!(
+            m.report.count(Change::ThoughtSignatureMissing),
+            0,
+            "{}",
+            m.report
+        );
+    }
+    // From another API, whose calls carry no Gemini signature.
+    let chat = json!([
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": null, "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a b"}
+    ]);
+    let m = migrate(&read(chat), Api::Google);
+    assert_eq!(
+        m.report.count(Change::ThoughtSignatureMissing),
+        1,
+        "{}",
+        m.report
+    );
+}
+
+/// Anthropic with extended thinking wants the open tool loop's last
+/// assistant turn to start with its thinking block: when the source has
+/// none, the report says so and what to do.
+#[test]
+fn an_open_loop_without_thinking_is_noted_for_anthropic() {
+    let ask = json!({"role": "user", "content": "list"});
+    let call = |thinking: bool| {
+        let mut content = Vec::new();
+        if thinking {
+            content.push(json!({"type": "thinking", "thinking": "ls it", "signature": "EqQB"}));
+        }
+        content.push(json!({"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}));
+        json!({"role": "assistant", "content": content})
+    };
+    let result = json!({"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "toolu_1", "content": "a b"}
+    ]});
+    let reply = json!({"role": "assistant", "content": "a and b"});
+    let m = migrate(&read(json!([ask, call(false), result])), Api::Anthropic);
+    assert_eq!(
+        codes(&m.report),
+        [("loop-thinking-missing", 1), ("role-renamed", 1)],
+        "{}",
+        m.report
+    );
+    assert!(
+        m.report.to_string().contains("thinking off"),
+        "{}",
+        m.report
+    );
+    for list in [
+        json!([ask, call(true), result]),
+        json!([ask, call(false), result, reply]),
+    ] {
+        let m = migrate(&read(list), Api::Anthropic);
+        assert_eq!(
+            m.report.count(Change::LoopThinkingMissing),
+            0,
+            "{}",
+            m.report
+        );
+    }
+    // Thinking of another API is dropped, so it does not count.
+    let chat = json!([
+        {"role": "user", "content": "list"},
+        {"role": "assistant", "content": null, "reasoning_content": "ls it", "tool_calls": [
+            {"id": "call_1", "type": "function", "function": {"name": "ls", "arguments": "{}"}}
+        ]},
+        {"role": "tool", "tool_call_id": "call_1", "content": "a b"}
+    ]);
+    let m = migrate(&read(chat), Api::Anthropic);
+    assert_eq!(
+        m.report.count(Change::LoopThinkingMissing),
+        1,
+        "{}",
+        m.report
+    );
 }

@@ -108,35 +108,60 @@ impl Session {
     /// The id to show for an entry: its own, or `L<line>` for entries
     /// without one (pi v1), prefixed by the file number for later files.
     pub fn label(&self, e: EntryId) -> String {
-        let entry = self.entry(e);
         match self.id(e) {
             // An earlier version shares its id with the current one.
-            Some(_) if entry.flags.has(Flags::REWRITTEN) => match entry.file.0 {
-                0 => format!("L{}", entry.line),
-                f => format!("F{f}L{}", entry.line),
-            },
-            Some(id) => id.to_owned(),
-            None if entry.file.0 == 0 => format!("L{}", entry.line),
-            None => format!("F{}L{}", entry.file.0, entry.line),
+            Some(id) if !self.entry(e).flags.has(Flags::REWRITTEN) => id.to_owned(),
+            _ => self.line_label(e),
         }
     }
 
-    /// Finds an entry by id or by a label from [`Session::label`].
+    /// The entry's place as a label [`Session::find`] takes whatever its
+    /// id: `L<line>`, or `F<file>L<line>` in a later file.
+    pub fn line_label(&self, e: EntryId) -> String {
+        let entry = self.entry(e);
+        match entry.file.0 {
+            0 => format!("L{}", entry.line),
+            f => format!("F{f}L{}", entry.line),
+        }
+    }
+
+    /// Finds an entry by id or by a label from [`Session::label`]; of
+    /// several entries with the id, the first ([`Session::find_all`] gives
+    /// them all).
     pub fn find(&self, id: &str) -> Option<EntryId> {
+        self.find_all(id).first().copied()
+    }
+
+    /// Every entry an id or a label from [`Session::label`] names: the
+    /// current version of a rewritten message, else every entry with the
+    /// id (a file may use one twice: then name one by its
+    /// [`Session::line_label`]), else the entry at the label.
+    pub fn find_all(&self, id: &str) -> Vec<EntryId> {
         let sym = self.interner.lookup(id.as_bytes());
         if !sym.is_none() {
-            // The current version of a rewritten message, else the first
-            // entry with the id.
-            let with_id = |e: &Entry| e.id == sym;
-            let found = self
-                .entries
-                .iter()
-                .position(|e| with_id(e) && !e.flags.has(Flags::REWRITTEN))
-                .or_else(|| self.entries.iter().position(with_id));
-            if let Some(i) = found {
-                return Some(EntryId(i as u32));
+            // Earlier versions of a rewritten message share its id.
+            let with_id = |current: bool| {
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .filter(move |(_, e)| {
+                        e.id == sym && (!current || !e.flags.has(Flags::REWRITTEN))
+                    })
+                    .map(|(i, _)| EntryId(i as u32))
+            };
+            let current: Vec<EntryId> = with_id(true).collect();
+            if !current.is_empty() {
+                return current;
+            }
+            if let Some(first) = with_id(false).next() {
+                return vec![first];
             }
         }
+        self.find_label(id).into_iter().collect()
+    }
+
+    /// The entry at a label `L<line>` or `F<file>L<line>`.
+    fn find_label(&self, id: &str) -> Option<EntryId> {
         let rest = id.strip_prefix(['F', 'L'])?;
         let (file, line): (u32, u32) = match id.starts_with('F') {
             true => {

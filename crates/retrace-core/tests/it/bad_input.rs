@@ -202,6 +202,17 @@ fn duplicate_ids_keep_the_first_entry() {
     assert_eq!((d.severity, d.line), (Severity::Warning, 3));
     let b = s.find("b").unwrap();
     assert_eq!(s.tree().parent(b).map(|p| s.entry(p).line), Some(2));
+    // `find` gives the first; `find_all` both, so a caller can say the id
+    // is ambiguous; each is named by its line.
+    let both = s.find_all("a");
+    let lines: Vec<u32> = both.iter().map(|&e| s.entry(e).line).collect();
+    assert_eq!(lines, [2, 3]);
+    assert_eq!(s.find("a"), Some(both[0]));
+    let labels: Vec<String> = both.iter().map(|&e| s.line_label(e)).collect();
+    assert_eq!(labels, ["L2", "L3"]);
+    assert_eq!(s.find_all("L3"), [both[1]]);
+    assert_eq!(s.find_all("b"), [b]);
+    assert!(s.find_all("zz").is_empty());
 }
 
 #[test]

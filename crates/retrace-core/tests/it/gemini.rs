@@ -186,6 +186,11 @@ fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
         Some(EntryId(at(6)))
     );
     assert_eq!(s.find("L5"), Some(EntryId(at(5))));
+    // Earlier versions do not make the id ambiguous: it names the current.
+    assert_eq!(
+        s.find_all("8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10"),
+        [EntryId(at(6))]
+    );
 
     // The current branch: the prompt, the finished tool turn and its
     // result, the answer, the new prompt, its answer.

@@ -282,6 +282,8 @@ fn every_list_migrates_to_every_api_validly() {
 /// before them, ids are valid, roles alternate where required.
 fn validate(api: Api, body: &Value, what: &str) {
     let list = body_list(api, body);
+    // Every API rejects an empty history (`try_migrate` refuses one).
+    assert!(!list.is_empty(), "{what}: an empty history");
     match api {
         Api::Anthropic => {
             let mut last_role = "";
@@ -369,6 +371,10 @@ fn validate(api: Api, body: &Value, what: &str) {
         Api::OpenAiResponses => {
             let mut calls = std::collections::HashSet::new();
             for item in &list {
+                // The SDKs' image type requires `detail`.
+                for image in parts_of_type(item, "input_image") {
+                    assert!(image["detail"].is_string(), "{what}: {image}");
+                }
                 match item["type"].as_str().unwrap() {
                     "function_call" => {
                         let id = item["call_id"].as_str().unwrap();
@@ -425,6 +431,25 @@ fn validate(api: Api, body: &Value, what: &str) {
             }
         }
     }
+}
+
+/// Every object of type `kind` inside `v`, at any depth.
+fn parts_of_type<'a>(v: &'a Value, kind: &str) -> Vec<&'a Value> {
+    let mut found = Vec::new();
+    let mut stack = vec![v];
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::Object(o) => {
+                if o.get("type").and_then(Value::as_str) == Some(kind) {
+                    found.push(v);
+                }
+                stack.extend(o.values());
+            }
+            Value::Array(a) => stack.extend(a),
+            _ => {}
+        }
+    }
+    found
 }
 
 #[test]
@@ -493,10 +518,16 @@ fn cross_api_reports_checked_by_hand() {
     );
 
     // Google with its thought signature on a call: meaningless elsewhere.
+    // Its two model turns with text are message items without the id and
+    // status Responses' own would have: noted.
     let m = report("provider/google-contents.json", Api::OpenAiResponses);
     assert_eq!(
         codes(&m.report),
-        [("thinking-dropped", 1), ("signature-dropped", 1)],
+        [
+            ("thinking-dropped", 1),
+            ("signature-dropped", 1),
+            ("item-id-missing", 2)
+        ],
         "{}",
         m.report
     );

@@ -5,7 +5,7 @@ use std::io::{BufWriter, Write};
 use std::path::Path;
 
 use anyhow::Result;
-use retrace_core::migrate::{migrate, Report};
+use retrace_core::migrate::{try_migrate, Report};
 use retrace_core::{Api, ContextOptions};
 use retrace_io::AtomicFile;
 
@@ -37,7 +37,15 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
         .session
         .context_with(leaf, &mut loaded.source, ContextOptions { payloads: true })
         .map_err(|e| InputError::new(e).on(path))?;
-    let migration = migrate(&messages, to);
+    let migration = try_migrate(&messages, to).map_err(|e| {
+        let (s, leaf) = (&loaded.session, leaf);
+        InputError::new(format!(
+            "leaf {} (line {}): {e}",
+            s.label(leaf),
+            s.entry(leaf).line
+        ))
+        .on(path)
+    })?;
     // A long branch's messages and its body are each about the size of
     // the session: hold one at a time.
     drop(messages);

@@ -11,7 +11,7 @@ pub(super) mod tree;
 pub(super) mod validate;
 
 use anyhow::Result;
-use retrace_core::EntryId;
+use retrace_core::{EntryId, Session};
 
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
@@ -47,12 +47,16 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
     let name = &loaded.name;
     match wanted {
         Some(id) => {
-            let e = s.find(id).ok_or_else(|| {
-                InputError::new(format!(
-                    "no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)"
-                ))
-                .on(name)
-            })?;
+            let e = match s.find_all(id).as_slice() {
+                [] => {
+                    return Err(InputError::new(format!(
+                        "no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)"
+                    ))
+                    .on(name))
+                }
+                [e] => *e,
+                several => return Err(InputError::new(ambiguous(s, id, several)).on(name)),
+            };
             if !s.tree().contains(e) {
                 let kind = match s.kind(e) {
                     "" => "a broken line".to_owned(),
@@ -78,5 +82,35 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
             };
             InputError::new(why).on(name)
         }),
+    }
+}
+
+/// Why an id used by several entries names none of them: where each is,
+/// and the labels that name one (`id X is used on lines 4 and 9; name one
+/// as L4 or L9`).
+fn ambiguous(s: &Session, id: &str, entries: &[EntryId]) -> String {
+    let one_file = entries.iter().all(|&e| s.entry(e).file.0 == 0);
+    let places: Vec<String> = entries
+        .iter()
+        .map(|&e| match one_file {
+            true => s.entry(e).line.to_string(),
+            false => s.line_label(e),
+        })
+        .collect();
+    let labels: Vec<String> = entries.iter().map(|&e| s.line_label(e)).collect();
+    let lines = if one_file { "lines" } else { "entries" };
+    format!(
+        "id `{id}` is used on {lines} {}; name one as {}",
+        join(&places, "and"),
+        join(&labels, "or")
+    )
+}
+
+/// `a`, `a and b`, `a, b and c`.
+fn join(items: &[String], last: &str) -> String {
+    match items {
+        [] => String::new(),
+        [only] => only.clone(),
+        [rest @ .., end] => format!("{} {last} {end}", rest.join(", ")),
     }
 }
