@@ -283,16 +283,19 @@ fn edit_lines(
     (changed, dropped)
 }
 
-/// The top-level string fields named `key` of a scanned line.
+/// The values of the top-level string fields named `key` of a scanned
+/// line.
 fn top_strings<'a>(
     scan: &'a LineScan,
     line: &'a [u8],
     key: &'a str,
-) -> impl Iterator<Item = (usize, std::ops::Range<usize>)> + 'a {
-    scan.fields.iter().enumerate().filter_map(move |(i, f)| {
-        (f.parent.is_none() && f.kind == ValueKind::String && f.key.get(line) == key.as_bytes())
-            .then(|| (i, f.value.start as usize..f.value.end as usize))
-    })
+) -> impl Iterator<Item = std::ops::Range<usize>> + 'a {
+    scan.fields
+        .iter()
+        .filter(move |f| {
+            f.parent.is_none() && f.kind == ValueKind::String && f.key.get(line) == key.as_bytes()
+        })
+        .map(|f| f.value.start as usize..f.value.end as usize)
 }
 
 /// Claude Code: the new `sessionId` on every line that has one.
@@ -301,7 +304,7 @@ fn claude_session_ids(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note
     let new = new[1..new.len() - 1].to_owned();
     let mut old: Option<String> = None;
     let (changed, _) = edit_lines(bytes, |line, scan| {
-        let splices = top_strings(scan, line, "sessionId").map(|(_, range)| {
+        let splices = top_strings(scan, line, "sessionId").map(|range| {
             old.get_or_insert_with(|| String::from_utf8_lossy(&line[range.clone()]).into());
             (range, new.clone())
         });
@@ -342,7 +345,7 @@ fn codex_meta(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note, EditEr
         if old.is_some() {
             return Some(Vec::new());
         }
-        let meta = top_strings(scan, line, "type").any(|(_, r)| &line[r] == b"session_meta");
+        let meta = top_strings(scan, line, "type").any(|r| &line[r] == b"session_meta");
         let payload = scan.fields.iter().position(|f| {
             f.parent.is_none() && f.kind == ValueKind::Object && f.key.get(line) == b"payload"
         });
@@ -414,7 +417,7 @@ fn is_rollback(line: &[u8], scan: &LineScan) -> bool {
     }) else {
         return false;
     };
-    top_strings(scan, line, "type").any(|(_, r)| &line[r] == b"event_msg")
+    top_strings(scan, line, "type").any(|r| &line[r] == b"event_msg")
         && scan.fields.iter().any(|f| {
             f.parent == Some(payload as u16)
                 && f.kind == ValueKind::String

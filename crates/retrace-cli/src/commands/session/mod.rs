@@ -2,11 +2,14 @@
 //! what they share: several inputs in turn, the branch named by `--leaf`.
 
 pub(super) mod cat;
+pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod migrate;
+pub(super) mod points;
 pub(super) mod redact;
 pub(super) mod search;
 pub(super) mod show;
+pub(super) mod snapshot;
 pub(super) mod tree;
 pub(super) mod validate;
 
@@ -78,5 +81,16 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
             };
             InputError::new(why).on(name)
         }),
+    }
+}
+
+/// The time a command stamps on what it writes: `--time` (RFC 3339, for
+/// reproducible output) or now.
+fn stamp_time(given: Option<&str>) -> Result<chrono::DateTime<chrono::Utc>> {
+    match given {
+        Some(t) => Ok(chrono::DateTime::parse_from_rfc3339(t)
+            .map_err(|e| InputError::new(format!("--time {t}: {e}")))?
+            .with_timezone(&chrono::Utc)),
+        None => Ok(chrono::Utc::now()),
     }
 }
