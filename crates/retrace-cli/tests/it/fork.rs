@@ -96,7 +96,6 @@ fn fork_writes_the_prefix_with_a_new_header() {
         },
         {
           "action": "lineage",
-          "line": 1,
           "message": "new header: id 0badf00d-1234-4abc-8def-0123456789ab (was old-session), parentSession [SCRATCH]/fork/s.jsonl"
         }
       ],

@@ -227,7 +227,7 @@ fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result
     let old_id = old.get("id").and_then(Value::as_str).unwrap_or("?");
     Ok(Note {
         action: "lineage",
-        line: Some(1),
+        line: None,
         id: None,
         message: match &lineage.parent_path {
             Some(p) => format!(

@@ -383,3 +383,19 @@ fn other_formats_take_a_side_car() {
         "a/events.jsonl.snapshots.json"
     );
 }
+
+#[test]
+fn a_pi_v1_snapshot_takes_a_side_car() {
+    // pi v1 entries have no ids for a label entry to name.
+    let bytes = read("pi/badlogic__pi-mono/session.jsonl");
+    let s = Session::from_bytes("session.jsonl", &bytes);
+    assert_eq!(s.format(), Format::Pi { version: 1 });
+    let mut src: &[u8] = &bytes;
+    let stamp = SnapshotStamp {
+        id: "a1b2c3d4".into(),
+        time: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+    };
+    let leaf = s.tree().default_leaf().unwrap();
+    let (target, _) = snapshot(&s, &mut src, leaf, "end", &stamp, None).unwrap();
+    assert_eq!(target, SnapshotTarget::SideCar);
+}
