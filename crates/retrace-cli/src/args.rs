@@ -75,6 +75,15 @@ pub(crate) enum Command {
     Redact(RedactArgs),
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate(ValidateArgs),
+    /// The safe fork points of a branch: each user message and each tool
+    /// result after which no tool call waits for its result.
+    Points(PointsArgs),
+    /// A new session from a safe fork point or a leaf, in the session's
+    /// own format, with its lineage and a new session id.
+    Fork(ForkArgs),
+    /// A named bookmark on an entry: a pi `label` entry appended, or a
+    /// `{file}.snapshots.json` side-car for other formats.
+    Snapshot(SnapshotArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.
     Store(StoreArgs),
@@ -109,6 +118,9 @@ impl Command {
             Command::Search(a) => a,
             Command::Redact(a) => a,
             Command::Validate(a) => a,
+            Command::Points(a) => a,
+            Command::Fork(a) => a,
+            Command::Snapshot(a) => a,
             Command::Store(a) => a,
         }
     }
@@ -175,6 +187,63 @@ pub(crate) struct ShowArgs {
 pub(crate) struct CatArgs {
     #[command(flatten)]
     pub branch: BranchArgs,
+}
+
+#[derive(Args)]
+pub(crate) struct PointsArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// One JSON object: the path, the leaf and the points.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ForkArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// Where to fork: an entry id, `L<line>`, or `sfp:N` (a safe fork
+    /// point of the branch, as `retrace points` numbers them). A point
+    /// that leaves a tool call waiting for its result is refused.
+    #[arg(long, value_name = "ID|sfp:N")]
+    pub at: String,
+    /// Write the new session here (atomically) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// The new session's id [default: a new UUID v4].
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// The fork's time, RFC 3339 [default: now] (for reproducible output).
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
+    /// What was done as one JSON object (needs `-o`: stdout is the report).
+    #[arg(long, requires = "output")]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct SnapshotArgs {
+    /// A session file.
+    pub path: String,
+    /// The bookmark's name.
+    pub name: String,
+    /// The entry to bookmark: an entry id or `L<line>`.
+    #[arg(long, value_name = "ID")]
+    pub at: String,
+    /// Write the session with its label entry (pi) or the side-car here
+    /// (atomically) instead of appending to PATH or writing
+    /// `PATH.snapshots.json`.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// The label entry's id (pi) [default: 8 hex digits of a new UUID v4].
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// The snapshot's time, RFC 3339 [default: now].
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
+    /// What was done as one JSON object.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]

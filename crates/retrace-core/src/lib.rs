@@ -41,7 +41,10 @@ pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
-pub use edit::{EditError, Edited, Note, Rejected};
+pub use edit::{
+    fork, safe_points, snapshot, snapshot_side_car, Bookmark, EditError, Edited, ForkLineage, Note,
+    Rejected, SafePoint, SnapshotFile, SnapshotStamp, SnapshotTarget,
+};
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};

@@ -12,6 +12,7 @@ mod args;
 mod cat;
 mod checkpoints;
 mod errors;
+mod fork;
 mod gemini;
 mod info;
 mod inputs;

@@ -12,6 +12,16 @@ use serde::Serialize;
 
 use crate::source::SourceError;
 
+mod points;
+mod fork;
+mod snapshot;
+
+pub use fork::{fork, ForkLineage};
+pub use points::{safe_points, SafePoint};
+pub use snapshot::{
+    snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotStamp, SnapshotTarget,
+};
+
 /// What an operation gives: the bytes to write and what it did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edited {

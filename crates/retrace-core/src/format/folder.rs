@@ -191,7 +191,7 @@ fn is_agent(name: &str) -> bool {
 }
 
 fn is_side_car(name: &str) -> bool {
-    name.ends_with(".meta.json")
+    name.ends_with(".meta.json") || name.ends_with(".snapshots.json")
 }
 
 /// `*.jsonl`, gzipped or not.

@@ -15,6 +15,7 @@ mod codex;
 mod context;
 mod corpus;
 mod events;
+mod fork;
 mod framing;
 mod gemini;
 mod gzip;

@@ -2,11 +2,14 @@
 //! what they share: several inputs in turn, the branch named by `--leaf`.
 
 pub(super) mod cat;
+pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod migrate;
+pub(super) mod points;
 pub(super) mod redact;
 pub(super) mod search;
 pub(super) mod show;
+pub(super) mod snapshot;
 pub(super) mod tree;
 pub(super) mod validate;
 
@@ -112,5 +115,16 @@ fn join(items: &[String], last: &str) -> String {
         [] => String::new(),
         [only] => only.clone(),
         [rest @ .., end] => format!("{} {last} {end}", rest.join(", ")),
+    }
+}
+
+/// The time a command stamps on what it writes: `--time` (RFC 3339, for
+/// reproducible output) or now.
+fn stamp_time(given: Option<&str>) -> Result<chrono::DateTime<chrono::Utc>> {
+    match given {
+        Some(t) => Ok(chrono::DateTime::parse_from_rfc3339(t)
+            .map_err(|e| InputError::new(format!("--time {t}: {e}")))?
+            .with_timezone(&chrono::Utc)),
+        None => Ok(chrono::Utc::now()),
     }
 }

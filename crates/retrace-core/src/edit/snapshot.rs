@@ -1,0 +1,182 @@
+//! Snapshots: named bookmarks on entries.
+//!
+//! pi has its own: a `label` entry (`targetId`, `label`), appended as a
+//! child of the current leaf the way pi appends every entry, so the
+//! default branch stays the same and pi shows the name on its target.
+//! pi v1 (no ids) and every other format get a side-car beside the file,
+//! `{file}.snapshots.json` ([`snapshot_side_car`]): `{"snapshots": [{name,
+//! target, line, time}]}`, one bookmark per name (the last one given
+//! wins). The folder listing skips it; the reader does not show it yet.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::model::entry::EntryId;
+use crate::model::format_id::Format;
+use crate::session::Session;
+use crate::source::Source;
+
+use super::{EditError, Edited, Note};
+
+/// Where a snapshot's bytes go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SnapshotTarget {
+    /// Appended to the session file (a pi `label` entry).
+    Append,
+    /// The whole side-car file, written over any old one
+    /// ([`snapshot_side_car`] names it).
+    SideCar,
+}
+
+/// What the caller supplies: the new entry's id (pi: 8 hex digits) and the
+/// time; the core has neither random numbers nor a clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotStamp {
+    /// The id of the label entry (pi); unused for a side-car.
+    pub id: String,
+    /// When the snapshot is taken.
+    pub time: DateTime<Utc>,
+}
+
+/// One bookmark of a side-car.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Bookmark {
+    /// Its name.
+    pub name: String,
+    /// The entry it marks ([`Session::label`]: its id or `L<line>`).
+    pub target: String,
+    /// That entry's line (from 1).
+    pub line: u32,
+    /// When it was taken (RFC 3339).
+    pub time: String,
+}
+
+/// The side-car file: every bookmark of a session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SnapshotFile {
+    /// The bookmarks, in the order they were first taken.
+    pub snapshots: Vec<Bookmark>,
+}
+
+/// The side-car of a session file: `{file}.snapshots.json`.
+pub fn snapshot_side_car(file: &str) -> String {
+    format!("{file}.snapshots.json")
+}
+
+/// Bookmarks the entry `at` as `name` (see the module doc). `side_car` is
+/// the side-car's current bytes, if there is one (its bookmarks are kept).
+/// Gives where the bytes go with them.
+pub fn snapshot(
+    session: &Session,
+    source: &mut dyn Source,
+    at: EntryId,
+    name: &str,
+    stamp: &SnapshotStamp,
+    side_car: Option<&[u8]>,
+) -> Result<(SnapshotTarget, Edited), EditError> {
+    if name.trim().is_empty() {
+        return Err(EditError::Invalid("a snapshot needs a name".into()));
+    }
+    let entry = session.entry(at);
+    let time = stamp.time.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let note = |message: String| Note {
+        action: "snapshot",
+        line: Some(entry.line),
+        id: Some(session.label(at)),
+        message,
+    };
+    let format = session.file_format(entry.file);
+    let target = session
+        .id(at)
+        .filter(|_| matches!(format, Format::Pi { version } if version > 1));
+    if let Some(target) = target {
+        if session.find(&stamp.id).is_some() {
+            return Err(EditError::Invalid(format!(
+                "the id {} is taken in this session",
+                stamp.id
+            )));
+        }
+        // pi appends to its current leaf: the last entry in file order.
+        let parent = session.tree().default_leaf().and_then(|l| session.id(l));
+        let line = serde_json::json!({
+            "type": "label",
+            "id": stamp.id,
+            "parentId": parent,
+            "timestamp": time,
+            "targetId": target,
+            "label": name,
+        });
+        let mut bytes = Vec::new();
+        // The file's last line may lack its newline.
+        let info = &session.files()[entry.file.0 as usize];
+        if info.size > 0 && source.read(entry.file, info.size - 1..info.size)?[..] != b"\n"[..] {
+            bytes.push(b'\n');
+        }
+        bytes.extend_from_slice(line_of(&line).as_bytes());
+        bytes.push(b'\n');
+        let notes = vec![note(format!(
+            "label entry {} appended: \"{name}\" on {target}",
+            stamp.id
+        ))];
+        return Ok((
+            SnapshotTarget::Append,
+            Edited {
+                bytes,
+                notes,
+                rejected: Vec::new(),
+            },
+        ));
+    }
+    let mut file: SnapshotFile = match side_car {
+        Some(bytes) => serde_json::from_slice(bytes).map_err(|e| {
+            EditError::Invalid(format!("the snapshot side-car is not readable: {e}"))
+        })?,
+        None => SnapshotFile::default(),
+    };
+    let bookmark = Bookmark {
+        name: name.to_owned(),
+        target: session.label(at),
+        line: entry.line,
+        time,
+    };
+    let message = match file.snapshots.iter_mut().find(|b| b.name == name) {
+        Some(old) => {
+            let was = std::mem::replace(old, bookmark);
+            format!(
+                "\"{name}\" moved from {} to {} in the side-car",
+                was.target,
+                session.label(at)
+            )
+        }
+        None => {
+            file.snapshots.push(bookmark);
+            format!("\"{name}\" on {} in the side-car", session.label(at))
+        }
+    };
+    let mut bytes =
+        serde_json::to_vec_pretty(&file).map_err(|e| EditError::Invalid(e.to_string()))?;
+    bytes.push(b'\n');
+    Ok((
+        SnapshotTarget::SideCar,
+        Edited {
+            bytes,
+            notes: vec![note(message)],
+            rejected: Vec::new(),
+        },
+    ))
+}
+
+/// A pi entry as one line, its keys in pi's order (serde_json sorts them).
+fn line_of(value: &Value) -> String {
+    let Value::Object(map) = value else {
+        return value.to_string();
+    };
+    let order = ["type", "id", "parentId", "timestamp", "targetId", "label"];
+    let fields: Vec<String> = order
+        .iter()
+        .filter_map(|k| map.get(*k).map(|v| format!("{}:{v}", Value::from(*k))))
+        .collect();
+    format!("{{{}}}", fields.join(","))
+}
