@@ -75,6 +75,9 @@ pub(crate) enum Command {
     Redact(RedactArgs),
     /// Diagnostics and tool pairing; exit 0 clean, 1 problems, 2 unreadable.
     Validate(ValidateArgs),
+    /// A branch as a new file with each tool call left without a result
+    /// answered by an error result in the format's own shape.
+    Seal(SealArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.
     Store(StoreArgs),
@@ -109,6 +112,7 @@ impl Command {
             Command::Search(a) => a,
             Command::Redact(a) => a,
             Command::Validate(a) => a,
+            Command::Seal(a) => a,
             Command::Store(a) => a,
         }
     }
@@ -271,6 +275,23 @@ pub(crate) struct ValidateArgs {
     #[command(flatten)]
     pub inputs: InputsArgs,
     /// One JSON report per input: counts and every diagnostic.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct SealArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// Only list the calls that would be sealed; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write the sealed session here (atomically; `.gz` compresses)
+    /// instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// What was sealed as one JSON object on stdout (the session then
+    /// needs `-o`, or `--dry-run`).
     #[arg(long)]
     pub json: bool,
 }

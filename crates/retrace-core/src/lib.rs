@@ -41,7 +41,7 @@ pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
-pub use edit::{EditError, Edited, Note, Rejected};
+pub use edit::{open_calls, seal, EditError, Edited, Note, OpenCall, Rejected, SealOptions, Stage};
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};

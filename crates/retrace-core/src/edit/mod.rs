@@ -12,6 +12,10 @@ use serde::Serialize;
 
 use crate::source::SourceError;
 
+mod seal;
+
+pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
+
 /// What an operation gives: the bytes to write and what it did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edited {
