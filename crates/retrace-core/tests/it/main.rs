@@ -21,5 +21,6 @@ mod gzip;
 mod lists;
 mod migrate;
 mod redact;
+mod seal;
 mod shared_logic;
 mod transcript;
