@@ -41,7 +41,10 @@ pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
-pub use edit::{open_calls, seal, EditError, Edited, Note, OpenCall, Rejected, SealOptions, Stage};
+pub use edit::{
+    open_calls, repair, salvage, seal, EditError, Edited, Note, OpenCall, Rejected, Salvage,
+    SealOptions, Stage,
+};
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};

@@ -13,7 +13,9 @@ use serde::Serialize;
 use crate::source::SourceError;
 
 mod seal;
+mod repair;
 
+pub use repair::{repair, salvage, Salvage};
 pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
 
 /// What an operation gives: the bytes to write and what it did.

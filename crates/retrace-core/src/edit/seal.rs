@@ -234,14 +234,31 @@ pub fn seal(
     }
 
     let entries = session.standalone_branch(leaf);
+    out.bytes = write_sealed(session, source, &entries, &calls, &mut options)?;
+    Ok(out)
+}
+
+/// `entries`' lines (each once, in order, byte for byte) with a sealing
+/// line after the message of each of `calls` (see the module doc): the
+/// branch for [`seal`], the whole file for a repair.
+pub(crate) fn write_sealed(
+    session: &Session,
+    source: &mut dyn Source,
+    entries: &[EntryId],
+    calls: &[OpenCall],
+    options: &mut SealOptions,
+) -> Result<Vec<u8>, EditError> {
+    let Some(&last_entry) = entries.last() else {
+        return Ok(Vec::new());
+    };
+    let format = session.file_format(session.entry(last_entry).file);
     // Each call is answered after the last line of its message (a Claude
     // Code response is split over lines sharing a message id).
     let mut anchored: HashMap<EntryId, Vec<&OpenCall>> = HashMap::new();
-    for c in &calls {
-        let mut at = entries
-            .iter()
-            .position(|&e| e == c.entry)
-            .expect("on the branch");
+    for c in calls {
+        let Some(mut at) = entries.iter().position(|&e| e == c.entry) else {
+            continue;
+        };
         let group = session.entry(c.entry).group;
         while !group.is_none()
             && entries
@@ -257,13 +274,15 @@ pub fn seal(
     let mut written = HashSet::new();
     // Parent id → the id of the last sealing line written after it.
     let mut reparent: HashMap<String, String> = HashMap::new();
-    for &e in &entries {
+    for &e in entries {
         let entry = session.entry(e);
         if written.insert((entry.file, entry.line)) {
             let range = line_range(session, source, e)?;
             let line = source.read(entry.file, range)?;
             match parent_of(session, e).and_then(|p| reparent.get(&p).map(|n| (p, n))) {
-                Some((old, new)) => bytes.extend_from_slice(&replace_parent(&line, &old, new)),
+                Some((old, new)) => {
+                    bytes.extend_from_slice(&replace_parent(&line, &old, Some(new)))
+                }
                 None => bytes.extend_from_slice(&line),
             }
         }
@@ -278,20 +297,13 @@ pub fn seal(
         let mut parent = anchor_id.clone();
         // At the tail, the caller's time; between lines, the call's own
         // (the lines after it keep their order in time).
-        let last = entries.last() == Some(&e);
         let time_ms = match session.entry(e).timestamp() {
-            Some(t) if !last => t,
+            Some(t) if e != last_entry => t,
             _ => options.time_ms,
         };
         for c in open {
-            let (line, id) = sealing_line(
-                format,
-                &anchor_body,
-                parent.as_deref(),
-                c,
-                time_ms,
-                &mut options,
-            );
+            let (line, id) =
+                sealing_line(format, &anchor_body, parent.as_deref(), c, time_ms, options);
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
             if id.is_some() {
@@ -304,19 +316,18 @@ pub fn seal(
             }
         }
     }
-    out.bytes = bytes;
-    Ok(out)
+    Ok(bytes)
 }
 
 /// The parent id a line names (pi `parentId`, Claude Code `parentUuid`).
-fn parent_of(session: &Session, e: EntryId) -> Option<String> {
+pub(crate) fn parent_of(session: &Session, e: EntryId) -> Option<String> {
     let p = session.entry(e).parent;
     (!p.is_none()).then(|| String::from_utf8_lossy(session.interner.get(p)).into_owned())
 }
 
-/// `line` with its parent id `old` replaced by `new`: only the value after
-/// `"parentUuid":` or `"parentId":` changes.
-fn replace_parent(line: &[u8], old: &str, new: &str) -> Vec<u8> {
+/// `line` with its parent id `old` replaced by `new` (`null` for none):
+/// only the value after `"parentUuid":` or `"parentId":` changes.
+pub(crate) fn replace_parent(line: &[u8], old: &str, new: Option<&str>) -> Vec<u8> {
     for key in ["\"parentUuid\":", "\"parentId\":"] {
         let Some(k) = memchr::memmem::find(line, key.as_bytes()) else {
             continue;
@@ -327,7 +338,7 @@ fn replace_parent(line: &[u8], old: &str, new: &str) -> Vec<u8> {
         }
         let quoted = format!("\"{old}\"");
         if line[at..].starts_with(quoted.as_bytes()) {
-            let mut out = Vec::with_capacity(line.len() + new.len());
+            let mut out = Vec::with_capacity(line.len() + 40);
             out.extend_from_slice(&line[..at]);
             out.extend_from_slice(json!(new).to_string().as_bytes());
             out.extend_from_slice(&line[at + quoted.len()..]);

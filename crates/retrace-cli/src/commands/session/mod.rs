@@ -5,6 +5,7 @@ pub(super) mod cat;
 pub(super) mod info;
 pub(super) mod migrate;
 pub(super) mod redact;
+pub(super) mod repair;
 pub(super) mod seal;
 pub(super) mod search;
 pub(super) mod show;
