@@ -17,6 +17,7 @@ mod info;
 mod inputs;
 mod migrate;
 mod redact;
+mod repair;
 mod seal;
 mod search;
 mod show;
