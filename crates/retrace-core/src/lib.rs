@@ -42,8 +42,8 @@ pub mod redact;
 mod test_rng;
 
 pub use edit::{
-    open_calls, repair, salvage, seal, EditError, Edited, Note, OpenCall, Rejected, Salvage,
-    SealOptions, Stage,
+    open_calls, repair, resume_check, salvage, seal, EditError, Edited, Note, OpenCall, Rejected,
+    Resumable, Salvage, SealOptions, Stage,
 };
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};

@@ -64,6 +64,7 @@ fn seal_writes_a_new_file_that_validates() {
     exit_code: 0
     ----- stdout -----
     [SCRATCH]/seal_writes/sealed.jsonl: 0 errors, 0 warnings, 0 notes; 1 tool calls, 0 without result, 0 results without call
+    [SCRATCH]/seal_writes/sealed.jsonl: resumable as is by every API
     ----- stderr -----
     ");
     // Without -o: the file on stdout, the report on stderr.

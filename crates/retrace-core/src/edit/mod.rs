@@ -14,8 +14,10 @@ use crate::source::SourceError;
 
 mod seal;
 mod repair;
+mod resume;
 
 pub use repair::{repair, salvage, Salvage};
+pub use resume::{resume_check, Resumable};
 pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
 
 /// What an operation gives: the bytes to write and what it did.

@@ -7,8 +7,8 @@
 use crate::common::*;
 use retrace_core::migrate::{migrate, Change};
 use retrace_core::{
-    export_branch, open_calls, seal, Api, ContextOptions, EntryId, Format, SealOptions, Session,
-    Stage,
+    export_branch, open_calls, resume_check, seal, Api, ContextOptions, EntryId, Format,
+    SealOptions, Session, Stage,
 };
 use serde_json::Value;
 
