@@ -116,6 +116,24 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
             "{name} to {api:?}"
         );
     }
+    // The resume check named the open calls, and no longer does.
+    let unanswered = |v: &[retrace_core::Resumable]| {
+        v.iter().any(|r| {
+            r.reasons
+                .iter()
+                .any(|w| w.starts_with("tool calls without a result"))
+        })
+    };
+    // (Calls before a compaction are not sent: only those in the context.)
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    let sent = context
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .any(|(id, _)| open.iter().any(|c| c.id == id));
+    let before = resume_check(&s, &mut &bytes[..], leaf).unwrap();
+    assert_eq!(unanswered(&before), sent, "{name}: {before:?}");
+    let after = resume_check(&sealed, &mut &edited.bytes[..], new_leaf).unwrap();
+    assert!(!unanswered(&after), "{name}: {after:?}");
     open.len()
 }
 
