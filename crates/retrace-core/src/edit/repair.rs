@@ -216,7 +216,9 @@ fn assemble(input: &[u8], pieces: &[Piece]) -> (Vec<u8>, Vec<u64>) {
 /// The framing pass alone (the first of [`repair`]'s): what it keeps of
 /// the session's one file and what it rejects.
 pub fn salvage(session: &Session, source: &mut dyn Source) -> Result<Salvage, EditError> {
-    let (rejected, pieces, _) = pieces_and_rejects(session, source)?;
+    let Framed {
+        rejected, pieces, ..
+    } = pieces_and_rejects(session, source)?;
     Ok(Salvage {
         kept: pieces.into_iter().map(|p| p.src).collect(),
         rejected,
@@ -227,7 +229,11 @@ fn pieces(
     session: &Session,
     source: &mut dyn Source,
 ) -> Result<(Edited, Vec<Piece>, Vec<u8>), EditError> {
-    let (rejected, pieces, input) = pieces_and_rejects(session, source)?;
+    let Framed {
+        rejected,
+        pieces,
+        input,
+    } = pieces_and_rejects(session, source)?;
     let mut out = Edited::default();
     for r in &rejected {
         out.notes.push(Note {
@@ -259,10 +265,7 @@ fn pieces(
 }
 
 /// Pass 1: the pieces of each line kept, the rest rejected.
-fn pieces_and_rejects(
-    session: &Session,
-    source: &mut dyn Source,
-) -> Result<(Vec<Rejected>, Vec<Piece>, Vec<u8>), EditError> {
+fn pieces_and_rejects(session: &Session, source: &mut dyn Source) -> Result<Framed, EditError> {
     let files = session.files();
     if files.len() != 1 {
         return Err(EditError::Invalid(format!(
@@ -347,7 +350,19 @@ fn pieces_and_rejects(
         }
         start = end;
     }
-    Ok((rejected, pieces, input))
+    Ok(Framed {
+        rejected,
+        pieces,
+        input,
+    })
+}
+
+/// What the framing pass gives: the pieces kept, the bytes rejected, and
+/// the input they come from.
+struct Framed {
+    rejected: Vec<Rejected>,
+    pieces: Vec<Piece>,
+    input: Vec<u8>,
 }
 
 fn reject(input: &[u8], r: Range<usize>, line: u32, why: &str) -> Rejected {

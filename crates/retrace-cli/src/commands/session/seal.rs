@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use retrace_core::{seal, EditError, SealOptions};
+use retrace_core::{seal, SealOptions};
 use retrace_io::OutputFile;
 use serde::Serialize;
 
@@ -46,8 +46,7 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         return Err(InputError::new(
             "--json prints the report: write the session with -o OUT (or use --dry-run)",
         )
-        .on(path)
-        .into());
+        .on(path));
     }
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
@@ -57,10 +56,8 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         new_id: &mut new_id,
         dry_run: args.dry_run,
     };
-    let edited = seal(&loaded.session, &mut loaded.source, leaf, options).map_err(|e| match e {
-        EditError::Source(e) => InputError::new(e).on(path),
-        e => InputError::new(e).on(path),
-    })?;
+    let edited = seal(&loaded.session, &mut loaded.source, leaf, options)
+        .map_err(|e| InputError::new(e).on(path))?;
     let sealed = edited.notes.iter().filter(|n| n.action == "sealed").count();
     if !args.dry_run {
         match &args.output {
