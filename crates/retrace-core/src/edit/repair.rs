@@ -71,11 +71,28 @@ pub fn repair(
     let at = |offset: u64| first.1.partition_point(|&s| s <= offset).saturating_sub(1);
     for d in read.diagnostics().iter().chain(&check.diagnostics) {
         let why = match d.kind {
-            DiagnosticKind::DuplicateId => "an id used before",
-            DiagnosticKind::ResultWithoutCall => "a tool result whose call is not on its branch",
+            // The reader's message names lines of the first pass's
+            // output: name the input's.
+            DiagnosticKind::DuplicateId => {
+                let id = entry_at(&read, d.offset).and_then(|e| read.id(e));
+                let first = id.and_then(|id| read.find(id));
+                let line = first.and_then(|e| pieces.get(line_index(&read, e)));
+                match (id, line) {
+                    (Some(id), Some(p)) => {
+                        format!("an id used before: \"{id}\" is the id of line {}", p.line)
+                    }
+                    _ => format!("an id used before: {}", d.message),
+                }
+            }
+            DiagnosticKind::ResultWithoutCall => {
+                format!(
+                    "a tool result whose call is not on its branch: {}",
+                    d.message
+                )
+            }
             _ => continue,
         };
-        drop.push((at(d.offset), format!("{why}: {}", d.message)));
+        drop.push((at(d.offset), why));
     }
     drop.sort_by_key(|d| d.0);
     drop.dedup_by_key(|d| d.0);
