@@ -305,3 +305,61 @@ fn codex_stages_come_from_its_events() {
     );
     assert_eq!(seal_and_check("rollout.jsonl", bytes), 3);
 }
+
+/// Claude Code: a response split over two lines, its call in the first,
+/// then a prompt. The result goes after the response's last line, and the
+/// prompt is re-parented onto it.
+#[test]
+fn claude_code_results_follow_the_whole_response() {
+    let line = |uuid: &str, parent: &str, kind: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s1","version":"2.0.0","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2026-01-01T00:00:0{}.000Z"}}"#,
+            uuid.len() % 10
+        )
+    };
+    let file = [
+        line("u1", "null", "user", r#"{"role":"user","content":"go"}"#),
+        line(
+            "a1",
+            r#""u1""#,
+            "assistant",
+            r#"{"id":"m1","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}"#,
+        ),
+        line(
+            "a1b",
+            r#""a1""#,
+            "assistant",
+            r#"{"id":"m1","role":"assistant","model":"claude","content":[{"type":"text","text":"running"}]}"#,
+        ),
+        line("u2", r#""a1b""#, "user", r#"{"role":"user","content":"and?"}"#),
+    ]
+    .join("\n")
+        + "\n";
+    let bytes = file.as_bytes();
+    assert_eq!(seal_and_check("claude.jsonl", bytes), 1);
+    let s = Session::from_bytes("claude.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut ids = || "r1".to_owned();
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        SealOptions {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+            dry_run: false,
+        },
+    )
+    .unwrap();
+    let text = String::from_utf8(out.bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let sealed: Value = serde_json::from_str(lines[3]).unwrap();
+    assert_eq!(sealed["parentUuid"], "a1b");
+    assert_eq!(sealed["uuid"], "r1");
+    assert_eq!(sealed["sessionId"], "s1");
+    assert_eq!(sealed["message"]["content"][0]["tool_use_id"], "t1");
+    assert_eq!(sealed["message"]["content"][0]["is_error"], true);
+    let next: Value = serde_json::from_str(lines[4]).unwrap();
+    assert_eq!(next["parentUuid"], "r1");
+    assert_eq!(next["uuid"], "u2");
+}
