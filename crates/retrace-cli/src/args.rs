@@ -84,6 +84,13 @@ pub(crate) enum Command {
     /// A named bookmark on an entry: a pi `label` entry appended, or a
     /// `{file}.snapshots.json` side-car for other formats.
     Snapshot(SnapshotArgs),
+    /// A branch as a new file with each tool call left without a result
+    /// answered by an error result in the format's own shape.
+    Seal(SealArgs),
+    /// A damaged session as a consistent new file: torn and NUL-filled
+    /// lines, glued objects, orphan results and repeated ids fixed, open
+    /// calls sealed; every byte left out kept in `OUT.rejected`.
+    Repair(RepairArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.
     Store(StoreArgs),
@@ -121,6 +128,8 @@ impl Command {
             Command::Points(a) => a,
             Command::Fork(a) => a,
             Command::Snapshot(a) => a,
+            Command::Seal(a) => a,
+            Command::Repair(a) => a,
             Command::Store(a) => a,
         }
     }
@@ -341,6 +350,36 @@ pub(crate) struct ValidateArgs {
     pub inputs: InputsArgs,
     /// One JSON report per input: counts and every diagnostic.
     #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct SealArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// Only list the calls that would be sealed; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Write the sealed session here (atomically; `.gz` compresses)
+    /// instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// What was sealed as one JSON object on stdout (the session then
+    /// needs `-o`, or `--dry-run`).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct RepairArgs {
+    /// A session file (JSON lines).
+    pub path: String,
+    /// Write the repaired session here (atomically), and what was left
+    /// out beside it in `OUT.rejected`; default: stdout, and no side-car.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// What was done as one JSON object on stdout (needs `-o`).
+    #[arg(long, requires = "output")]
     pub json: bool,
 }
 

@@ -42,8 +42,9 @@ pub mod redact;
 mod test_rng;
 
 pub use edit::{
-    fork, safe_points, snapshot, snapshot_side_car, Bookmark, EditError, Edited, ForkLineage, Note,
-    Rejected, SafePoint, SnapshotFile, SnapshotStamp, SnapshotTarget,
+    fork, open_calls, repair, resume_check, safe_points, salvage, seal, snapshot,
+    snapshot_side_car, Bookmark, EditError, Edited, ForkLineage, Note, OpenCall, Rejected,
+    Resumable, SafePoint, Salvage, SealOptions, SnapshotFile, SnapshotStamp, SnapshotTarget, Stage,
 };
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};

@@ -102,6 +102,7 @@ fn a_migrated_gemini_session_is_read_from_its_jsonl() {
     ----- stdout -----
     [FIXTURES]/gemini/migrated/session-2026-02-04T10-00-7e3d9c21.json:7:249: note: copied-history: Gemini CLI migrated this session to [FIXTURES]/gemini/migrated/session-2026-02-04T10-00-7e3d9c21.jsonl, which repeats its 3 messages (lines 7–51 here) and goes on; they are shown there
     [FIXTURES]/gemini/migrated: 0 errors, 0 warnings, 1 notes; 1 tool calls, 0 without result, 0 results without call
+    [FIXTURES]/gemini/migrated: resumable as is by every API
     ----- stderr -----
     ");
 }

@@ -18,6 +18,8 @@ mod info;
 mod inputs;
 mod migrate;
 mod redact;
+mod repair;
+mod seal;
 mod search;
 mod show;
 mod store;

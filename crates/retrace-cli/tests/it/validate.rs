@@ -17,6 +17,7 @@ fn validate_exit_codes() {
     exit_code: 0
     ----- stdout -----
     [SCRATCH]/validate/clean.jsonl: 0 errors, 0 warnings, 0 notes; 0 tool calls, 0 without result, 0 results without call
+    [SCRATCH]/validate/clean.jsonl: resumable as is by every API
     ----- stderr -----
     ");
     let broken = dir.join("broken.jsonl");
@@ -53,7 +54,8 @@ fn validate_exit_codes() {
           "offset": 53,
           "message": "line ends inside a string (truncated?)"
         }
-      ]
+      ],
+      "resume": []
     }
     ----- stderr -----
     "#);
@@ -95,6 +97,10 @@ fn a_gap_in_a_split_set_is_a_warning() {
     ----- stdout -----
     [FIXTURES]/events/gap/events_3.jsonl:1:0: warning: split-gap: split set goes from events_1.jsonl to events_3.jsonl without events_2; the stream continues here
     [FIXTURES]/events/gap: 0 errors, 1 warnings, 0 notes; 2 tool calls, 0 without result, 0 results without call
+    [FIXTURES]/events/gap: resume as is to anthropic: no: tool-call ids the API does not take: 2 (`retrace migrate` replaces them)
+    [FIXTURES]/events/gap: resume as is to openai: ok
+    [FIXTURES]/events/gap: resume as is to openai-responses: ok
+    [FIXTURES]/events/gap: resume as is to google: ok
     ----- stderr -----
     ");
 }
@@ -107,6 +113,7 @@ fn broken_gzip_is_reported_with_line_and_byte() {
     [FIXTURES]/gzip/rollback-truncated.jsonl.gz:11:2520: error: gzip-truncated: file ends inside compressed data (truncated download or write?) at compressed byte 900; nothing after it could be read
     [FIXTURES]/gzip/rollback-truncated.jsonl.gz:11:2520: error: truncated-line: last line is cut off: line ends inside a string (truncated?)
     [FIXTURES]/gzip/rollback-truncated.jsonl.gz: 2 errors, 0 warnings, 0 notes; 1 tool calls, 0 without result, 0 results without call
+    [FIXTURES]/gzip/rollback-truncated.jsonl.gz: resumable as is by every API
     ----- stderr -----
     ");
 }
@@ -120,6 +127,7 @@ fn a_provider_list_with_a_broken_element() {
     [FIXTURES]/broken/array-broken-element.json:3:81: error: malformed-json: array element: missing comma between values
     [FIXTURES]/broken/array-broken-element.json:4:126: error: malformed-json: array element is not a JSON object
     [FIXTURES]/broken/array-broken-element.json: 2 errors, 0 warnings, 0 notes; 0 tool calls, 0 without result, 0 results without call
+    [FIXTURES]/broken/array-broken-element.json: resumable as is by every API
     ----- stderr -----
     ");
 }

@@ -15,9 +15,15 @@ use crate::source::SourceError;
 mod points;
 mod fork;
 mod snapshot;
+mod seal;
+mod repair;
+mod resume;
 
 pub use fork::{fork, ForkLineage};
 pub use points::{safe_points, SafePoint};
+pub use repair::{repair, salvage, Salvage};
+pub use resume::{resume_check, Resumable};
+pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
 pub use snapshot::{
     snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotStamp, SnapshotTarget,
 };

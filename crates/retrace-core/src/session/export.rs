@@ -105,7 +105,11 @@ fn one_line(json: &[u8]) -> Vec<u8> {
 }
 
 /// The whole physical line an entry sits on, with its terminator.
-fn line_range(s: &Session, source: &mut dyn Source, e: EntryId) -> Result<Range<u64>, SourceError> {
+pub(crate) fn line_range(
+    s: &Session,
+    source: &mut dyn Source,
+    e: EntryId,
+) -> Result<Range<u64>, SourceError> {
     const STEP: u64 = 4096;
     let entry = s.entry(e);
     let size = s.files()[entry.file.0 as usize].size;

@@ -22,5 +22,7 @@ mod gzip;
 mod lists;
 mod migrate;
 mod redact;
+mod repair;
+mod seal;
 mod shared_logic;
 mod transcript;

@@ -7,6 +7,8 @@ pub(super) mod info;
 pub(super) mod migrate;
 pub(super) mod points;
 pub(super) mod redact;
+pub(super) mod repair;
+pub(super) mod seal;
 pub(super) mod search;
 pub(super) mod show;
 pub(super) mod snapshot;

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use retrace_core::{Diagnostic, FileId, Severity};
+use retrace_core::{resume_check, Diagnostic, FileId, Resumable, Severity};
 use serde::Serialize;
 
 use super::for_each_input;
@@ -25,6 +25,9 @@ struct Report<'a> {
     calls_without_result: u64,
     results_without_call: u64,
     diagnostics: Vec<Located<'a>>,
+    /// Whether the default branch can be sent as it is to each provider
+    /// API (empty when the session has no branch).
+    resume: Vec<Resumable>,
 }
 
 /// A diagnostic with the name of its file.
@@ -62,6 +65,11 @@ fn validate(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         .session
         .check(&mut loaded.source)
         .map_err(|e| InputError::new(e).on(path))?;
+    let resume = match loaded.session.tree().default_leaf() {
+        Some(leaf) => resume_check(&loaded.session, &mut loaded.source, leaf)
+            .map_err(|e| InputError::new(e).on(path))?,
+        None => Vec::new(),
+    };
     let s = &loaded.session;
     let file_name = |f: FileId| s.files()[f.0 as usize].name.as_str();
     let located = |d: &Diagnostic| Located {
@@ -100,6 +108,7 @@ fn validate(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         calls_without_result: check.pairing.calls_without_result,
         results_without_call: check.pairing.results_without_call,
         diagnostics: all,
+        resume,
     };
     printer.emit(|| &report, |out| print_text(&report, out))?;
     Ok(status)
@@ -122,5 +131,25 @@ fn print_text(r: &Report, out: &mut dyn Write) -> std::io::Result<()> {
         out,
         "{}: {} errors, {} warnings, {} notes; {} tool calls, {} without result, {} results without call",
         r.path, r.errors, r.warnings, r.notes, r.tool_calls, r.calls_without_result, r.results_without_call
-    )
+    )?;
+    // The resume check: one line when every API takes the branch as is.
+    if r.resume.is_empty() {
+        return Ok(());
+    }
+    if r.resume.iter().all(|v| v.ok) {
+        return writeln!(out, "{}: resumable as is by every API", r.path);
+    }
+    for v in &r.resume {
+        match v.ok {
+            true => writeln!(out, "{}: resume as is to {}: ok", r.path, v.api)?,
+            false => writeln!(
+                out,
+                "{}: resume as is to {}: no: {}",
+                r.path,
+                v.api,
+                v.reasons.join("; ")
+            )?,
+        }
+    }
+    Ok(())
 }

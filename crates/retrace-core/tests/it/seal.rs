@@ -1,0 +1,365 @@
+//! Auto-seal on the corpus: every file whose default branch leaves calls
+//! without a result, and fixtures cut right after a tool call. The sealed
+//! file read back leaves no call unanswered, keeps every original line
+//! (only a re-parented line's parent id changes), and migrates to every API
+//! with every call answered by the session itself.
+
+use crate::common::*;
+use retrace_core::migrate::{migrate, Change};
+use retrace_core::{
+    export_branch, open_calls, resume_check, seal, Api, ContextOptions, EntryId, Format,
+    SealOptions, Session, Stage,
+};
+use serde_json::Value;
+
+/// New ids `sealed-1`, `sealed-2`, …
+fn counter_ids(counter: &mut u32) -> impl FnMut() -> String + '_ {
+    move || {
+        *counter += 1;
+        format!("sealed-{counter}")
+    }
+}
+
+fn sealable(s: &Session, leaf: EntryId) -> bool {
+    matches!(
+        s.file_format(s.entry(leaf).file),
+        Format::Pi { .. } | Format::ClaudeCode | Format::Codex
+    )
+}
+
+/// Seals the default branch of `bytes` and checks the result; returns how
+/// many calls were sealed.
+fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
+    let s = Session::from_bytes(name, bytes);
+    let Some(leaf) = s.tree().default_leaf() else {
+        return 0;
+    };
+    let open = open_calls(&s, &mut &bytes[..], leaf).unwrap();
+    if open.is_empty() || !sealable(&s, leaf) {
+        return 0;
+    }
+    let mut n = 0;
+    let mut ids = counter_ids(&mut n);
+    let dry = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        SealOptions {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+            dry_run: true,
+        },
+    )
+    .unwrap();
+    assert!(dry.bytes.is_empty(), "{name}");
+    let edited = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        SealOptions {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+            dry_run: false,
+        },
+    )
+    .unwrap();
+    // --dry-run lists the same calls.
+    assert_eq!(dry.notes, edited.notes, "{name}");
+    assert_eq!(edited.notes.len(), open.len(), "{name}");
+    assert!(edited.rejected.is_empty());
+
+    // Read back: nothing left open, on the branch or anywhere.
+    let sealed = Session::from_bytes(name, &edited.bytes);
+    let new_leaf = sealed.tree().default_leaf().unwrap();
+    let still = open_calls(&sealed, &mut &edited.bytes[..], new_leaf).unwrap();
+    assert!(still.is_empty(), "{name}: {still:?}");
+    let check = sealed.check(&mut &edited.bytes[..]).unwrap();
+    assert_eq!(check.pairing.calls_without_result, 0, "{name}");
+
+    // Every line of the branch is kept, in order; only a parent id may
+    // change (the line after a sealed call, re-parented onto its result).
+    let mut branch = Vec::new();
+    export_branch(&s, &mut &bytes[..], leaf, &mut branch).unwrap();
+    let before: Vec<&[u8]> = branch.split_inclusive(|&b| b == b'\n').collect();
+    let after: Vec<&[u8]> = edited.bytes.split_inclusive(|&b| b == b'\n').collect();
+    assert_eq!(after.len(), before.len() + open.len(), "{name}");
+    let mut j = 0;
+    let mut inserted = 0;
+    for line in &before {
+        while after[j] != *line && is_sealing(after[j]) {
+            j += 1;
+            inserted += 1;
+        }
+        if after[j] != *line {
+            assert_eq!(without_parent(after[j]), without_parent(line), "{name}");
+        }
+        j += 1;
+    }
+    inserted += after[j..].iter().filter(|l| is_sealing(l)).count();
+    assert_eq!(inserted, open.len(), "{name}");
+    // The last input line may lack its newline; the sealed file then adds
+    // one before the lines it appends.
+
+    // Migrated to every API: every call answered by the session itself.
+    let messages = sealed
+        .context_with(
+            new_leaf,
+            &mut &edited.bytes[..],
+            ContextOptions { payloads: true },
+        )
+        .unwrap();
+    for api in Api::ALL {
+        let report = migrate(&messages, api).report;
+        assert_eq!(
+            report.count(Change::CallWithoutResult),
+            0,
+            "{name} to {api:?}"
+        );
+    }
+    // The resume check named the open calls, and no longer does.
+    let unanswered = |v: &[retrace_core::Resumable]| {
+        v.iter().any(|r| {
+            r.reasons
+                .iter()
+                .any(|w| w.starts_with("tool calls without a result"))
+        })
+    };
+    // (Calls before a compaction are not sent: only those in the context.)
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    let sent = context
+        .iter()
+        .flat_map(|m| m.tool_calls())
+        .any(|(id, _)| open.iter().any(|c| c.id == id));
+    let before = resume_check(&s, &mut &bytes[..], leaf).unwrap();
+    assert_eq!(unanswered(&before), sent, "{name}: {before:?}");
+    let after = resume_check(&sealed, &mut &edited.bytes[..], new_leaf).unwrap();
+    assert!(!unanswered(&after), "{name}: {after:?}");
+    open.len()
+}
+
+fn is_sealing(line: &[u8]) -> bool {
+    String::from_utf8_lossy(line).contains("sealed by retrace")
+}
+
+fn without_parent(line: &[u8]) -> Value {
+    let mut v: Value = serde_json::from_slice(line.trim_ascii()).unwrap();
+    if let Some(o) = v.as_object_mut() {
+        o.remove("parentUuid");
+        o.remove("parentId");
+    }
+    v
+}
+
+#[test]
+fn every_corpus_file_with_open_calls_is_sealed() {
+    let mut sealed = 0;
+    let mut files = 0;
+    for path in corpus_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let n = seal_and_check(&path.display().to_string(), &bytes);
+        sealed += n;
+        files += usize::from(n > 0);
+    }
+    // pi's compact.jsonl (3), large-session.jsonl (18), branching.jsonl
+    // (1), and a Claude Code call left pending (1).
+    assert!(files >= 4 && sealed >= 23, "{files} files, {sealed} calls");
+}
+
+/// Every pi, Claude Code and Codex corpus file cut right after the line of
+/// its first tool call, and right after its last.
+#[test]
+fn sessions_cut_after_a_tool_call_are_sealed() {
+    let mut cut = [0usize; 3];
+    for path in corpus_files() {
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.display().to_string();
+        let s = Session::from_bytes(&name, &bytes);
+        let Some(leaf) = s.tree().default_leaf() else {
+            continue;
+        };
+        if !sealable(&s, leaf) || s.files().len() != 1 {
+            continue;
+        }
+        let branch = s.branch(leaf);
+        let with_calls: Vec<EntryId> = branch
+            .iter()
+            .copied()
+            .filter(|&e| {
+                s.messages(e, &mut &bytes[..])
+                    .unwrap()
+                    .iter()
+                    .any(|m| m.tool_calls().next().is_some())
+            })
+            .collect();
+        for e in [with_calls.first(), with_calls.last()]
+            .into_iter()
+            .flatten()
+        {
+            let entry = s.entry(*e);
+            let end = entry.range().end as usize;
+            let end = end
+                + bytes[end..]
+                    .iter()
+                    .position(|&b| b == b'\n')
+                    .map_or(bytes.len() - end, |i| i + 1);
+            let n = seal_and_check(&name, &bytes[..end]);
+            assert!(n > 0, "{name} cut at line {}", entry.line);
+            let slot = match s.format() {
+                Format::Pi { .. } => 0,
+                Format::ClaudeCode => 1,
+                _ => 2,
+            };
+            cut[slot] += 1;
+        }
+    }
+    assert!(cut.iter().all(|&n| n > 0), "{cut:?}");
+}
+
+const PI: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"list"}],"timestamp":1767225601000}}
+{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-01-01T00:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"bash","arguments":{"command":"ls"}}],"api":"anthropic-messages","provider":"anthropic","model":"m","stopReason":"toolUse","timestamp":1767225602000}}
+{"type":"message","id":"a3","parentId":"a2","timestamp":"2026-01-01T00:00:03.000Z","message":{"role":"user","content":[{"type":"text","text":"go on"}],"timestamp":1767225603000}}
+{"type":"message","id":"a4","parentId":"a3","timestamp":"2026-01-01T00:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"ok"}],"api":"anthropic-messages","provider":"anthropic","model":"m","stopReason":"stop","timestamp":1767225604000}}
+"#;
+
+/// A call left open mid-branch: the result goes right after it, the next
+/// line is re-parented onto it, and the sealed line carries the call's
+/// time, not the caller's.
+#[test]
+fn a_call_open_mid_branch_is_answered_right_after_it() {
+    let bytes = PI.as_bytes();
+    assert_eq!(seal_and_check("mid.jsonl", bytes), 1);
+    let s = Session::from_bytes("mid.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut ids = || "r1".to_owned();
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        SealOptions {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+            dry_run: false,
+        },
+    )
+    .unwrap();
+    let text = String::from_utf8(out.bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 6);
+    let sealed: Value = serde_json::from_str(lines[3]).unwrap();
+    assert_eq!(sealed["parentId"], "a2");
+    assert_eq!(sealed["id"], "r1");
+    assert_eq!(sealed["timestamp"], "2026-01-01T00:00:02.000Z");
+    assert_eq!(sealed["message"]["toolCallId"], "c1");
+    assert_eq!(sealed["message"]["isError"], true);
+    assert_eq!(
+        lines[4],
+        PI.lines()
+            .nth(3)
+            .unwrap()
+            .replace(r#""parentId":"a2""#, r#""parentId":"r1""#)
+    );
+    assert_eq!(out.notes[0].action, "sealed");
+    assert_eq!(out.notes[0].line, Some(3));
+}
+
+/// Codex says where a call stopped: an approval asked for, a command begun.
+#[test]
+fn codex_stages_come_from_its_events() {
+    let meta = r#"{"timestamp":"2025-11-17T21:30:00.000Z","type":"session_meta","payload":{"id":"019a93b9-f380-7600-98ff-940e6b99603c","timestamp":"2025-11-17T21:30:00.000Z","cwd":"/w","originator":"codex_cli_rs","cli_version":"0.58.0"}}"#;
+    let user = r#"{"timestamp":"2025-11-17T21:30:01.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"run it"}]}}"#;
+    let call = |id: &str| {
+        format!(
+            r#"{{"timestamp":"2025-11-17T21:30:02.000Z","type":"response_item","payload":{{"type":"function_call","name":"shell","arguments":"{{\"command\":[\"ls\"]}}","call_id":"{id}"}}}}"#
+        )
+    };
+    let approval = r#"{"timestamp":"2025-11-17T21:30:03.000Z","type":"event_msg","payload":{"type":"exec_approval_request","call_id":"call_a","command":["ls"],"cwd":"/w"}}"#;
+    let begin = r#"{"timestamp":"2025-11-17T21:30:03.000Z","type":"event_msg","payload":{"type":"exec_command_begin","call_id":"call_b","command":["ls"],"cwd":"/w"}}"#;
+    let file = [
+        meta,
+        user,
+        &call("call_a"),
+        &call("call_b"),
+        &call("call_c"),
+        approval,
+        begin,
+    ]
+    .join("\n")
+        + "\n";
+    let bytes = file.as_bytes();
+    let s = Session::from_bytes(
+        "rollout-2025-11-17T21-30-00-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
+        bytes,
+    );
+    assert_eq!(s.format(), Format::Codex);
+    let leaf = s.tree().default_leaf().unwrap();
+    let open = open_calls(&s, &mut &bytes[..], leaf).unwrap();
+    let stages: Vec<(&str, Stage)> = open.iter().map(|c| (c.id.as_str(), c.stage)).collect();
+    assert_eq!(
+        stages,
+        [
+            ("call_a", Stage::ApprovalRequired),
+            ("call_b", Stage::Executing),
+            ("call_c", Stage::Unknown)
+        ]
+    );
+    assert_eq!(seal_and_check("rollout.jsonl", bytes), 3);
+}
+
+/// Claude Code: a response split over two lines, its call in the first,
+/// then a prompt. The result goes after the response's last line, and the
+/// prompt is re-parented onto it.
+#[test]
+fn claude_code_results_follow_the_whole_response() {
+    let line = |uuid: &str, parent: &str, kind: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s1","version":"2.0.0","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2026-01-01T00:00:0{}.000Z"}}"#,
+            uuid.len() % 10
+        )
+    };
+    let file = [
+        line("u1", "null", "user", r#"{"role":"user","content":"go"}"#),
+        line(
+            "a1",
+            r#""u1""#,
+            "assistant",
+            r#"{"id":"m1","role":"assistant","model":"claude","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}"#,
+        ),
+        line(
+            "a1b",
+            r#""a1""#,
+            "assistant",
+            r#"{"id":"m1","role":"assistant","model":"claude","content":[{"type":"text","text":"running"}]}"#,
+        ),
+        line("u2", r#""a1b""#, "user", r#"{"role":"user","content":"and?"}"#),
+    ]
+    .join("\n")
+        + "\n";
+    let bytes = file.as_bytes();
+    assert_eq!(seal_and_check("claude.jsonl", bytes), 1);
+    let s = Session::from_bytes("claude.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut ids = || "r1".to_owned();
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        SealOptions {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+            dry_run: false,
+        },
+    )
+    .unwrap();
+    let text = String::from_utf8(out.bytes).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let sealed: Value = serde_json::from_str(lines[3]).unwrap();
+    assert_eq!(sealed["parentUuid"], "a1b");
+    assert_eq!(sealed["uuid"], "r1");
+    assert_eq!(sealed["sessionId"], "s1");
+    assert_eq!(sealed["message"]["content"][0]["tool_use_id"], "t1");
+    assert_eq!(sealed["message"]["content"][0]["is_error"], true);
+    let next: Value = serde_json::from_str(lines[4]).unwrap();
+    assert_eq!(next["parentUuid"], "r1");
+    assert_eq!(next["uuid"], "u2");
+}
