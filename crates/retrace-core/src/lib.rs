@@ -41,7 +41,10 @@ pub mod redact;
 #[cfg(test)]
 mod test_rng;
 
-pub use edit::{EditError, Edited, Note, Rejected};
+pub use edit::{
+    compact, estimate_tokens, plan as compaction_plan, Budget, CompactionPlan, CutRule, EditError,
+    Edited, Note, Rejected, Stamp, IMAGE_TOKENS,
+};
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};

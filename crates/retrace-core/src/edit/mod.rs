@@ -12,6 +12,12 @@ use serde::Serialize;
 
 use crate::source::SourceError;
 
+mod compact;
+
+pub use compact::{
+    compact, estimate_tokens, plan, Budget, CompactionPlan, CutRule, Stamp, IMAGE_TOKENS,
+};
+
 /// What an operation gives: the bytes to write and what it did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Edited {
