@@ -14,13 +14,26 @@
 //! `ceil(chars / 4)` of its text, thinking, tool names, arguments (as
 //! compact JSON) and tool outputs, plus [`IMAGE_TOKENS`] per image.
 //!
-//! Written formats:
+//! Written formats, each the way the agent appends its own compaction:
 //! - pi (v2 and v3, whose entries have ids): a `compaction` entry appended
 //!   to the file, parented on the leaf, with `summary`, `firstKeptEntryId`
-//!   (the cut) and `tokensBefore` (the estimate of the context it replaces),
-//!   as pi's own `/compact` appends it.
-//! - Everything else: [`EditError::Unsupported`] for now (Codex `compacted`
-//!   items and event streams are planned).
+//!   (the cut) and `tokensBefore` (the estimate of the context it replaces).
+//!   pi's loader skips an earlier `compaction` inside the kept range; the
+//!   core shows its summary there, and the plan counts it.
+//! - Codex: a `compacted` line appended after the rollout's last line, its
+//!   `message` the summary and its `replacement_history` (which Codex loads
+//!   in place of everything before it) the system and developer items
+//!   before the cut, the summary as a user `message` item (without Codex's
+//!   own summary prefix), then every response item from the cut on,
+//!   verbatim. A cut is after the last `compacted` line (an item inside an
+//!   earlier replacement history has no line to name). The
+//!   `session_meta` instructions are not part of it: Codex sends them from
+//!   there with every request.
+//! - Event streams: unsupported. Their schema has no record that cuts the
+//!   context (an appended `state_transition` would change nothing a
+//!   reader builds), and a rewritten stream is a fork, not a compaction.
+//! - Everything else (Claude Code, Gemini CLI, provider lists, pi v1):
+//!   [`EditError::Unsupported`].
 
 use serde::Serialize;
 
@@ -29,6 +42,7 @@ use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
 use crate::model::message::{Message, Part, Role};
 use crate::model::time::format_rfc3339_ms;
+use crate::normalize::codex::envelope;
 use crate::session::Session;
 use crate::source::Source;
 
@@ -165,19 +179,24 @@ pub fn plan<S: Source + ?Sized>(
     budget: Budget,
 ) -> Result<CompactionPlan, EditError> {
     let format = session.file_format(session.entry(leaf).file);
-    let Format::Pi { version } = format else {
-        return Err(EditError::Unsupported {
-            format: format.name(),
-            what: "compacted",
-        });
+    let units = match format {
+        Format::Pi { version } if version >= 2 && session.id(leaf).is_some() => {
+            pi_units(session, source, leaf)?
+        }
+        Format::Pi { .. } => {
+            return Err(EditError::Unsupported {
+                format: "pi v1 (entries without ids)",
+                what: "compacted",
+            })
+        }
+        Format::Codex => codex_units(session, source, leaf)?,
+        other => {
+            return Err(EditError::Unsupported {
+                format: other.name(),
+                what: "compacted",
+            })
+        }
     };
-    if version < 2 || session.id(leaf).is_none() {
-        return Err(EditError::Unsupported {
-            format: "pi v1 (entries without ids)",
-            what: "compacted",
-        });
-    }
-    let units = units(session, source, leaf)?;
     let messages_before = session.context(leaf, source)?;
     let tokens_before = messages_before.iter().map(estimate_tokens).sum();
     if !units.iter().any(|u| u.candidate) {
@@ -229,7 +248,8 @@ pub fn plan<S: Source + ?Sized>(
         kept_messages: tail_messages[k],
         kept_tokens: tail_tokens[k],
         fits: fits(k),
-        system_kept: !units[..k].iter().any(|u| u.system),
+        // Codex carries the system items before the cut into its history.
+        system_kept: format == Format::Codex || !units[..k].iter().any(|u| u.system),
         split: split_at(k),
     })
 }
@@ -238,7 +258,7 @@ pub fn plan<S: Source + ?Sized>(
 /// first entry the last compaction kept (or the first after it) to the
 /// leaf, in path order. An earlier compaction inside that range stays where
 /// it is (the core shows its summary there; pi skips it).
-fn units<S: Source + ?Sized>(
+fn pi_units<S: Source + ?Sized>(
     session: &Session,
     source: &mut S,
     leaf: EntryId,
@@ -284,6 +304,154 @@ fn units<S: Source + ?Sized>(
     Ok(out)
 }
 
+/// The messages of a Codex branch the model sees (from its last
+/// `compacted` line), one unit each: a rollout spreads one response over
+/// several lines (reasoning, calls), so a unit starts at the first line of
+/// its message. A cut is at a user or assistant message read from a
+/// `response_item` line (not from an earlier compaction's history).
+/// The instructions of `session_meta` are not counted as a system prompt
+/// to keep: Codex sends them from there with every request.
+fn codex_units<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+) -> Result<Vec<Unit>, EditError> {
+    let context = session.context(leaf, source)?;
+    let mut out = Vec::new();
+    for m in &context {
+        let Some(entry) = m.entries.first().and_then(|l| session.find(l)) else {
+            continue;
+        };
+        let kind = session.kind(entry);
+        let mut unit = Unit {
+            entry,
+            messages: 1,
+            tokens: estimate_tokens(m),
+            candidate: matches!(m.role, Role::User | Role::Assistant)
+                && m.kind != crate::model::message::MessageKind::Marker
+                && kind == "response_item"
+                && !is_result(m),
+            system: m.role == Role::System
+                && m.kind != crate::model::message::MessageKind::Marker
+                && kind != "session_meta",
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
+        for part in &m.content {
+            match part {
+                Part::ToolCall { id, .. } => unit.calls.push(id.clone()),
+                Part::ToolResult { call_id, .. } => unit.results.push(call_id.clone()),
+                _ => {}
+            }
+        }
+        out.push(unit);
+    }
+    Ok(out)
+}
+
+/// pi's `compaction` entry, parented on the leaf.
+fn pi_line(
+    session: &Session,
+    plan: &CompactionPlan,
+    summary: &str,
+    stamp: &Stamp,
+) -> Result<String, EditError> {
+    let (Some(leaf_id), Some(cut_id)) = (session.id(plan.leaf), session.id(plan.cut)) else {
+        return Err(EditError::Invalid(
+            "the leaf and the cut need ids to be compacted".to_owned(),
+        ));
+    };
+    if session.find(&stamp.id).is_some() {
+        return Err(EditError::Invalid(format!(
+            "the id {} is already in the session",
+            stamp.id
+        )));
+    }
+    // pi's own key order (serde_json would sort them).
+    let string = |s: &str| serde_json::Value::from(s).to_string();
+    Ok(format!(
+        "{{\"type\":\"compaction\",\"id\":{},\"parentId\":{},\"timestamp\":{},\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{}}}",
+        string(&stamp.id),
+        string(leaf_id),
+        string(&format_rfc3339_ms(stamp.time_ms)),
+        string(summary),
+        string(cut_id),
+        plan.tokens_before,
+    ))
+}
+
+/// Codex's `compacted` line: `message` is the summary, and
+/// `replacement_history` (which Codex loads in place of everything before
+/// it) holds the system and developer items before the cut, the summary as
+/// a user message, then every response item from the cut on, verbatim.
+/// A rollout is one line after another: the leaf must be its last line.
+fn codex_line<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    plan: &CompactionPlan,
+    summary: &str,
+    stamp: &Stamp,
+) -> Result<String, EditError> {
+    let leaf = plan.leaf;
+    let end = session.files()[session.entry(leaf).file.0 as usize].end_entry;
+    if (leaf.0 + 1..end).any(|e| session.tree().contains(EntryId(e))) {
+        return Err(EditError::Invalid(format!(
+            "a Codex rollout is compacted after its last line, not at {}",
+            plan.leaf_id
+        )));
+    }
+    let rules = session.rules_of(leaf);
+    let branch = session.branch(leaf);
+    let context = rules.context_entries(&session.view(), &branch);
+    let k = context
+        .iter()
+        .position(|&e| e == plan.cut)
+        .ok_or_else(|| EditError::Invalid(format!("{} is not on the branch", plan.cut_id)))?;
+    let summary_item = serde_json::json!({
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": summary}],
+    });
+    let mut history: Vec<serde_json::Value> = Vec::new();
+    if k == 0 {
+        history.push(summary_item.clone());
+    }
+    let system = |item: &serde_json::Value| {
+        item.get("type").and_then(serde_json::Value::as_str) == Some("message")
+            && matches!(
+                item.get("role").and_then(serde_json::Value::as_str),
+                Some("system" | "developer")
+            )
+    };
+    for (i, &e) in context.iter().enumerate() {
+        let Ok(line) = session.body(e, source)? else {
+            continue;
+        };
+        match envelope(&line) {
+            Some(("response_item", item)) if i >= k || system(item) => history.push(item.clone()),
+            Some(("compacted", payload)) if i < k => {
+                let earlier = payload
+                    .get("replacement_history")
+                    .and_then(|h| h.as_array());
+                history.extend(earlier.into_iter().flatten().filter(|i| system(i)).cloned());
+            }
+            _ => {}
+        }
+        if i + 1 == k {
+            history.push(summary_item.clone());
+        }
+    }
+    let payload = serde_json::json!({
+        "message": summary,
+        "replacement_history": history,
+    });
+    Ok(format!(
+        "{{\"timestamp\":{},\"type\":\"compacted\",\"payload\":{}}}",
+        serde_json::Value::from(format_rfc3339_ms(stamp.time_ms)),
+        payload
+    ))
+}
+
 /// A tool's output (its role, or a result part first).
 fn is_result(m: &Message) -> bool {
     m.role == Role::Tool || matches!(m.content.first(), Some(Part::ToolResult { .. }))
@@ -311,7 +479,6 @@ pub fn compact<S: Source + ?Sized>(
     summary: &str,
     stamp: &Stamp,
 ) -> Result<Edited, EditError> {
-    let _ = source;
     if !plan.split.is_empty() {
         return Err(EditError::Invalid(format!(
             "cutting at {} would separate {} tool call(s) from their results ({}): seal or repair the branch first",
@@ -329,28 +496,13 @@ pub fn compact<S: Source + ?Sized>(
             info.name
         )));
     }
-    let (Some(leaf_id), Some(cut_id)) = (session.id(leaf), session.id(plan.cut)) else {
-        return Err(EditError::Invalid(
-            "the leaf and the cut need ids to be compacted".to_owned(),
-        ));
+    let (entry, id) = match plan.format {
+        Format::Codex => (codex_line(session, source, plan, summary, stamp)?, None),
+        _ => (
+            pi_line(session, plan, summary, stamp)?,
+            Some(stamp.id.clone()),
+        ),
     };
-    if session.find(&stamp.id).is_some() {
-        return Err(EditError::Invalid(format!(
-            "the id {} is already in the session",
-            stamp.id
-        )));
-    }
-    // pi's own key order (serde_json would sort them).
-    let string = |s: &str| serde_json::Value::from(s).to_string();
-    let entry = format!(
-        "{{\"type\":\"compaction\",\"id\":{},\"parentId\":{},\"timestamp\":{},\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{}}}",
-        string(&stamp.id),
-        string(leaf_id),
-        string(&format_rfc3339_ms(stamp.time_ms)),
-        string(summary),
-        string(cut_id),
-        plan.tokens_before,
-    );
     let mut bytes = Vec::new();
     if !info.line_ends_with_newline && info.size > 0 {
         bytes.push(b'\n');
@@ -360,7 +512,7 @@ pub fn compact<S: Source + ?Sized>(
     let notes = vec![Note {
         action: "compacted",
         line: Some(info.lines + 1),
-        id: Some(stamp.id.clone()),
+        id,
         message: format!(
             "appended a compaction after {}: a summary, then from {} on ({} message(s), ~{} tokens, {})",
             plan.leaf_id,
@@ -391,6 +543,7 @@ mod tests {
     /// zero to three (parallel) tool calls, results delivered late and out
     /// of order, every call answered by the end of a segment.
     struct Gen {
+        codex: bool,
         rng: Rng,
         bytes: Vec<u8>,
         parent: Option<String>,
@@ -402,7 +555,12 @@ mod tests {
 
     impl Gen {
         fn new(seed: u64) -> Gen {
+            Gen::of(seed, false)
+        }
+
+        fn of(seed: u64, codex: bool) -> Gen {
             let mut g = Gen {
+                codex,
                 rng: Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
                 bytes: Vec::new(),
                 parent: None,
@@ -411,8 +569,14 @@ mod tests {
                 pending: Vec::new(),
                 time: 1_767_225_600_000,
             };
-            let header = json!({"type":"session","version":3,"id":"s-test","timestamp":format_rfc3339_ms(g.time),"cwd":"/w"});
-            g.line(&header);
+            if codex {
+                let t = format_rfc3339_ms(g.time);
+                g.line(&json!({"timestamp":t,"type":"session_meta","payload":{"id":"0198-test","timestamp":t,"cwd":"/w","originator":"codex_cli_rs","cli_version":"0.58.0","instructions":"You are Codex."}}));
+                g.line(&json!({"timestamp":t,"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions>sandboxed</permissions>"}]}}));
+            } else {
+                let header = json!({"type":"session","version":3,"id":"s-test","timestamp":format_rfc3339_ms(g.time),"cwd":"/w"});
+                g.line(&header);
+            }
             g
         }
 
@@ -432,11 +596,42 @@ mod tests {
         }
 
         fn message(&mut self, message: Value) {
+            if self.codex {
+                return self.item(message);
+            }
             let id = self.id();
             self.time += 1000;
             let entry = json!({"type":"message","id":id,"parentId":self.parent,"timestamp":format_rfc3339_ms(self.time),"message":message});
             self.line(&entry);
             self.parent = Some(id);
+        }
+
+        /// The Codex items of a pi message.
+        fn item(&mut self, message: Value) {
+            self.time += 1000;
+            let t = format_rfc3339_ms(self.time);
+            let text = |v: &Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
+            let items: Vec<Value> = match message["role"].as_str().unwrap() {
+                "user" => vec![
+                    json!({"type":"message","role":"user","content":[{"type":"input_text","text":text(&message)}]}),
+                ],
+                "toolResult" => vec![
+                    json!({"type":"function_call_output","call_id":message["toolCallId"],"output":text(&message)}),
+                ],
+                _ => {
+                    let blocks = message["content"].as_array().unwrap();
+                    let mut items = vec![
+                        json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":blocks[0]["text"]}]}),
+                    ];
+                    for b in &blocks[1..] {
+                        items.push(json!({"type":"function_call","name":"shell","arguments":b["arguments"].to_string(),"call_id":b["id"]}));
+                    }
+                    items
+                }
+            };
+            for item in items {
+                self.line(&json!({"timestamp":t,"type":"response_item","payload":item}));
+            }
         }
 
         fn result(&mut self) {
@@ -602,6 +797,67 @@ mod tests {
         );
     }
 
+    #[test]
+    fn random_codex_rollouts_survive_repeated_compaction() {
+        let permissions = Part::Text {
+            text: "<permissions>sandboxed</permissions>".into(),
+        };
+        let mut compactions = 0;
+        for seed in 0..100u64 {
+            let mut g = Gen::of(seed, true);
+            let steps = 3 + g.rng.below(30);
+            g.segment(steps);
+            for round in 0..3 + g.rng.below(3) {
+                let session = Session::from_bytes("rollout.jsonl", &g.bytes);
+                assert_eq!(session.format(), Format::Codex);
+                let mut source = vec![g.bytes.clone()];
+                let leaf = session.tree().default_leaf().unwrap();
+                let budget = match g.rng.below(2) {
+                    0 => Budget::Messages(g.rng.below(10)),
+                    _ => Budget::Tokens(g.rng.below(1000) as u64),
+                };
+                let plan = plan(&session, &mut source, leaf, budget)
+                    .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+                assert!(plan.split.is_empty() && plan.system_kept, "{plan:?}");
+                let summary = format!("summary {seed}/{round}");
+                let stamp = Stamp {
+                    id: String::new(),
+                    time_ms: g.time + 1,
+                };
+                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                g.bytes.extend_from_slice(&edited.bytes);
+                compactions += 1;
+
+                let after = Session::from_bytes("rollout.jsonl", &g.bytes);
+                let mut source = vec![g.bytes.clone()];
+                let new_leaf = after.tree().default_leaf().unwrap();
+                assert_eq!(after.kind(new_leaf), "compacted");
+                let context = after.context(new_leaf, &mut source).unwrap();
+                // The developer message, the summary, the kept tail.
+                assert_eq!(context[0].role, Role::System, "seed {seed}");
+                assert_eq!(context[0].content, vec![permissions.clone()]);
+                assert_eq!(context[1].content, vec![Part::Text { text: summary }]);
+                assert_eq!(
+                    context.len() - 2,
+                    plan.kept_messages,
+                    "seed {seed} round {round}"
+                );
+                assert_eq!(
+                    orphans(&context),
+                    Vec::<String>::new(),
+                    "seed {seed} round {round}"
+                );
+                // Codex cuts only after its last `compacted` line: say
+                // something new.
+                let text = g.text();
+                g.message(json!({"role":"user","content":[{"type":"text","text":text}]}));
+                let steps = g.rng.below(15);
+                g.segment(steps);
+            }
+        }
+        assert!(compactions >= 300);
+    }
+
     fn pi(lines: &[Value]) -> Vec<u8> {
         let mut out = Vec::new();
         for l in lines {
@@ -720,8 +976,9 @@ mod tests {
 
     #[test]
     fn other_formats_are_refused() {
-        let bytes = b"{\"type\":\"session_meta\",\"payload\":{\"id\":\"x\"}}\n{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}}\n";
-        let session = Session::from_bytes("rollout.jsonl", bytes);
+        let bytes = b"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        let session = Session::from_bytes("s.jsonl", bytes);
+        assert_eq!(session.format(), Format::ClaudeCode);
         let mut source = vec![bytes.to_vec()];
         let leaf = session.tree().default_leaf().unwrap();
         let err = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap_err();

@@ -98,3 +98,71 @@ fn corpus_pi_files_compact_three_times_with_every_pair_kept() {
     }
     assert!(compacted >= 24, "{compacted}");
 }
+
+/// Every Codex rollout of the corpus, compacted at two budgets (once: a
+/// second compaction needs a line after the first).
+#[test]
+fn corpus_codex_rollouts_compact_with_every_pair_kept() {
+    let mut compacted = 0;
+    for path in crate::common::corpus_files() {
+        if !path.to_string_lossy().contains("/codex/") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.to_string_lossy().into_owned();
+        let session = Session::from_bytes(&name, &bytes);
+        if session.format() != Format::Codex {
+            continue;
+        }
+        let Some(leaf) = session.tree().default_leaf() else {
+            continue;
+        };
+        let mut source = vec![bytes.clone()];
+        let before = session.context(leaf, &mut source).unwrap();
+        for budget in [Budget::Messages(4), Budget::Tokens(5_000)] {
+            let plan = match compaction_plan(&session, &mut source, leaf, budget) {
+                Ok(plan) => plan,
+                Err(EditError::Invalid(_)) => continue,
+                Err(e) => panic!("{name}: {e}"),
+            };
+            if plan.rule == CutRule::LastNonTool {
+                continue;
+            }
+            let stamp = Stamp {
+                id: String::new(),
+                time_ms: 1_767_225_600_000,
+            };
+            let edited = match compact(&session, &mut source, &plan, "summary", &stamp) {
+                Ok(edited) => edited,
+                // Compacted only after its last line.
+                Err(EditError::Invalid(_)) => continue,
+                Err(e) => panic!("{name}: {e}"),
+            };
+            let mut out = bytes.clone();
+            out.extend_from_slice(&edited.bytes);
+            let after = Session::from_bytes(&name, &out);
+            let mut out_source = vec![out.clone()];
+            let new_leaf = after.tree().default_leaf().unwrap();
+            assert_eq!(after.kind(new_leaf), "compacted", "{name}");
+            let context = after.context(new_leaf, &mut out_source).unwrap();
+            let new: Vec<_> = orphans(&context)
+                .difference(&orphans(&before))
+                .cloned()
+                .collect();
+            assert!(new.is_empty(), "{name} {budget:?}: {new:?}");
+            let summaries = context
+                .iter()
+                .filter(|m| {
+                    m.content
+                        == [Part::Text {
+                            text: "summary".into(),
+                        }]
+                })
+                .count();
+            assert_eq!(summaries, 1, "{name}");
+            compacted += 1;
+        }
+    }
+    // The corpus holds one rollout.
+    assert!(compacted >= 2, "{compacted}");
+}
