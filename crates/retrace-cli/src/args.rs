@@ -77,7 +77,8 @@ pub(crate) enum Command {
     Validate(ValidateArgs),
     /// A branch compacted: a summary you supply stands in for what is cut,
     /// the cut never separating a tool call from its result; written in
-    /// the session's own format (pi: a `compaction` entry appended).
+    /// the session's own format (pi: a `compaction` entry appended; Codex:
+    /// a `compacted` line).
     Compact(CompactArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.
@@ -229,7 +230,8 @@ pub(crate) struct CompactArgs {
     /// Print the plan only; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The new entry's id (default: 8 random hex digits, as pi makes them).
+    /// The new pi entry's id (default: 8 random hex digits, as pi makes
+    /// them; Codex lines have none).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// The new entry's time, RFC 3339 (default: now).

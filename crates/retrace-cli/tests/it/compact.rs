@@ -146,3 +146,33 @@ fn compact_refuses_what_it_cannot_do() {
     For more information, try '--help'.
     ");
 }
+
+#[test]
+fn compact_writes_a_codex_compacted_line() {
+    let dir = scratch("compact_codex");
+    let summary = summary_file(&dir);
+    let out = dir.join("rollout.jsonl");
+    let out = out.to_str().unwrap();
+    retrace_snapshot!(cmd(&[
+        "compact", &corpus(CODEX), "--keep", "4", "--summary-file", &summary, "-o", out,
+        "--time", "2026-01-02T00:00:00Z",
+    ]), @"
+    exit_code: 0
+    ----- stdout -----
+    [CORPUS]/codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl: compaction of the branch ending at L279 (codex)
+      budget  4 message(s)
+      cut     L268 (line 268): the earliest safe cut that fits the budget
+      before  81 message(s), ~22017 tokens
+      kept    4 message(s), ~1281 tokens, within budget
+    compacted: appended a compaction after L279: a summary, then from L268 on (4 message(s), ~1281 tokens, the earliest safe cut that fits the budget)
+    wrote [SCRATCH]/compact_codex/rollout.jsonl
+    ----- stderr -----
+    ");
+    let written = std::fs::read_to_string(out).unwrap();
+    let last: serde_json::Value = serde_json::from_str(written.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "compacted");
+    let history = last["payload"]["replacement_history"].as_array().unwrap();
+    assert!(history
+        .iter()
+        .any(|i| i["content"][0]["text"] == "The user asked to read a file; it was read.\n"));
+}
