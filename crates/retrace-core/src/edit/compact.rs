@@ -975,6 +975,34 @@ mod tests {
     }
 
     #[test]
+    fn a_cut_that_must_split_a_pair_is_planned_but_not_written() {
+        // An earlier compaction's history ends in a call whose output comes
+        // after the next prompt: the only message after it that a cut can
+        // name separates the two.
+        let lines = [
+            json!({"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x","cwd":"/w"}}),
+            json!({"timestamp":"2026-01-01T00:00:01.000Z","type":"compacted","payload":{"message":"s","replacement_history":[
+                {"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]},
+                {"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}]}}),
+            json!({"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"still there?"}]}}),
+            json!({"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"done"}}),
+        ];
+        let bytes = pi(&lines);
+        let session = Session::from_bytes("rollout.jsonl", &bytes);
+        let mut source = vec![bytes.clone()];
+        let leaf = session.tree().default_leaf().unwrap();
+        let p = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap();
+        assert_eq!(p.rule, CutRule::LastNonTool);
+        assert_eq!((p.cut_line, p.split.clone()), (3, vec!["c1".to_owned()]));
+        let stamp = Stamp {
+            id: String::new(),
+            time_ms: 0,
+        };
+        let err = compact(&session, &mut source, &p, "s", &stamp).unwrap_err();
+        assert!(err.to_string().contains("seal or repair"), "{err}");
+    }
+
+    #[test]
     fn other_formats_are_refused() {
         let bytes = b"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
         let session = Session::from_bytes("s.jsonl", bytes);
