@@ -74,8 +74,8 @@ fn compact_appends_a_pi_compaction_entry_to_a_copy() {
         },
         "messages_before": 2,
         "tokens_before": 14,
-        "kept_messages": 2,
-        "kept_tokens": 14,
+        "kept_messages": 1,
+        "kept_tokens": 3,
         "fits": true,
         "system_kept": true,
         "split": []
@@ -85,7 +85,7 @@ fn compact_appends_a_pi_compaction_entry_to_a_copy() {
           "action": "compacted",
           "line": 11,
           "id": "c0ffee02",
-          "message": "appended a compaction after c0ffee01: a summary, then from e6 on (2 message(s), ~14 tokens, the earliest safe cut that fits the budget)"
+          "message": "appended a compaction after c0ffee01: a summary, then from e6 on (1 message(s), ~3 tokens, the earliest safe cut that fits the budget)"
         }
       ],
       "output": "[SCRATCH]/compact_pi/again.jsonl"
