@@ -91,6 +91,11 @@ pub(crate) enum Command {
     /// lines, glued objects, orphan results and repeated ids fixed, open
     /// calls sealed; every byte left out kept in `OUT.rejected`.
     Repair(RepairArgs),
+    /// A branch compacted: a summary you supply stands in for what is cut,
+    /// the cut never separating a tool call from its result; written in
+    /// the session's own format (pi: a `compaction` entry appended; Codex:
+    /// a `compacted` line).
+    Compact(CompactArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.
     Store(StoreArgs),
@@ -130,6 +135,7 @@ impl Command {
             Command::Snapshot(a) => a,
             Command::Seal(a) => a,
             Command::Repair(a) => a,
+            Command::Compact(a) => a,
             Command::Store(a) => a,
         }
     }
@@ -271,6 +277,46 @@ pub(crate) struct MigrateArgs {
     pub report: bool,
     /// The report as JSON.
     #[arg(long, requires = "report")]
+    pub json: bool,
+}
+
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("budget").required(true).args(["keep", "tokens"])))]
+pub(crate) struct CompactArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    /// Keep at most N messages after the summary.
+    #[arg(long, value_name = "N")]
+    pub keep: Option<usize>,
+    /// Keep at most N tokens after the summary, estimated from the bodies
+    /// (a quarter of their characters, 1,200 per image).
+    #[arg(long, value_name = "N")]
+    pub tokens: Option<u64>,
+    /// The summary that stands in for what is cut (UTF-8 text; retrace
+    /// calls no model).
+    #[arg(long, value_name = "F", required_unless_present = "dry_run")]
+    pub summary_file: Option<String>,
+    /// Where to write the compacted session (atomically): the input file
+    /// unchanged, then the compaction. Never the input itself.
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "OUT",
+        required_unless_present = "dry_run"
+    )]
+    pub output: Option<String>,
+    /// Print the plan only; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The new pi entry's id (default: 8 random hex digits, as pi makes
+    /// them; Codex lines have none).
+    #[arg(long, value_name = "ID")]
+    pub id: Option<String>,
+    /// The new entry's time, RFC 3339 (default: now).
+    #[arg(long, value_name = "TIME")]
+    pub time: Option<String>,
+    /// The plan and what was written as one JSON object.
+    #[arg(long)]
     pub json: bool,
 }
 

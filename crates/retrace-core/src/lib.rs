@@ -42,9 +42,10 @@ pub mod redact;
 mod test_rng;
 
 pub use edit::{
-    fork, open_calls, repair, resume_check, safe_points, salvage, seal, snapshot,
-    snapshot_side_car, Bookmark, EditError, Edited, ForkLineage, Note, OpenCall, Rejected,
-    Resumable, SafePoint, Salvage, SealOptions, SnapshotFile, SnapshotStamp, SnapshotTarget, Stage,
+    compact, estimate_tokens, fork, open_calls, plan as compaction_plan, repair, resume_check,
+    safe_points, salvage, seal, snapshot, snapshot_side_car, Bookmark, Budget, CompactionPlan,
+    CutRule, EditError, Edited, ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint,
+    Salvage, SealOptions, SnapshotFile, SnapshotStamp, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
 };
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};

@@ -11,6 +11,7 @@ mod common;
 mod args;
 mod cat;
 mod checkpoints;
+mod compact;
 mod errors;
 mod fork;
 mod gemini;

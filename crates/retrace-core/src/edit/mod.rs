@@ -18,7 +18,11 @@ mod snapshot;
 mod seal;
 mod repair;
 mod resume;
+mod compact;
 
+pub use compact::{
+    compact, estimate_tokens, plan, Budget, CompactionPlan, CutRule, Stamp, IMAGE_TOKENS,
+};
 pub use fork::{fork, ForkLineage};
 pub use points::{safe_points, SafePoint};
 pub use repair::{repair, salvage, Salvage};

@@ -148,7 +148,15 @@ impl Rules for Pi {
         };
         let mut out = vec![path[c]];
         if let Some(k) = kept {
-            out.extend_from_slice(&path[k..c]);
+            // An earlier compaction in the kept range says nothing: its
+            // summary is replaced by this one (pi's `buildSessionContext`
+            // appends only messages, custom messages and branch summaries).
+            out.extend(
+                path[k..c]
+                    .iter()
+                    .copied()
+                    .filter(|&e| s.kind(e) != "compaction"),
+            );
         }
         out.extend_from_slice(&path[c + 1..]);
         out

@@ -12,6 +12,7 @@ mod common;
 
 mod bad_input;
 mod codex;
+mod compact;
 mod context;
 mod corpus;
 mod events;

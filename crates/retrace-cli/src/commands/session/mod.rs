@@ -2,6 +2,7 @@
 //! what they share: several inputs in turn, the branch named by `--leaf`.
 
 pub(super) mod cat;
+pub(super) mod compact;
 pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod migrate;

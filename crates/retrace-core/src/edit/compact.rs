@@ -1,0 +1,1016 @@
+//! Compaction: where to cut a branch so that what is kept fits a budget,
+//! and the entry that records the cut the way the format itself does.
+//!
+//! The plan is computed on what the model sees of the branch (after any
+//! earlier compaction: its summary, then what it kept, then what followed).
+//! A cut is the first entry kept; everything before it is replaced by the
+//! caller's summary (core calls no model). A cut is *safe* when no tool call
+//! before it waits for a result at or after it, and the first kept message
+//! is not a tool result: a compacted branch never holds a result without
+//! its call, nor a call whose result was summarized away. The system prompt
+//! is never cut (pi keeps none in its file; see [`CompactionPlan::system_kept`]).
+//!
+//! Tokens are estimated from the bodies, no tokenizer: a message counts
+//! `ceil(chars / 4)` of its text, thinking, tool names, arguments (as
+//! compact JSON) and tool outputs, plus [`IMAGE_TOKENS`] per image.
+//!
+//! Written formats, each the way the agent appends its own compaction:
+//! - pi (v2 and v3, whose entries have ids): a `compaction` entry appended
+//!   to the file, parented on the leaf, with `summary`, `firstKeptEntryId`
+//!   (the cut) and `tokensBefore` (the estimate of the context it replaces).
+//!   An earlier `compaction` inside the kept range is not shown (by pi's
+//!   loader nor the core) and not counted.
+//! - Codex: a `compacted` line appended after the rollout's last line, its
+//!   `message` the summary and its `replacement_history` (which Codex loads
+//!   in place of everything before it) the system and developer items
+//!   before the cut, the summary as a user `message` item (without Codex's
+//!   own summary prefix), then every response item from the cut on,
+//!   verbatim. A cut is after the last `compacted` line (an item inside an
+//!   earlier replacement history has no line to name). The
+//!   `session_meta` instructions are not part of it: Codex sends them from
+//!   there with every request.
+//! - Event streams: unsupported. Their schema has no record that cuts the
+//!   context (an appended `state_transition` would change nothing a
+//!   reader builds), and a rewritten stream is a fork, not a compaction.
+//! - Everything else (Claude Code, Gemini CLI, provider lists, pi v1):
+//!   [`EditError::Unsupported`].
+
+use serde::Serialize;
+
+use super::{EditError, Edited, Note};
+use crate::model::entry::EntryId;
+use crate::model::format_id::Format;
+use crate::model::message::{Message, Part, Role};
+use crate::model::time::format_rfc3339_ms;
+use crate::normalize::codex::envelope;
+use crate::session::Session;
+use crate::source::Source;
+
+/// Tokens an image counts for in the estimate.
+pub const IMAGE_TOKENS: u64 = 1_200;
+
+/// How much of a branch a compaction keeps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "unit", content = "limit")]
+pub enum Budget {
+    /// At most this many messages after the summary.
+    Messages(usize),
+    /// At most this many tokens after the summary, estimated (see the
+    /// module doc).
+    Tokens(u64),
+}
+
+/// Which rule chose the cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CutRule {
+    /// The earliest safe cut whose kept tail fits the budget.
+    Fits,
+    /// No safe cut fits: the latest safe cut, the shortest tail that
+    /// separates no call from its result, over budget.
+    LastSafeTail,
+    /// No safe cut at all: the last message that is not a tool result.
+    /// It separates the calls in [`CompactionPlan::split`] from their
+    /// results, so [`compact`] refuses it (seal or repair the branch
+    /// first).
+    LastNonTool,
+}
+
+impl CutRule {
+    /// The rule in words, for reports.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CutRule::Fits => "the earliest safe cut that fits the budget",
+            CutRule::LastSafeTail => "no safe cut fits: the shortest safe tail, over budget",
+            CutRule::LastNonTool => {
+                "no safe cut: the last message that is not a tool result (splits tool pairs)"
+            }
+        }
+    }
+}
+
+/// Where to cut a branch, and what that keeps.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CompactionPlan {
+    /// The format the compaction will be written in.
+    pub format: Format,
+    /// The branch's last entry, which the compaction follows.
+    #[serde(skip)]
+    pub leaf: EntryId,
+    /// Its id (or label).
+    pub leaf_id: String,
+    /// The first entry kept.
+    #[serde(skip)]
+    pub cut: EntryId,
+    /// Its id.
+    pub cut_id: String,
+    /// Its line (from 1).
+    pub cut_line: u32,
+    /// The rule that chose the cut.
+    pub rule: CutRule,
+    /// The budget asked for.
+    pub budget: Budget,
+    /// Messages the model sees before the compaction (an earlier summary
+    /// included).
+    pub messages_before: usize,
+    /// Their estimated tokens.
+    pub tokens_before: u64,
+    /// Messages kept after the new summary.
+    pub kept_messages: usize,
+    /// Their estimated tokens.
+    pub kept_tokens: u64,
+    /// Whether the kept tail fits the budget.
+    pub fits: bool,
+    /// Whether every system message of the context is still in it (pi
+    /// files hold none: pi builds its system prompt at each start).
+    pub system_kept: bool,
+    /// Tool calls the cut separates from their results (only with
+    /// [`CutRule::LastNonTool`]).
+    pub split: Vec<String>,
+}
+
+/// What a new entry gets from the caller: core invents no id and reads no
+/// clock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamp {
+    /// The new entry's id (pi: 8 hex digits, unique in the file).
+    pub id: String,
+    /// When it is written, milliseconds since the Unix epoch.
+    pub time_ms: i64,
+}
+
+/// The estimated tokens of one message (see the module doc).
+pub fn estimate_tokens(m: &Message) -> u64 {
+    let mut chars = 0usize;
+    let mut images = 0u64;
+    for part in &m.content {
+        match part {
+            Part::Text { text } | Part::Thinking { text, .. } => chars += text.chars().count(),
+            Part::ToolCall {
+                name, arguments, ..
+            } => chars += name.chars().count() + arguments.to_string().chars().count(),
+            Part::ToolResult { output, .. } => chars += output.chars().count(),
+            Part::Image { .. } => images += 1,
+            Part::Checkpoint { .. } => {}
+        }
+    }
+    (chars as u64).div_ceil(4) + images * IMAGE_TOKENS
+}
+
+/// One entry of the branch the model sees, with its messages' measures.
+struct Unit {
+    entry: EntryId,
+    messages: usize,
+    tokens: u64,
+    /// Can be the first entry kept: a message entry with an id, not a
+    /// compaction, whose first message is not a tool result.
+    candidate: bool,
+    system: bool,
+    calls: Vec<String>,
+    results: Vec<String>,
+}
+
+/// The compaction plan of the branch ending at `leaf` for `budget` (see
+/// the module doc for the rules and the estimate).
+pub fn plan<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+    budget: Budget,
+) -> Result<CompactionPlan, EditError> {
+    let format = session.file_format(session.entry(leaf).file);
+    let units = match format {
+        Format::Pi { version } if version >= 2 && session.id(leaf).is_some() => {
+            pi_units(session, source, leaf)?
+        }
+        Format::Pi { .. } => {
+            return Err(EditError::Unsupported {
+                format: "pi v1 (entries without ids)",
+                what: "compacted",
+            })
+        }
+        Format::Codex => codex_units(session, source, leaf)?,
+        other => {
+            return Err(EditError::Unsupported {
+                format: other.name(),
+                what: "compacted",
+            })
+        }
+    };
+    let messages_before = session.context(leaf, source)?;
+    let tokens_before = messages_before.iter().map(estimate_tokens).sum();
+    if !units.iter().any(|u| u.candidate) {
+        return Err(EditError::Invalid(format!(
+            "the branch ending at {} has no message after its last compaction to keep",
+            session.label(leaf)
+        )));
+    }
+
+    // Tail sums, from the end.
+    let n = units.len();
+    let mut tail_messages = vec![0usize; n + 1];
+    let mut tail_tokens = vec![0u64; n + 1];
+    for i in (0..n).rev() {
+        tail_messages[i] = tail_messages[i + 1] + units[i].messages;
+        tail_tokens[i] = tail_tokens[i + 1] + units[i].tokens;
+    }
+    let fits = |k: usize| match budget {
+        Budget::Messages(limit) => tail_messages[k] <= limit,
+        Budget::Tokens(limit) => tail_tokens[k] <= limit,
+    };
+    let split_at = |k: usize| split_calls(&units, k);
+
+    let safe: Vec<usize> = (0..n)
+        .filter(|&k| units[k].candidate && split_at(k).is_empty())
+        .collect();
+    let (k, rule) = match safe.iter().find(|&&k| fits(k)) {
+        Some(&k) => (k, CutRule::Fits),
+        None => match safe.last() {
+            Some(&k) => (k, CutRule::LastSafeTail),
+            None => {
+                let k = (0..n).rev().find(|&k| units[k].candidate).expect("checked");
+                (k, CutRule::LastNonTool)
+            }
+        },
+    };
+    let cut = units[k].entry;
+    Ok(CompactionPlan {
+        format,
+        leaf,
+        leaf_id: session.label(leaf),
+        cut,
+        cut_id: session.label(cut),
+        cut_line: session.entry(cut).line,
+        rule,
+        budget,
+        messages_before: messages_before.len(),
+        tokens_before,
+        kept_messages: tail_messages[k],
+        kept_tokens: tail_tokens[k],
+        fits: fits(k),
+        // Codex carries the system items before the cut into its history.
+        system_kept: format == Format::Codex || !units[..k].iter().any(|u| u.system),
+        split: split_at(k),
+    })
+}
+
+/// The entries of the branch the model sees that a cut can keep: from the
+/// first entry the last compaction kept (or the first after it) to the
+/// leaf, in path order. An earlier compaction inside that range stays
+/// (with no message: a reader skips it).
+fn pi_units<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+) -> Result<Vec<Unit>, EditError> {
+    let rules = session.rules_of(leaf);
+    let view = session.view();
+    let path = session.branch(leaf);
+    let context = rules.context_entries(&view, &path);
+    let first = match context.first() {
+        Some(&c) if rules.is_compaction(&view, c) => context.get(1).copied(),
+        other => other.copied(),
+    };
+    let Some(first) = first else {
+        return Ok(Vec::new());
+    };
+    let start = path.iter().position(|&e| e == first).unwrap_or(path.len());
+    let mut out = Vec::new();
+    for &e in &path[start..] {
+        // An earlier compaction inside the kept range is not shown (see
+        // the pi rules' `context_entries`).
+        let messages = match rules.is_compaction(&view, e) {
+            true => Vec::new(),
+            false => session.messages(e, source)?,
+        };
+        let mut unit = Unit {
+            entry: e,
+            messages: messages.len(),
+            tokens: messages.iter().map(estimate_tokens).sum(),
+            candidate: rules.is_message(&view, e)
+                && !rules.is_compaction(&view, e)
+                && session.id(e).is_some()
+                && messages.first().is_some_and(|m| !is_result(m)),
+            system: messages.iter().any(|m| m.role == Role::System),
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
+        for m in &messages {
+            for part in &m.content {
+                match part {
+                    Part::ToolCall { id, .. } => unit.calls.push(id.clone()),
+                    Part::ToolResult { call_id, .. } => unit.results.push(call_id.clone()),
+                    _ => {}
+                }
+            }
+        }
+        out.push(unit);
+    }
+    Ok(out)
+}
+
+/// The messages of a Codex branch the model sees (from its last
+/// `compacted` line), one unit each: a rollout spreads one response over
+/// several lines (reasoning, calls), so a unit starts at the first line of
+/// its message. A cut is at a user or assistant message read from a
+/// `response_item` line (not from an earlier compaction's history).
+/// The instructions of `session_meta` are not counted as a system prompt
+/// to keep: Codex sends them from there with every request.
+fn codex_units<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+) -> Result<Vec<Unit>, EditError> {
+    let context = session.context(leaf, source)?;
+    let mut out = Vec::new();
+    for m in &context {
+        let Some(entry) = m.entries.first().and_then(|l| session.find(l)) else {
+            continue;
+        };
+        let kind = session.kind(entry);
+        let mut unit = Unit {
+            entry,
+            messages: 1,
+            tokens: estimate_tokens(m),
+            candidate: matches!(m.role, Role::User | Role::Assistant)
+                && m.kind != crate::model::message::MessageKind::Marker
+                && kind == "response_item"
+                && !is_result(m),
+            system: m.role == Role::System
+                && m.kind != crate::model::message::MessageKind::Marker
+                && kind != "session_meta",
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
+        for part in &m.content {
+            match part {
+                Part::ToolCall { id, .. } => unit.calls.push(id.clone()),
+                Part::ToolResult { call_id, .. } => unit.results.push(call_id.clone()),
+                _ => {}
+            }
+        }
+        out.push(unit);
+    }
+    Ok(out)
+}
+
+/// pi's `compaction` entry, parented on the leaf.
+fn pi_line(
+    session: &Session,
+    plan: &CompactionPlan,
+    summary: &str,
+    stamp: &Stamp,
+) -> Result<String, EditError> {
+    let (Some(leaf_id), Some(cut_id)) = (session.id(plan.leaf), session.id(plan.cut)) else {
+        return Err(EditError::Invalid(
+            "the leaf and the cut need ids to be compacted".to_owned(),
+        ));
+    };
+    if session.find(&stamp.id).is_some() {
+        return Err(EditError::Invalid(format!(
+            "the id {} is already in the session",
+            stamp.id
+        )));
+    }
+    // pi's own key order (serde_json would sort them).
+    let string = |s: &str| serde_json::Value::from(s).to_string();
+    Ok(format!(
+        "{{\"type\":\"compaction\",\"id\":{},\"parentId\":{},\"timestamp\":{},\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{}}}",
+        string(&stamp.id),
+        string(leaf_id),
+        string(&format_rfc3339_ms(stamp.time_ms)),
+        string(summary),
+        string(cut_id),
+        plan.tokens_before,
+    ))
+}
+
+/// Codex's `compacted` line: `message` is the summary, and
+/// `replacement_history` (which Codex loads in place of everything before
+/// it) holds the system and developer items before the cut, the summary as
+/// a user message, then every response item from the cut on, verbatim.
+/// A rollout is one line after another: the leaf must be its last line.
+fn codex_line<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    plan: &CompactionPlan,
+    summary: &str,
+    stamp: &Stamp,
+) -> Result<String, EditError> {
+    let leaf = plan.leaf;
+    let end = session.files()[session.entry(leaf).file.0 as usize].end_entry;
+    if (leaf.0 + 1..end).any(|e| session.tree().contains(EntryId(e))) {
+        return Err(EditError::Invalid(format!(
+            "a Codex rollout is compacted after its last line, not at {}",
+            plan.leaf_id
+        )));
+    }
+    let rules = session.rules_of(leaf);
+    let branch = session.branch(leaf);
+    let context = rules.context_entries(&session.view(), &branch);
+    let k = context
+        .iter()
+        .position(|&e| e == plan.cut)
+        .ok_or_else(|| EditError::Invalid(format!("{} is not on the branch", plan.cut_id)))?;
+    let summary_item = serde_json::json!({
+        "type": "message",
+        "role": "user",
+        "content": [{"type": "input_text", "text": summary}],
+    });
+    let mut history: Vec<serde_json::Value> = Vec::new();
+    if k == 0 {
+        history.push(summary_item.clone());
+    }
+    let system = |item: &serde_json::Value| {
+        item.get("type").and_then(serde_json::Value::as_str) == Some("message")
+            && matches!(
+                item.get("role").and_then(serde_json::Value::as_str),
+                Some("system" | "developer")
+            )
+    };
+    for (i, &e) in context.iter().enumerate() {
+        let Ok(line) = session.body(e, source)? else {
+            continue;
+        };
+        match envelope(&line) {
+            Some(("response_item", item)) if i >= k || system(item) => history.push(item.clone()),
+            Some(("compacted", payload)) if i < k => {
+                let earlier = payload
+                    .get("replacement_history")
+                    .and_then(|h| h.as_array());
+                history.extend(earlier.into_iter().flatten().filter(|i| system(i)).cloned());
+            }
+            _ => {}
+        }
+        if i + 1 == k {
+            history.push(summary_item.clone());
+        }
+    }
+    let payload = serde_json::json!({
+        "message": summary,
+        "replacement_history": history,
+    });
+    Ok(format!(
+        "{{\"timestamp\":{},\"type\":\"compacted\",\"payload\":{}}}",
+        serde_json::Value::from(format_rfc3339_ms(stamp.time_ms)),
+        payload
+    ))
+}
+
+/// A tool's output (its role, or a result part first).
+fn is_result(m: &Message) -> bool {
+    m.role == Role::Tool || matches!(m.content.first(), Some(Part::ToolResult { .. }))
+}
+
+/// The calls before `k` answered at or after it.
+fn split_calls(units: &[Unit], k: usize) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for call in units[..k].iter().flat_map(|u| &u.calls) {
+        if units[k..].iter().any(|u| u.results.contains(call)) && !out.contains(call) {
+            out.push(call.clone());
+        }
+    }
+    out
+}
+
+/// The compaction of `plan` with the caller's `summary`, in the session's
+/// format: for pi, the line to append to the leaf's file (a newline first
+/// when the file's last line has none). Refuses a plan that splits tool
+/// pairs ([`CutRule::LastNonTool`]).
+pub fn compact<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    plan: &CompactionPlan,
+    summary: &str,
+    stamp: &Stamp,
+) -> Result<Edited, EditError> {
+    if !plan.split.is_empty() {
+        return Err(EditError::Invalid(format!(
+            "cutting at {} would separate {} tool call(s) from their results ({}): seal or repair the branch first",
+            plan.cut_id,
+            plan.split.len(),
+            plan.split.join(", ")
+        )));
+    }
+    let leaf = plan.leaf;
+    let file = session.entry(leaf).file;
+    let info = &session.files()[file.0 as usize];
+    if info.gzip.is_some() {
+        return Err(EditError::Invalid(format!(
+            "{} is gzip: decompress it before appending a compaction",
+            info.name
+        )));
+    }
+    let (entry, id) = match plan.format {
+        Format::Codex => (codex_line(session, source, plan, summary, stamp)?, None),
+        _ => (
+            pi_line(session, plan, summary, stamp)?,
+            Some(stamp.id.clone()),
+        ),
+    };
+    let mut bytes = Vec::new();
+    if !info.line_ends_with_newline && info.size > 0 {
+        bytes.push(b'\n');
+    }
+    bytes.extend_from_slice(entry.as_bytes());
+    bytes.push(b'\n');
+    let notes = vec![Note {
+        action: "compacted",
+        line: Some(info.lines + 1),
+        id,
+        message: format!(
+            "appended a compaction after {}: a summary, then from {} on ({} message(s), ~{} tokens, {})",
+            plan.leaf_id,
+            plan.cut_id,
+            plan.kept_messages,
+            plan.kept_tokens,
+            plan.rule.describe()
+        ),
+    }];
+    Ok(Edited {
+        bytes,
+        notes,
+        rejected: Vec::new(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::model::message::MessageKind;
+    use crate::test_rng::Rng;
+
+    /// Writes random pi v3 sessions: user turns, assistant messages with
+    /// zero to three (parallel) tool calls, results delivered late and out
+    /// of order, every call answered by the end of a segment.
+    struct Gen {
+        codex: bool,
+        rng: Rng,
+        bytes: Vec<u8>,
+        parent: Option<String>,
+        ids: u32,
+        calls: u32,
+        pending: Vec<String>,
+        time: i64,
+    }
+
+    impl Gen {
+        fn new(seed: u64) -> Gen {
+            Gen::of(seed, false)
+        }
+
+        fn of(seed: u64, codex: bool) -> Gen {
+            let mut g = Gen {
+                codex,
+                rng: Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+                bytes: Vec::new(),
+                parent: None,
+                ids: 0,
+                calls: 0,
+                pending: Vec::new(),
+                time: 1_767_225_600_000,
+            };
+            if codex {
+                let t = format_rfc3339_ms(g.time);
+                g.line(&json!({"timestamp":t,"type":"session_meta","payload":{"id":"0198-test","timestamp":t,"cwd":"/w","originator":"codex_cli_rs","cli_version":"0.58.0","instructions":"You are Codex."}}));
+                g.line(&json!({"timestamp":t,"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions>sandboxed</permissions>"}]}}));
+            } else {
+                let header = json!({"type":"session","version":3,"id":"s-test","timestamp":format_rfc3339_ms(g.time),"cwd":"/w"});
+                g.line(&header);
+            }
+            g
+        }
+
+        fn line(&mut self, v: &Value) {
+            self.bytes.extend_from_slice(v.to_string().as_bytes());
+            self.bytes.push(b'\n');
+        }
+
+        fn id(&mut self) -> String {
+            self.ids += 1;
+            format!("{:08x}", self.ids)
+        }
+
+        fn text(&mut self) -> String {
+            let n = 1 + self.rng.below(300);
+            "word ".repeat(n / 5 + 1)
+        }
+
+        fn message(&mut self, message: Value) {
+            if self.codex {
+                return self.item(message);
+            }
+            let id = self.id();
+            self.time += 1000;
+            let entry = json!({"type":"message","id":id,"parentId":self.parent,"timestamp":format_rfc3339_ms(self.time),"message":message});
+            self.line(&entry);
+            self.parent = Some(id);
+        }
+
+        /// The Codex items of a pi message.
+        fn item(&mut self, message: Value) {
+            self.time += 1000;
+            let t = format_rfc3339_ms(self.time);
+            let text = |v: &Value| v["content"][0]["text"].as_str().unwrap_or("").to_owned();
+            let items: Vec<Value> = match message["role"].as_str().unwrap() {
+                "user" => vec![
+                    json!({"type":"message","role":"user","content":[{"type":"input_text","text":text(&message)}]}),
+                ],
+                "toolResult" => vec![
+                    json!({"type":"function_call_output","call_id":message["toolCallId"],"output":text(&message)}),
+                ],
+                _ => {
+                    let blocks = message["content"].as_array().unwrap();
+                    let mut items = vec![
+                        json!({"type":"message","role":"assistant","content":[{"type":"output_text","text":blocks[0]["text"]}]}),
+                    ];
+                    for b in &blocks[1..] {
+                        items.push(json!({"type":"function_call","name":"shell","arguments":b["arguments"].to_string(),"call_id":b["id"]}));
+                    }
+                    items
+                }
+            };
+            for item in items {
+                self.line(&json!({"timestamp":t,"type":"response_item","payload":item}));
+            }
+        }
+
+        fn result(&mut self) {
+            let i = self.rng.below(self.pending.len());
+            let call = self.pending.remove(i);
+            let text = self.text();
+            self.message(json!({"role":"toolResult","toolCallId":call,"toolName":"bash","content":[{"type":"text","text":text}],"isError":false}));
+        }
+
+        /// A run of `steps` random messages, every call answered by its end.
+        fn segment(&mut self, steps: usize) {
+            for _ in 0..steps {
+                match self.rng.below(6) {
+                    0 | 1 => {
+                        let text = self.text();
+                        self.message(
+                            json!({"role":"user","content":[{"type":"text","text":text}]}),
+                        );
+                    }
+                    2 | 3 => {
+                        let mut content = vec![json!({"type":"text","text":self.text()})];
+                        for _ in 0..self.rng.below(4) {
+                            self.calls += 1;
+                            let id = format!("call_{}", self.calls);
+                            content.push(json!({"type":"toolCall","id":id,"name":"bash","arguments":{"command":self.text()}}));
+                            self.pending.push(id);
+                        }
+                        self.message(
+                            json!({"role":"assistant","content":content,"stopReason":"toolUse"}),
+                        );
+                    }
+                    _ if !self.pending.is_empty() => self.result(),
+                    _ => {}
+                }
+            }
+            while !self.pending.is_empty() {
+                self.result();
+            }
+        }
+    }
+
+    /// Calls without a later result and results without an earlier call.
+    fn orphans(context: &[Message]) -> Vec<String> {
+        let mut calls: Vec<&str> = Vec::new();
+        let mut answered: HashSet<&str> = HashSet::new();
+        let mut out = Vec::new();
+        for m in context {
+            for part in &m.content {
+                match part {
+                    Part::ToolCall { id, .. } => calls.push(id),
+                    Part::ToolResult { call_id, .. } => {
+                        if calls.contains(&call_id.as_str()) {
+                            answered.insert(call_id);
+                        } else {
+                            out.push(format!("result {call_id}"));
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        out.extend(
+            calls
+                .iter()
+                .filter(|c| !answered.contains(*c))
+                .map(|c| format!("call {c}")),
+        );
+        out
+    }
+
+    fn system(context: &[Message]) -> Vec<Message> {
+        context
+            .iter()
+            .filter(|m| m.role == Role::System)
+            .cloned()
+            .collect()
+    }
+
+    #[test]
+    fn random_sessions_survive_repeated_compaction() {
+        let mut compactions = 0;
+        let mut rules = std::collections::BTreeMap::new();
+        for seed in 0..200u64 {
+            let mut g = Gen::new(seed);
+            let steps = 3 + g.rng.below(40);
+            g.segment(steps);
+            let rounds = 3 + g.rng.below(3);
+            for round in 0..rounds {
+                let session = Session::from_bytes("s.jsonl", &g.bytes);
+                let mut source = vec![g.bytes.clone()];
+                let leaf = session.tree().default_leaf().unwrap();
+                let before = session.context(leaf, &mut source).unwrap();
+                assert!(orphans(&before).is_empty(), "seed {seed}: generator");
+                let budget = match g.rng.below(2) {
+                    0 => Budget::Messages(g.rng.below(15)),
+                    _ => Budget::Tokens(g.rng.below(1500) as u64),
+                };
+                let plan = plan(&session, &mut source, leaf, budget)
+                    .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+                *rules.entry(format!("{:?}", plan.rule)).or_insert(0) += 1;
+                assert!(plan.split.is_empty(), "seed {seed}: {plan:?}");
+                assert_ne!(plan.rule, CutRule::LastNonTool);
+                if plan.rule == CutRule::Fits {
+                    assert!(plan.fits);
+                }
+                let summary = format!("summary {seed}/{round}");
+                let stamp = Stamp {
+                    id: g.id(),
+                    time_ms: g.time + 1,
+                };
+                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                g.bytes.extend_from_slice(&edited.bytes);
+                compactions += 1;
+
+                // Read back: the summary, then the kept tail, every call
+                // with its result, the system prompt kept.
+                let after = Session::from_bytes("s.jsonl", &g.bytes);
+                assert!(after.diagnostics().is_empty(), "{:?}", after.diagnostics());
+                let mut source = vec![g.bytes.clone()];
+                let new_leaf = after.tree().default_leaf().unwrap();
+                assert_eq!(after.id(new_leaf), Some(stamp.id.as_str()));
+                let context = after.context(new_leaf, &mut source).unwrap();
+                assert_eq!(context[0].kind, MessageKind::CompactionSummary);
+                assert_eq!(
+                    context[0].content,
+                    vec![Part::Text {
+                        text: summary.clone()
+                    }]
+                );
+                assert_eq!(context[1].entries[0], plan.cut_id, "seed {seed}");
+                assert_eq!(context.len() - 1, plan.kept_messages, "seed {seed}");
+                let kept: u64 = context[1..].iter().map(estimate_tokens).sum();
+                assert_eq!(kept, plan.kept_tokens);
+                assert_eq!(
+                    orphans(&context),
+                    Vec::<String>::new(),
+                    "seed {seed} round {round}"
+                );
+                assert_eq!(system(&context), system(&before));
+                // The kept tail is the end of what the model saw.
+                let tail = &before[before.len() - plan.kept_messages..];
+                let kept_entries: Vec<_> = context[1..].iter().map(|m| &m.entries).collect();
+                let tail_entries: Vec<_> = tail.iter().map(|m| &m.entries).collect();
+                assert_eq!(kept_entries, tail_entries, "seed {seed} round {round}");
+                assert!(context[1..]
+                    .iter()
+                    .all(|m| m.kind != MessageKind::CompactionSummary));
+
+                g.parent = Some(stamp.id);
+                let steps = g.rng.below(20);
+                g.segment(steps);
+            }
+        }
+        assert!(compactions >= 600);
+        // Both rules that write are exercised.
+        assert!(
+            rules.contains_key("Fits") && rules.contains_key("LastSafeTail"),
+            "{rules:?}"
+        );
+    }
+
+    #[test]
+    fn random_codex_rollouts_survive_repeated_compaction() {
+        let permissions = Part::Text {
+            text: "<permissions>sandboxed</permissions>".into(),
+        };
+        let mut compactions = 0;
+        for seed in 0..100u64 {
+            let mut g = Gen::of(seed, true);
+            let steps = 3 + g.rng.below(30);
+            g.segment(steps);
+            for round in 0..3 + g.rng.below(3) {
+                let session = Session::from_bytes("rollout.jsonl", &g.bytes);
+                assert_eq!(session.format(), Format::Codex);
+                let mut source = vec![g.bytes.clone()];
+                let leaf = session.tree().default_leaf().unwrap();
+                let budget = match g.rng.below(2) {
+                    0 => Budget::Messages(g.rng.below(10)),
+                    _ => Budget::Tokens(g.rng.below(1000) as u64),
+                };
+                let plan = plan(&session, &mut source, leaf, budget)
+                    .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
+                assert!(plan.split.is_empty() && plan.system_kept, "{plan:?}");
+                let summary = format!("summary {seed}/{round}");
+                let stamp = Stamp {
+                    id: String::new(),
+                    time_ms: g.time + 1,
+                };
+                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                g.bytes.extend_from_slice(&edited.bytes);
+                compactions += 1;
+
+                let after = Session::from_bytes("rollout.jsonl", &g.bytes);
+                let mut source = vec![g.bytes.clone()];
+                let new_leaf = after.tree().default_leaf().unwrap();
+                assert_eq!(after.kind(new_leaf), "compacted");
+                let context = after.context(new_leaf, &mut source).unwrap();
+                // The developer message, the summary, the kept tail.
+                assert_eq!(context[0].role, Role::System, "seed {seed}");
+                assert_eq!(context[0].content, vec![permissions.clone()]);
+                assert_eq!(context[1].content, vec![Part::Text { text: summary }]);
+                assert_eq!(
+                    context.len() - 2,
+                    plan.kept_messages,
+                    "seed {seed} round {round}"
+                );
+                assert_eq!(
+                    orphans(&context),
+                    Vec::<String>::new(),
+                    "seed {seed} round {round}"
+                );
+                // Codex cuts only after its last `compacted` line: say
+                // something new.
+                let text = g.text();
+                g.message(json!({"role":"user","content":[{"type":"text","text":text}]}));
+                let steps = g.rng.below(15);
+                g.segment(steps);
+            }
+        }
+        assert!(compactions >= 300);
+    }
+
+    fn pi(lines: &[Value]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for l in lines {
+            out.extend_from_slice(l.to_string().as_bytes());
+            out.push(b'\n');
+        }
+        out
+    }
+
+    fn msg(id: &str, parent: Option<&str>, message: Value) -> Value {
+        json!({"type":"message","id":id,"parentId":parent,"timestamp":"2026-01-01T00:00:00.000Z","message":message})
+    }
+
+    /// A user turn, an assistant calling two tools in parallel whose second
+    /// result comes after the next user message, and a closing answer.
+    fn late_result() -> Vec<u8> {
+        pi(&[
+            json!({"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}),
+            msg(
+                "u1",
+                None,
+                json!({"role":"user","content":"first question"}),
+            ),
+            msg(
+                "a1",
+                Some("u1"),
+                json!({"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"ls","arguments":{}},{"type":"toolCall","id":"c2","name":"cat","arguments":{}}]}),
+            ),
+            msg(
+                "r1",
+                Some("a1"),
+                json!({"role":"toolResult","toolCallId":"c1","content":"one"}),
+            ),
+            msg("u2", Some("r1"), json!({"role":"user","content":"and?"})),
+            msg(
+                "r2",
+                Some("u2"),
+                json!({"role":"toolResult","toolCallId":"c2","content":"two"}),
+            ),
+            msg(
+                "a2",
+                Some("r2"),
+                json!({"role":"assistant","content":"done"}),
+            ),
+        ])
+    }
+
+    #[test]
+    fn a_cut_never_separates_a_call_from_a_late_result() {
+        let bytes = late_result();
+        let session = Session::from_bytes("s.jsonl", &bytes);
+        let mut source = vec![bytes.clone()];
+        let leaf = session.find("a2").unwrap();
+        // Three messages would cut at u2, between c2 and its result: the
+        // only safe cuts are u1, a1 and a2.
+        let p = plan(&session, &mut source, leaf, Budget::Messages(3)).unwrap();
+        assert_eq!((p.cut_id.as_str(), p.rule), ("a2", CutRule::Fits));
+        assert_eq!(p.kept_messages, 1);
+        let p = plan(&session, &mut source, leaf, Budget::Messages(5)).unwrap();
+        assert_eq!((p.cut_id.as_str(), p.rule), ("a1", CutRule::Fits));
+        let p = plan(&session, &mut source, leaf, Budget::Messages(0)).unwrap();
+        assert_eq!((p.cut_id.as_str(), p.rule), ("a2", CutRule::LastSafeTail));
+        assert!(!p.fits);
+        let p = plan(&session, &mut source, leaf, Budget::Tokens(1_000)).unwrap();
+        assert_eq!((p.cut_id.as_str(), p.kept_messages), ("u1", 6));
+        assert!(p.system_kept && p.split.is_empty());
+    }
+
+    #[test]
+    fn appends_a_pi_compaction_entry() {
+        let bytes = late_result();
+        let session = Session::from_bytes("s.jsonl", &bytes);
+        let mut source = vec![bytes.clone()];
+        let leaf = session.find("a2").unwrap();
+        let p = plan(&session, &mut source, leaf, Budget::Messages(3)).unwrap();
+        let stamp = Stamp {
+            id: "0000beef".into(),
+            time_ms: 1_767_225_600_000,
+        };
+        let edited = compact(&session, &mut source, &p, "the summary", &stamp).unwrap();
+        assert_eq!(
+            String::from_utf8(edited.bytes).unwrap(),
+            "{\"type\":\"compaction\",\"id\":\"0000beef\",\"parentId\":\"a2\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"summary\":\"the summary\",\"firstKeptEntryId\":\"a2\",\"tokensBefore\":11}\n"
+        );
+        assert_eq!(edited.notes[0].action, "compacted");
+        assert_eq!(edited.notes[0].line, Some(8));
+        // A used id is refused.
+        let taken = Stamp {
+            id: "u1".into(),
+            ..stamp
+        };
+        assert!(compact(&session, &mut source, &p, "s", &taken).is_err());
+    }
+
+    #[test]
+    fn a_file_without_a_final_newline_gets_one_first() {
+        let mut bytes = late_result();
+        bytes.pop();
+        let session = Session::from_bytes("s.jsonl", &bytes);
+        let mut source = vec![bytes.clone()];
+        let leaf = session.find("a2").unwrap();
+        let p = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap();
+        let stamp = Stamp {
+            id: "0000beef".into(),
+            time_ms: 0,
+        };
+        let edited = compact(&session, &mut source, &p, "s", &stamp).unwrap();
+        assert_eq!(edited.bytes[0], b'\n');
+        bytes.extend_from_slice(&edited.bytes);
+        let after = Session::from_bytes("s.jsonl", &bytes);
+        assert_eq!(
+            after.label(after.tree().default_leaf().unwrap()),
+            "0000beef"
+        );
+    }
+
+    #[test]
+    fn a_cut_that_must_split_a_pair_is_planned_but_not_written() {
+        // An earlier compaction's history ends in a call whose output comes
+        // after the next prompt: the only message after it that a cut can
+        // name separates the two.
+        let lines = [
+            json!({"timestamp":"2026-01-01T00:00:00.000Z","type":"session_meta","payload":{"id":"x","cwd":"/w"}}),
+            json!({"timestamp":"2026-01-01T00:00:01.000Z","type":"compacted","payload":{"message":"s","replacement_history":[
+                {"type":"message","role":"user","content":[{"type":"input_text","text":"go"}]},
+                {"type":"function_call","name":"shell","arguments":"{}","call_id":"c1"}]}}),
+            json!({"timestamp":"2026-01-01T00:00:02.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"still there?"}]}}),
+            json!({"timestamp":"2026-01-01T00:00:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"done"}}),
+        ];
+        let bytes = pi(&lines);
+        let session = Session::from_bytes("rollout.jsonl", &bytes);
+        let mut source = vec![bytes.clone()];
+        let leaf = session.tree().default_leaf().unwrap();
+        let p = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap();
+        assert_eq!(p.rule, CutRule::LastNonTool);
+        assert_eq!((p.cut_line, p.split.clone()), (3, vec!["c1".to_owned()]));
+        let stamp = Stamp {
+            id: String::new(),
+            time_ms: 0,
+        };
+        let err = compact(&session, &mut source, &p, "s", &stamp).unwrap_err();
+        assert!(err.to_string().contains("seal or repair"), "{err}");
+    }
+
+    #[test]
+    fn other_formats_are_refused() {
+        let bytes = b"{\"type\":\"user\",\"uuid\":\"u1\",\"parentUuid\":null,\"sessionId\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n";
+        let session = Session::from_bytes("s.jsonl", bytes);
+        assert_eq!(session.format(), Format::ClaudeCode);
+        let mut source = vec![bytes.to_vec()];
+        let leaf = session.tree().default_leaf().unwrap();
+        let err = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap_err();
+        assert!(matches!(err, EditError::Unsupported { .. }), "{err}");
+    }
+}

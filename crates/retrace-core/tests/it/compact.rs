@@ -1,0 +1,168 @@
+//! Compaction on the corpus's pi files: at several budgets, three times in
+//! a row, read back, every call still with its result.
+
+use std::collections::HashSet;
+
+use retrace_core::{
+    compact, compaction_plan, Budget, CutRule, EditError, Format, Message, MessageKind, Part,
+    Session, Stamp,
+};
+
+use crate::common::read;
+
+const FILES: &[&str] = &[
+    "pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl",
+    "pi/badlogic__pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl",
+    "pi/badlogic__pi-mono/compact.jsonl",
+    "pi/badlogic__pi-mono/session.jsonl",
+    "pi/kenn-io__agentsview/internal/parser/testdata/pi/session.jsonl",
+];
+
+/// Calls without a later result and results without an earlier call.
+fn orphans(context: &[Message]) -> HashSet<String> {
+    let mut calls = HashSet::new();
+    let mut answered = HashSet::new();
+    let mut out = HashSet::new();
+    for m in context {
+        for part in &m.content {
+            match part {
+                Part::ToolCall { id, .. } => {
+                    calls.insert(id.clone());
+                }
+                Part::ToolResult { call_id, .. } if calls.contains(call_id) => {
+                    answered.insert(call_id.clone());
+                }
+                Part::ToolResult { call_id, .. } => {
+                    out.insert(format!("result {call_id}"));
+                }
+                _ => {}
+            }
+        }
+    }
+    out.extend(calls.difference(&answered).map(|c| format!("call {c}")));
+    out
+}
+
+#[test]
+fn corpus_pi_files_compact_three_times_with_every_pair_kept() {
+    let mut compacted = 0;
+    for file in FILES {
+        let original = read(file);
+        for budget in [
+            Budget::Messages(2),
+            Budget::Messages(20),
+            Budget::Tokens(1_000),
+            Budget::Tokens(20_000),
+        ] {
+            let mut bytes = original.clone();
+            for round in 0..3 {
+                let session = Session::from_bytes(file, &bytes);
+                let mut source = vec![bytes.clone()];
+                let leaf = session.tree().default_leaf().unwrap();
+                let before = session.context(leaf, &mut source).unwrap();
+                let plan = match compaction_plan(&session, &mut source, leaf, budget) {
+                    Ok(plan) => plan,
+                    Err(EditError::Unsupported { .. }) => {
+                        assert_eq!(session.format(), Format::Pi { version: 1 }, "{file}");
+                        break;
+                    }
+                    Err(e) => panic!("{file} {budget:?} round {round}: {e}"),
+                };
+                assert_ne!(plan.rule, CutRule::LastNonTool, "{file}");
+                let stamp = Stamp {
+                    id: format!("c0mp{round:04}"),
+                    time_ms: 1_767_225_600_000 + round,
+                };
+                let summary = format!("summary {round}");
+                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                bytes.extend_from_slice(&edited.bytes);
+                compacted += 1;
+
+                let after = Session::from_bytes(file, &bytes);
+                let mut source = vec![bytes.clone()];
+                let new_leaf = after.tree().default_leaf().unwrap();
+                assert_eq!(after.id(new_leaf), Some(stamp.id.as_str()), "{file}");
+                let context = after.context(new_leaf, &mut source).unwrap();
+                assert_eq!(context[0].kind, MessageKind::CompactionSummary);
+                assert_eq!(context.len() - 1, plan.kept_messages, "{file} {budget:?}");
+                assert_eq!(context[1].entries[0], plan.cut_id);
+                // No pair the file had is broken (some files hold orphans
+                // of their own).
+                let new: Vec<_> = orphans(&context)
+                    .difference(&orphans(&before))
+                    .cloned()
+                    .collect();
+                assert!(new.is_empty(), "{file} {budget:?} round {round}: {new:?}");
+            }
+        }
+    }
+    assert!(compacted >= 24, "{compacted}");
+}
+
+/// Every Codex rollout of the corpus, compacted at two budgets (once: a
+/// second compaction needs a line after the first).
+#[test]
+fn corpus_codex_rollouts_compact_with_every_pair_kept() {
+    let mut compacted = 0;
+    for path in crate::common::corpus_files() {
+        if !path.to_string_lossy().contains("/codex/") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).unwrap();
+        let name = path.to_string_lossy().into_owned();
+        let session = Session::from_bytes(&name, &bytes);
+        if session.format() != Format::Codex {
+            continue;
+        }
+        let Some(leaf) = session.tree().default_leaf() else {
+            continue;
+        };
+        let mut source = vec![bytes.clone()];
+        let before = session.context(leaf, &mut source).unwrap();
+        for budget in [Budget::Messages(4), Budget::Tokens(5_000)] {
+            let plan = match compaction_plan(&session, &mut source, leaf, budget) {
+                Ok(plan) => plan,
+                Err(EditError::Invalid(_)) => continue,
+                Err(e) => panic!("{name}: {e}"),
+            };
+            if plan.rule == CutRule::LastNonTool {
+                continue;
+            }
+            let stamp = Stamp {
+                id: String::new(),
+                time_ms: 1_767_225_600_000,
+            };
+            let edited = match compact(&session, &mut source, &plan, "summary", &stamp) {
+                Ok(edited) => edited,
+                // Compacted only after its last line.
+                Err(EditError::Invalid(_)) => continue,
+                Err(e) => panic!("{name}: {e}"),
+            };
+            let mut out = bytes.clone();
+            out.extend_from_slice(&edited.bytes);
+            let after = Session::from_bytes(&name, &out);
+            let mut out_source = vec![out.clone()];
+            let new_leaf = after.tree().default_leaf().unwrap();
+            assert_eq!(after.kind(new_leaf), "compacted", "{name}");
+            let context = after.context(new_leaf, &mut out_source).unwrap();
+            let new: Vec<_> = orphans(&context)
+                .difference(&orphans(&before))
+                .cloned()
+                .collect();
+            assert!(new.is_empty(), "{name} {budget:?}: {new:?}");
+            let summaries = context
+                .iter()
+                .filter(|m| {
+                    m.content
+                        == [Part::Text {
+                            text: "summary".into(),
+                        }]
+                })
+                .count();
+            assert_eq!(summaries, 1, "{name}");
+            compacted += 1;
+        }
+    }
+    // The corpus holds one rollout.
+    assert!(compacted >= 2, "{compacted}");
+}
