@@ -223,6 +223,7 @@ test('seal a file cut right after a tool call: pi shows the error result after i
   // The shape pi's own entries have.
   const entry = sealed.entries.at(-1);
   assert.equal(entry.parentId, lines[cut].id);
+  assert.match(entry.id, /^[0-9a-f]{8}$/, 'an id as pi makes them');
   const data = piExport(out);
   assert.equal(data.entries.at(-1).message.toolCallId, 'toolu_bash1');
 });
@@ -282,6 +283,7 @@ test('repair a crash right after a tool call: sealed, and pi has no orphan', () 
   assert.equal(result.role, 'toolResult');
   assert.equal(result.toolCallId, 'toolu_ls1');
   assert.equal(result.isError, true);
+  assert.match(repaired.entries.at(-1).id, /^[0-9a-f]{8}$/, 'an id as pi makes them');
 });
 
 test('snapshot: pi reads the label and the same turns', () => {
