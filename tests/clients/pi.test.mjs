@@ -12,14 +12,13 @@
 //
 // RETRACE_BIN names the retrace binary (as for tests/e2e).
 
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SessionManager, buildSessionContext, convertToLlm } from '@mariozechner/pi-coding-agent';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -27,8 +26,14 @@ const corpus = path.resolve(root, '../shared/corpus/pi');
 const piCli = path.join(here, 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js');
 const bin = process.env.RETRACE_BIN ?? path.join(root, 'target/debug/retrace');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-pi-'));
+// Kept with RETRACE_KEEP_TMP=1, to look at what pi was given.
+after(() => process.env.RETRACE_KEEP_TMP || fs.rmSync(tmp, { recursive: true, force: true }));
 const home = path.join(tmp, 'home');
 fs.mkdirSync(home);
+// pi keeps its settings under HOME: a scratch one, for the library too.
+process.env.HOME = home;
+process.env.PI_OFFLINE = '1';
+const { SessionManager, buildSessionContext, convertToLlm } = await import('@mariozechner/pi-coding-agent');
 
 function retrace(...args) {
   return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
