@@ -224,3 +224,42 @@ pub fn ensure_web_build(root: &Path) -> Result<()> {
     ensure_npm(root)?;
     step("cargo fetch", root, cargo().args(["fetch", "--locked"]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::npm_matches_lock;
+
+    #[test]
+    fn node_modules_matches_the_lock_when_each_locked_version_is_there() {
+        let dir = std::env::temp_dir().join(format!("xtask-npm-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let put = |at: &str, text: &str| {
+            let file = dir.join(at);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        };
+        assert!(!npm_matches_lock(&dir), "no lockfile");
+        put(
+            "package-lock.json",
+            r#"{"packages": {"": {"name": "x"},
+                "node_modules/a": {"version": "1.0.0"},
+                "node_modules/@s/b": {"version": "2.0.0"},
+                "node_modules/c-darwin": {"version": "3.0.0", "optional": true}}}"#,
+        );
+        assert!(!npm_matches_lock(&dir), "nothing installed");
+        put("node_modules/a/package.json", r#"{"version": "1.0.0"}"#);
+        put("node_modules/@s/b/package.json", r#"{"version": "1.9.0"}"#);
+        assert!(!npm_matches_lock(&dir), "a wrong version");
+        put("node_modules/@s/b/package.json", r#"{"version": "2.0.0"}"#);
+        assert!(
+            npm_matches_lock(&dir),
+            "another platform's build may be absent"
+        );
+        put(
+            "node_modules/c-darwin/package.json",
+            r#"{"version": "2.0.0"}"#,
+        );
+        assert!(!npm_matches_lock(&dir), "but not at another version");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
