@@ -82,6 +82,14 @@ pub fn run(args: &[String]) -> Result<()> {
             .env("CHROMIUM", &chromium)
             .env("RETRACE_BIN", &retrace),
     )?;
+    tools::ensure_clients_npm(&root)?;
+    step(
+        "client tests: pi's own loader opens what retrace writes",
+        &tools::clients_dir(&root),
+        std::process::Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .env("RETRACE_BIN", &retrace),
+    )?;
     println!("==> all checks passed");
     Ok(())
 }

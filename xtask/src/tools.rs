@@ -123,6 +123,51 @@ pub fn ensure_npm(root: &Path) -> Result<()> {
     )
 }
 
+/// The npm package of the client tests: real agents' own loaders.
+pub fn clients_dir(root: &Path) -> PathBuf {
+    root.join("tests/clients")
+}
+
+/// Whether every package the lockfile of `dir` names is installed in its
+/// `node_modules` at the locked version, optional ones (other platforms'
+/// builds) if present (what `npm ci` would make).
+fn npm_matches_lock(dir: &Path) -> bool {
+    let read = |p: PathBuf| -> Option<serde_json::Value> {
+        serde_json::from_slice(&std::fs::read(p).ok()?).ok()
+    };
+    let Some(lock) = read(dir.join("package-lock.json")) else {
+        return false;
+    };
+    let Some(packages) = lock["packages"].as_object() else {
+        return false;
+    };
+    packages
+        .iter()
+        .filter(|(at, _)| !at.is_empty())
+        .all(
+            |(at, locked)| match read(dir.join(at).join("package.json")) {
+                Some(installed) => installed["version"] == locked["version"],
+                // Another platform's build (npm leaves those out).
+                None => locked["optional"] == true,
+            },
+        )
+}
+
+/// The client tests' npm packages (pi's own loader), from the lockfile;
+/// nothing is done when `node_modules` already matches it.
+pub fn ensure_clients_npm(root: &Path) -> Result<()> {
+    let dir = clients_dir(root);
+    if npm_matches_lock(&dir) {
+        println!("==> npm packages of tests/clients: already installed");
+        return Ok(());
+    }
+    step(
+        "npm ci (tests/clients)",
+        &dir,
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]),
+    )
+}
+
 /// Debian's Chromium for the browser tests (a test tool's own browser
 /// download does not work here).
 pub fn ensure_chromium() -> Result<PathBuf> {
@@ -178,4 +223,43 @@ pub fn ensure_web_build(root: &Path) -> Result<()> {
     ensure_rust_tools(root)?;
     ensure_npm(root)?;
     step("cargo fetch", root, cargo().args(["fetch", "--locked"]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::npm_matches_lock;
+
+    #[test]
+    fn node_modules_matches_the_lock_when_each_locked_version_is_there() {
+        let dir = std::env::temp_dir().join(format!("xtask-npm-lock-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let put = |at: &str, text: &str| {
+            let file = dir.join(at);
+            std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+            std::fs::write(file, text).unwrap();
+        };
+        assert!(!npm_matches_lock(&dir), "no lockfile");
+        put(
+            "package-lock.json",
+            r#"{"packages": {"": {"name": "x"},
+                "node_modules/a": {"version": "1.0.0"},
+                "node_modules/@s/b": {"version": "2.0.0"},
+                "node_modules/c-darwin": {"version": "3.0.0", "optional": true}}}"#,
+        );
+        assert!(!npm_matches_lock(&dir), "nothing installed");
+        put("node_modules/a/package.json", r#"{"version": "1.0.0"}"#);
+        put("node_modules/@s/b/package.json", r#"{"version": "1.9.0"}"#);
+        assert!(!npm_matches_lock(&dir), "a wrong version");
+        put("node_modules/@s/b/package.json", r#"{"version": "2.0.0"}"#);
+        assert!(
+            npm_matches_lock(&dir),
+            "another platform's build may be absent"
+        );
+        put(
+            "node_modules/c-darwin/package.json",
+            r#"{"version": "2.0.0"}"#,
+        );
+        assert!(!npm_matches_lock(&dir), "but not at another version");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -37,7 +37,7 @@ fn repair_writes_the_file_and_the_side_car() {
     retrace_snapshot!(cmd(&["validate", out]), @r#"
     exit_code: 0
     ----- stdout -----
-    [SCRATCH]/repair_side_car/repaired.jsonl:10:2788: note: unknown-type: unknown entry type "future_entry" (kept as is)
+    [SCRATCH]/repair_side_car/repaired.jsonl:10:2760: note: unknown-type: unknown entry type "future_entry" (kept as is)
     [SCRATCH]/repair_side_car/repaired.jsonl: 0 errors, 0 warnings, 1 notes; 2 tool calls, 0 without result, 0 results without call
     [SCRATCH]/repair_side_car/repaired.jsonl: resumable as is by every API
     ----- stderr -----

@@ -177,7 +177,7 @@ fn same_file(input: &str, out: &str) -> bool {
 
 /// A new entry id as pi makes them: 8 hex digits of a random UUID, drawn
 /// again while `taken`.
-fn new_id(taken: impl Fn(&str) -> bool) -> String {
+pub(super) fn new_id(taken: impl Fn(&str) -> bool) -> String {
     loop {
         let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
         if !taken(&id) {

@@ -131,3 +131,20 @@ fn stamp_time(given: Option<&str>) -> Result<chrono::DateTime<chrono::Utc>> {
         None => Ok(chrono::Utc::now()),
     }
 }
+
+/// New entry ids for a sealed or repaired session, as its agent makes
+/// them: pi's 8 hex digits (not used in the file, nor drawn twice),
+/// otherwise UUID v4s (Claude Code's `uuid`s).
+pub(super) fn entry_ids(session: &retrace_core::Session) -> impl FnMut() -> String + '_ {
+    let pi = matches!(session.format(), retrace_core::Format::Pi { .. });
+    let mut drawn = std::collections::HashSet::new();
+    move || {
+        let id = if pi {
+            compact::new_id(|id| drawn.contains(id) || session.find(id).is_some())
+        } else {
+            uuid::Uuid::new_v4().to_string()
+        };
+        drawn.insert(id.clone());
+        id
+    }
+}

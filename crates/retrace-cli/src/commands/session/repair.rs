@@ -43,7 +43,7 @@ struct Report<'a> {
 fn run(args: &RepairArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.path;
     let mut loaded = load(path, read, printer)?;
-    let mut new_id = || uuid::Uuid::new_v4().to_string();
+    let mut new_id = super::entry_ids(&loaded.session);
     let options = SealOptions {
         time_ms: chrono::Utc::now().timestamp_millis(),
         new_id: &mut new_id,

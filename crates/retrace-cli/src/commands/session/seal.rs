@@ -50,7 +50,7 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     }
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
-    let mut new_id = || uuid::Uuid::new_v4().to_string();
+    let mut new_id = super::entry_ids(&loaded.session);
     let options = SealOptions {
         time_ms: chrono::Utc::now().timestamp_millis(),
         new_id: &mut new_id,
