@@ -170,6 +170,19 @@ struct Unit {
     results: Vec<String>,
 }
 
+impl Unit {
+    /// Counts the tool calls and results of one of its messages.
+    fn tally(&mut self, m: &Message) {
+        for part in &m.content {
+            match part {
+                Part::ToolCall { id, .. } => self.calls.push(id.clone()),
+                Part::ToolResult { call_id, .. } => self.results.push(call_id.clone()),
+                _ => {}
+            }
+        }
+    }
+}
+
 /// The compaction plan of the branch ending at `leaf` for `budget` (see
 /// the module doc for the rules and the estimate).
 pub fn plan<S: Source + ?Sized>(
@@ -296,13 +309,7 @@ fn pi_units<S: Source + ?Sized>(
             results: Vec::new(),
         };
         for m in &messages {
-            for part in &m.content {
-                match part {
-                    Part::ToolCall { id, .. } => unit.calls.push(id.clone()),
-                    Part::ToolResult { call_id, .. } => unit.results.push(call_id.clone()),
-                    _ => {}
-                }
-            }
+            unit.tally(m);
         }
         out.push(unit);
     }
@@ -342,13 +349,7 @@ fn codex_units<S: Source + ?Sized>(
             calls: Vec::new(),
             results: Vec::new(),
         };
-        for part in &m.content {
-            match part {
-                Part::ToolCall { id, .. } => unit.calls.push(id.clone()),
-                Part::ToolResult { call_id, .. } => unit.results.push(call_id.clone()),
-                _ => {}
-            }
-        }
+        unit.tally(m);
         out.push(unit);
     }
     Ok(out)

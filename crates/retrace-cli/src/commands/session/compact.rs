@@ -14,7 +14,7 @@ use retrace_core::{
 use retrace_io::OutputFile;
 use serde::Serialize;
 
-use super::leaf;
+use super::{leaf, new_id};
 use crate::args::{CompactArgs, OutputOptions, ReadArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -172,26 +172,5 @@ fn same_file(input: &str, out: &str) -> bool {
     match (std::fs::canonicalize(input), std::fs::canonicalize(out)) {
         (Ok(a), Ok(b)) => a == b,
         _ => false,
-    }
-}
-
-/// A new entry id as pi makes them: 8 hex digits of a random UUID, drawn
-/// again while `taken`.
-pub(super) fn new_id(taken: impl Fn(&str) -> bool) -> String {
-    loop {
-        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
-        if !taken(&id) {
-            return id;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn ids_are_eight_hex_digits_not_taken() {
-        let id = super::new_id(|id| id.starts_with('0'));
-        assert_eq!(id.len(), 8);
-        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()) && !id.starts_with('0'));
     }
 }

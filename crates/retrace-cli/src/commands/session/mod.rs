@@ -140,11 +140,32 @@ pub(super) fn entry_ids(session: &retrace_core::Session) -> impl FnMut() -> Stri
     let mut drawn = std::collections::HashSet::new();
     move || {
         let id = if pi {
-            compact::new_id(|id| drawn.contains(id) || session.find(id).is_some())
+            new_id(|id| drawn.contains(id) || session.find(id).is_some())
         } else {
             uuid::Uuid::new_v4().to_string()
         };
         drawn.insert(id.clone());
         id
+    }
+}
+
+/// A new entry id as pi makes them: 8 hex digits of a random UUID, drawn
+/// again while `taken`.
+pub(super) fn new_id(taken: impl Fn(&str) -> bool) -> String {
+    loop {
+        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
+        if !taken(&id) {
+            return id;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ids_are_eight_hex_digits_not_taken() {
+        let id = super::new_id(|id| id.starts_with('0'));
+        assert_eq!(id.len(), 8);
+        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()) && !id.starts_with('0'));
     }
 }

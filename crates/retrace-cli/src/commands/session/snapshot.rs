@@ -12,7 +12,7 @@ use retrace_core::{snapshot, snapshot_side_car, SnapshotStamp, SnapshotTarget};
 use retrace_io::OutputFile;
 use serde_json::json;
 
-use super::{leaf, stamp_time};
+use super::{leaf, new_id, stamp_time};
 use crate::args::{OutputOptions, ReadArgs, SnapshotArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -38,10 +38,10 @@ fn run(args: &SnapshotArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Ex
     let mut loaded = load(path, read, printer)?;
     let at = leaf(&loaded, Some(&args.at))?;
     let stamp = SnapshotStamp {
-        id: args.id.clone().unwrap_or_else(|| {
-            let uuid = uuid::Uuid::new_v4().simple().to_string();
-            uuid[..8].to_owned()
-        }),
+        id: args
+            .id
+            .clone()
+            .unwrap_or_else(|| new_id(|id| loaded.session.find(id).is_some())),
         time: stamp_time(args.time.as_deref())?,
     };
     let side_car = snapshot_side_car(path);

@@ -70,7 +70,7 @@ fn line(c: &CommitInfo) -> String {
         s.push_str(&format!(" from {from}"));
     }
     if let Some(change) = c.change {
-        s.push_str(&format!("  {}", change_word(change)));
+        s.push_str(&format!("  {}", change.as_str()));
     }
     s
 }
@@ -110,15 +110,7 @@ pub(super) fn diff(
 
 fn print_changes(out: &mut dyn Write, changes: &[FileChange]) -> std::io::Result<()> {
     for c in changes {
-        writeln!(out, "  {:<8} {}", change_word(c.change), c.path)?;
+        writeln!(out, "  {:<8} {}", c.change.as_str(), c.path)?;
     }
     Ok(())
-}
-
-fn change_word(c: retrace_core::ChangeKind) -> &'static str {
-    match c {
-        retrace_core::ChangeKind::Created => "created",
-        retrace_core::ChangeKind::Updated => "updated",
-        retrace_core::ChangeKind::Deleted => "deleted",
-    }
 }
