@@ -45,7 +45,7 @@ pub use edit::{
     compact, estimate_tokens, fork, open_calls, plan as compaction_plan, repair, resume_check,
     safe_points, salvage, seal, snapshot, snapshot_side_car, Bookmark, Budget, CompactionPlan,
     CutRule, EditError, Edited, ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint,
-    Salvage, SealOptions, SnapshotFile, SnapshotStamp, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
+    Salvage, SnapshotFile, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
 };
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};

@@ -37,7 +37,7 @@
 
 use serde::Serialize;
 
-use super::{EditError, Edited, Note};
+use super::{EditError, Edited, Note, Stamp};
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
 use crate::model::message::{Message, Part, Role};
@@ -127,16 +127,6 @@ pub struct CompactionPlan {
     /// Tool calls the cut separates from their results (only with
     /// [`CutRule::LastNonTool`]).
     pub split: Vec<String>,
-}
-
-/// What a new entry gets from the caller: core invents no id and reads no
-/// clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Stamp {
-    /// The new entry's id (pi: 8 hex digits, unique in the file).
-    pub id: String,
-    /// When it is written, milliseconds since the Unix epoch.
-    pub time_ms: i64,
 }
 
 /// The estimated tokens of one message (see the module doc).
@@ -360,26 +350,26 @@ fn pi_line(
     session: &Session,
     plan: &CompactionPlan,
     summary: &str,
-    stamp: &Stamp,
+    id: &str,
+    time_ms: i64,
 ) -> Result<String, EditError> {
     let (Some(leaf_id), Some(cut_id)) = (session.id(plan.leaf), session.id(plan.cut)) else {
         return Err(EditError::Invalid(
             "the leaf and the cut need ids to be compacted".to_owned(),
         ));
     };
-    if session.find(&stamp.id).is_some() {
+    if session.find(id).is_some() {
         return Err(EditError::Invalid(format!(
-            "the id {} is already in the session",
-            stamp.id
+            "the id {id} is already in the session"
         )));
     }
     // pi's own key order (serde_json would sort them).
     let string = |s: &str| serde_json::Value::from(s).to_string();
     Ok(format!(
         "{{\"type\":\"compaction\",\"id\":{},\"parentId\":{},\"timestamp\":{},\"summary\":{},\"firstKeptEntryId\":{},\"tokensBefore\":{}}}",
-        string(&stamp.id),
+        string(id),
         string(leaf_id),
-        string(&format_rfc3339_ms(stamp.time_ms)),
+        string(&format_rfc3339_ms(time_ms)),
         string(summary),
         string(cut_id),
         plan.tokens_before,
@@ -396,7 +386,7 @@ fn codex_line<S: Source + ?Sized>(
     source: &mut S,
     plan: &CompactionPlan,
     summary: &str,
-    stamp: &Stamp,
+    time_ms: i64,
 ) -> Result<String, EditError> {
     let leaf = plan.leaf;
     let end = session.files()[session.entry(leaf).file.0 as usize].end_entry;
@@ -453,7 +443,7 @@ fn codex_line<S: Source + ?Sized>(
     });
     Ok(format!(
         "{{\"timestamp\":{},\"type\":\"compacted\",\"payload\":{}}}",
-        serde_json::Value::from(format_rfc3339_ms(stamp.time_ms)),
+        serde_json::Value::from(format_rfc3339_ms(time_ms)),
         payload
     ))
 }
@@ -483,7 +473,7 @@ pub fn compact<S: Source + ?Sized>(
     source: &mut S,
     plan: &CompactionPlan,
     summary: &str,
-    stamp: &Stamp,
+    stamp: &mut Stamp,
 ) -> Result<Edited, EditError> {
     if !plan.split.is_empty() {
         return Err(EditError::Invalid(format!(
@@ -503,11 +493,17 @@ pub fn compact<S: Source + ?Sized>(
         )));
     }
     let (entry, id) = match plan.format {
-        Format::Codex => (codex_line(session, source, plan, summary, stamp)?, None),
-        _ => (
-            pi_line(session, plan, summary, stamp)?,
-            Some(stamp.id.clone()),
+        Format::Codex => (
+            codex_line(session, source, plan, summary, stamp.time_ms)?,
+            None,
         ),
+        _ => {
+            let id = (stamp.new_id)();
+            (
+                pi_line(session, plan, summary, &id, stamp.time_ms)?,
+                Some(id),
+            )
+        }
     };
     let mut bytes = Vec::new();
     if !info.line_ends_with_newline && info.size > 0 {
@@ -744,11 +740,13 @@ mod tests {
                     assert!(plan.fits);
                 }
                 let summary = format!("summary {seed}/{round}");
-                let stamp = Stamp {
-                    id: g.id(),
+                let id = g.id();
+                let mut new_id = || id.clone();
+                let mut stamp = Stamp {
                     time_ms: g.time + 1,
+                    new_id: &mut new_id,
                 };
-                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                let edited = compact(&session, &mut source, &plan, &summary, &mut stamp).unwrap();
                 g.bytes.extend_from_slice(&edited.bytes);
                 compactions += 1;
 
@@ -758,7 +756,7 @@ mod tests {
                 assert!(after.diagnostics().is_empty(), "{:?}", after.diagnostics());
                 let mut source = vec![g.bytes.clone()];
                 let new_leaf = after.tree().default_leaf().unwrap();
-                assert_eq!(after.id(new_leaf), Some(stamp.id.as_str()));
+                assert_eq!(after.id(new_leaf), Some(id.as_str()));
                 let context = after.context(new_leaf, &mut source).unwrap();
                 assert_eq!(context[0].kind, MessageKind::CompactionSummary);
                 assert_eq!(
@@ -786,7 +784,7 @@ mod tests {
                     .iter()
                     .all(|m| m.kind != MessageKind::CompactionSummary));
 
-                g.parent = Some(stamp.id);
+                g.parent = Some(id);
                 let steps = g.rng.below(20);
                 g.segment(steps);
             }
@@ -822,11 +820,11 @@ mod tests {
                     .unwrap_or_else(|e| panic!("seed {seed} round {round}: {e}"));
                 assert!(plan.split.is_empty() && plan.system_kept, "{plan:?}");
                 let summary = format!("summary {seed}/{round}");
-                let stamp = Stamp {
-                    id: String::new(),
+                let mut stamp = Stamp {
                     time_ms: g.time + 1,
+                    new_id: &mut String::new,
                 };
-                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                let edited = compact(&session, &mut source, &plan, &summary, &mut stamp).unwrap();
                 g.bytes.extend_from_slice(&edited.bytes);
                 compactions += 1;
 
@@ -935,11 +933,12 @@ mod tests {
         let mut source = vec![bytes.clone()];
         let leaf = session.find("a2").unwrap();
         let p = plan(&session, &mut source, leaf, Budget::Messages(3)).unwrap();
-        let stamp = Stamp {
-            id: "0000beef".into(),
+        let mut new_id = || "0000beef".to_owned();
+        let mut stamp = Stamp {
             time_ms: 1_767_225_600_000,
+            new_id: &mut new_id,
         };
-        let edited = compact(&session, &mut source, &p, "the summary", &stamp).unwrap();
+        let edited = compact(&session, &mut source, &p, "the summary", &mut stamp).unwrap();
         assert_eq!(
             String::from_utf8(edited.bytes).unwrap(),
             "{\"type\":\"compaction\",\"id\":\"0000beef\",\"parentId\":\"a2\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"summary\":\"the summary\",\"firstKeptEntryId\":\"a2\",\"tokensBefore\":11}\n"
@@ -947,11 +946,11 @@ mod tests {
         assert_eq!(edited.notes[0].action, "compacted");
         assert_eq!(edited.notes[0].line, Some(8));
         // A used id is refused.
-        let taken = Stamp {
-            id: "u1".into(),
-            ..stamp
+        let mut taken = Stamp {
+            time_ms: 1_767_225_600_000,
+            new_id: &mut || "u1".to_owned(),
         };
-        assert!(compact(&session, &mut source, &p, "s", &taken).is_err());
+        assert!(compact(&session, &mut source, &p, "s", &mut taken).is_err());
     }
 
     #[test]
@@ -962,11 +961,12 @@ mod tests {
         let mut source = vec![bytes.clone()];
         let leaf = session.find("a2").unwrap();
         let p = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap();
-        let stamp = Stamp {
-            id: "0000beef".into(),
+        let mut new_id = || "0000beef".to_owned();
+        let mut stamp = Stamp {
             time_ms: 0,
+            new_id: &mut new_id,
         };
-        let edited = compact(&session, &mut source, &p, "s", &stamp).unwrap();
+        let edited = compact(&session, &mut source, &p, "s", &mut stamp).unwrap();
         assert_eq!(edited.bytes[0], b'\n');
         bytes.extend_from_slice(&edited.bytes);
         let after = Session::from_bytes("s.jsonl", &bytes);
@@ -996,11 +996,11 @@ mod tests {
         let p = plan(&session, &mut source, leaf, Budget::Messages(1)).unwrap();
         assert_eq!(p.rule, CutRule::LastNonTool);
         assert_eq!((p.cut_line, p.split.clone()), (3, vec!["c1".to_owned()]));
-        let stamp = Stamp {
-            id: String::new(),
+        let mut stamp = Stamp {
             time_ms: 0,
+            new_id: &mut String::new,
         };
-        let err = compact(&session, &mut source, &p, "s", &stamp).unwrap_err();
+        let err = compact(&session, &mut source, &p, "s", &mut stamp).unwrap_err();
         assert!(err.to_string().contains("seal or repair"), "{err}");
     }
 

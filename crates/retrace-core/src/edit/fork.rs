@@ -23,12 +23,13 @@
 //! Other formats (Gemini CLI, provider lists, generic lines) give
 //! [`EditError::Unsupported`].
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::DateTime;
 use serde_json::{json, Map, Value};
 
 use crate::model::entry::EntryId;
 use crate::model::event::{Event, EventData, StateTransition};
 use crate::model::format_id::Format;
+use crate::model::time::format_rfc3339_ms;
 use crate::read::scan::{scan_line, LineScan, ValueKind};
 use crate::session::{export_branch, ExportError, Session};
 use crate::source::Source;
@@ -45,8 +46,8 @@ pub struct ForkLineage {
     /// The source session's path, as the format names its parent (pi's
     /// `parentSession`); `None` to leave it out.
     pub parent_path: Option<String>,
-    /// When the fork is made.
-    pub time: DateTime<Utc>,
+    /// When the fork is made, milliseconds since the Unix epoch.
+    pub time_ms: i64,
 }
 
 /// Forks the session at `at`: a new session file whose default branch is
@@ -155,11 +156,6 @@ fn check_point(session: &Session, source: &mut dyn Source, at: EntryId) -> Resul
     Ok(())
 }
 
-/// The time as the formats write it: RFC 3339 in UTC, to the millisecond.
-fn stamp(time: &DateTime<Utc>) -> String {
-    time.to_rfc3339_opts(SecondsFormat::Millis, true)
-}
-
 /// A JSON string literal.
 fn quoted(s: &str) -> String {
     Value::from(s).to_string()
@@ -187,7 +183,10 @@ fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result
         }
     }
     fields.push(("id".into(), lineage.new_session_id.clone().into()));
-    fields.push(("timestamp".into(), stamp(&lineage.time).into()));
+    fields.push((
+        "timestamp".into(),
+        format_rfc3339_ms(lineage.time_ms).into(),
+    ));
     if let Some(cwd) = old.get("cwd") {
         fields.push(("cwd".into(), cwd.clone()));
     }
@@ -433,8 +432,10 @@ fn events_lineage(
     at: EntryId,
     lineage: &ForkLineage,
 ) -> Result<Note, EditError> {
+    let time = DateTime::from_timestamp_millis(lineage.time_ms)
+        .ok_or_else(|| EditError::Invalid(format!("{} ms is out of range", lineage.time_ms)))?;
     let event = Event::new(
-        lineage.time,
+        time,
         EventData::StateTransition(StateTransition {
             from_node: "parent".into(),
             to_node: "fork".into(),

@@ -20,17 +20,32 @@ mod repair;
 mod resume;
 mod compact;
 
-pub use compact::{
-    compact, estimate_tokens, plan, Budget, CompactionPlan, CutRule, Stamp, IMAGE_TOKENS,
-};
+pub use compact::{compact, estimate_tokens, plan, Budget, CompactionPlan, CutRule, IMAGE_TOKENS};
 pub use fork::{fork, ForkLineage};
 pub use points::{safe_points, SafePoint};
 pub use repair::{repair, salvage, Salvage};
 pub use resume::{resume_check, Resumable};
-pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
-pub use snapshot::{
-    snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotStamp, SnapshotTarget,
-};
+pub use seal::{open_calls, seal, OpenCall, Stage};
+pub use snapshot::{snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotTarget};
+
+/// What the lines an operation writes get from its caller: the core reads
+/// no clock and draws no random numbers.
+pub struct Stamp<'a> {
+    /// When the lines are written, milliseconds since the Unix epoch.
+    pub time_ms: i64,
+    /// A new id, called once per line written where the format gives lines
+    /// ids (pi: 8 hex digits; Claude Code: a UUID). An operation checks it
+    /// is not already in the session.
+    pub new_id: &'a mut dyn FnMut() -> String,
+}
+
+impl std::fmt::Debug for Stamp<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stamp")
+            .field("time_ms", &self.time_ms)
+            .finish_non_exhaustive()
+    }
+}
 
 /// What an operation gives: the bytes to write and what it did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -23,8 +23,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use crate::edit::seal::{open_calls, parent_of, replace_parent, write_sealed, SealOptions};
-use crate::edit::{EditError, Edited, Note, Rejected};
+use crate::edit::seal::{open_calls, parent_of, replace_parent, write_sealed};
+use crate::edit::{EditError, Edited, Note, Rejected, Stamp};
 use crate::model::diag::DiagnosticKind;
 use crate::model::entry::{EntryId, FileId};
 use crate::model::format_id::Format;
@@ -59,7 +59,7 @@ pub struct Salvage {
 pub fn repair(
     session: &Session,
     source: &mut dyn Source,
-    options: SealOptions,
+    stamp: &mut Stamp,
 ) -> Result<Edited, EditError> {
     let (mut out, pieces, input) = pieces(session, source)?;
     // Pass 2: ids used twice, results without their call.
@@ -195,8 +195,7 @@ pub fn repair(
         });
     }
     let all: Vec<EntryId> = (0..read.entries().len() as u32).map(EntryId).collect();
-    let mut options = options;
-    out.bytes = write_sealed(&read, &mut &second[..], &all, &calls, &mut options)?;
+    out.bytes = write_sealed(&read, &mut &second[..], &all, &calls, stamp)?;
     Ok(out)
 }
 

@@ -22,24 +22,12 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use crate::edit::{EditError, Edited, Note};
+use crate::edit::{EditError, Edited, Note, Stamp};
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
 use crate::model::time::format_rfc3339_ms;
 use crate::session::{line_range, Session};
 use crate::source::Source;
-
-/// What [`seal`] needs from its caller (core reads no clock and draws no
-/// random numbers).
-pub struct SealOptions<'a> {
-    /// The time written on the sealing lines, in ms since the Unix epoch.
-    pub time_ms: i64,
-    /// A new id for each line written where the format gives lines ids
-    /// (pi, Claude Code); called once per sealing line.
-    pub new_id: &'a mut dyn FnMut() -> String,
-    /// Only say what would be sealed: [`Edited::bytes`] stays empty.
-    pub dry_run: bool,
-}
 
 /// Where a tool call stopped, as far as the session tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,11 +164,13 @@ fn text(call: &OpenCall) -> String {
 /// the branch with a compensating error result after each call left
 /// without one, and a note per sealed call. With no open call the bytes
 /// are the branch as [`export_branch`](crate::export_branch) writes it.
+/// With `dry_run`, only says what would be sealed: the bytes stay empty.
 pub fn seal(
     session: &Session,
     source: &mut dyn Source,
     leaf: EntryId,
-    mut options: SealOptions,
+    stamp: &mut Stamp,
+    dry_run: bool,
 ) -> Result<Edited, EditError> {
     let format = session.file_format(session.entry(leaf).file);
     let calls = open_calls(session, source, leaf)?;
@@ -220,7 +210,7 @@ pub fn seal(
             ),
         });
     }
-    if options.dry_run {
+    if dry_run {
         return Ok(out);
     }
     if calls.is_empty() {
@@ -234,7 +224,7 @@ pub fn seal(
     }
 
     let entries = session.standalone_branch(leaf);
-    out.bytes = write_sealed(session, source, &entries, &calls, &mut options)?;
+    out.bytes = write_sealed(session, source, &entries, &calls, stamp)?;
     Ok(out)
 }
 
@@ -246,7 +236,7 @@ pub(crate) fn write_sealed(
     source: &mut dyn Source,
     entries: &[EntryId],
     calls: &[OpenCall],
-    options: &mut SealOptions,
+    stamp: &mut Stamp,
 ) -> Result<Vec<u8>, EditError> {
     let Some(&last_entry) = entries.last() else {
         return Ok(Vec::new());
@@ -299,11 +289,11 @@ pub(crate) fn write_sealed(
         // (the lines after it keep their order in time).
         let time_ms = match session.entry(e).timestamp() {
             Some(t) if e != last_entry => t,
-            _ => options.time_ms,
+            _ => stamp.time_ms,
         };
         for c in open {
             let (line, id) =
-                sealing_line(format, &anchor_body, parent.as_deref(), c, time_ms, options);
+                sealing_line(format, &anchor_body, parent.as_deref(), c, time_ms, stamp);
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
             if id.is_some() {
@@ -370,13 +360,13 @@ fn sealing_line(
     parent: Option<&str>,
     call: &OpenCall,
     time_ms: i64,
-    options: &mut SealOptions,
+    stamp: &mut Stamp,
 ) -> (String, Option<String>) {
     let time = format_rfc3339_ms(time_ms);
     let text = text(call);
     // Ids only where the session's lines have them (old pi and minimal
     // Claude Code files link lines by order).
-    let id = parent.map(|_| (options.new_id)());
+    let id = parent.map(|_| (stamp.new_id)());
     match format {
         Format::Pi { .. } => {
             let mut line = vec![("type", json!("message"))];

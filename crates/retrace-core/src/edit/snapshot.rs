@@ -8,16 +8,16 @@
 //! target, line, time}]}`, one bookmark per name (the last one given
 //! wins). The folder listing skips it; the reader does not show it yet.
 
-use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
+use crate::model::time::format_rfc3339_ms;
 use crate::session::Session;
 use crate::source::Source;
 
-use super::{EditError, Edited, Note};
+use super::{EditError, Edited, Note, Stamp};
 
 /// Where a snapshot's bytes go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -28,16 +28,6 @@ pub enum SnapshotTarget {
     /// The whole side-car file, written over any old one
     /// ([`snapshot_side_car`] names it).
     SideCar,
-}
-
-/// What the caller supplies: the new entry's id (pi: 8 hex digits) and the
-/// time; the core has neither random numbers nor a clock.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SnapshotStamp {
-    /// The id of the label entry (pi); unused for a side-car.
-    pub id: String,
-    /// When the snapshot is taken.
-    pub time: DateTime<Utc>,
 }
 
 /// One bookmark of a side-car.
@@ -73,14 +63,14 @@ pub fn snapshot(
     source: &mut dyn Source,
     at: EntryId,
     name: &str,
-    stamp: &SnapshotStamp,
+    stamp: &mut Stamp,
     side_car: Option<&[u8]>,
 ) -> Result<(SnapshotTarget, Edited), EditError> {
     if name.trim().is_empty() {
         return Err(EditError::Invalid("a snapshot needs a name".into()));
     }
     let entry = session.entry(at);
-    let time = stamp.time.to_rfc3339_opts(SecondsFormat::Millis, true);
+    let time = format_rfc3339_ms(stamp.time_ms);
     let note = |message: String| Note {
         action: "snapshot",
         line: Some(entry.line),
@@ -92,17 +82,17 @@ pub fn snapshot(
         .id(at)
         .filter(|_| matches!(format, Format::Pi { version } if version > 1));
     if let Some(target) = target {
-        if session.find(&stamp.id).is_some() {
+        let id = (stamp.new_id)();
+        if session.find(&id).is_some() {
             return Err(EditError::Invalid(format!(
-                "the id {} is taken in this session",
-                stamp.id
+                "the id {id} is taken in this session"
             )));
         }
         // pi appends to its current leaf: the last entry in file order.
         let parent = session.tree().default_leaf().and_then(|l| session.id(l));
         let line = serde_json::json!({
             "type": "label",
-            "id": stamp.id,
+            "id": id,
             "parentId": parent,
             "timestamp": time,
             "targetId": target,
@@ -117,8 +107,7 @@ pub fn snapshot(
         bytes.extend_from_slice(line_of(&line).as_bytes());
         bytes.push(b'\n');
         let notes = vec![note(format!(
-            "label entry {} appended: \"{name}\" on {target}",
-            stamp.id
+            "label entry {id} appended: \"{name}\" on {target}"
         ))];
         return Ok((
             SnapshotTarget::Append,

@@ -69,19 +69,21 @@ fn corpus_pi_files_compact_three_times_with_every_pair_kept() {
                     Err(e) => panic!("{file} {budget:?} round {round}: {e}"),
                 };
                 assert_ne!(plan.rule, CutRule::LastNonTool, "{file}");
-                let stamp = Stamp {
-                    id: format!("c0mp{round:04}"),
+                let id = format!("c0mp{round:04}");
+                let mut new_id = || id.clone();
+                let mut stamp = Stamp {
                     time_ms: 1_767_225_600_000 + round,
+                    new_id: &mut new_id,
                 };
                 let summary = format!("summary {round}");
-                let edited = compact(&session, &mut source, &plan, &summary, &stamp).unwrap();
+                let edited = compact(&session, &mut source, &plan, &summary, &mut stamp).unwrap();
                 bytes.extend_from_slice(&edited.bytes);
                 compacted += 1;
 
                 let after = Session::from_bytes(file, &bytes);
                 let mut source = vec![bytes.clone()];
                 let new_leaf = after.tree().default_leaf().unwrap();
-                assert_eq!(after.id(new_leaf), Some(stamp.id.as_str()), "{file}");
+                assert_eq!(after.id(new_leaf), Some(id.as_str()), "{file}");
                 let context = after.context(new_leaf, &mut source).unwrap();
                 assert_eq!(context[0].kind, MessageKind::CompactionSummary);
                 assert_eq!(context.len() - 1, plan.kept_messages, "{file} {budget:?}");
@@ -128,11 +130,11 @@ fn corpus_codex_rollouts_compact_with_every_pair_kept() {
             if plan.rule == CutRule::LastNonTool {
                 continue;
             }
-            let stamp = Stamp {
-                id: String::new(),
+            let mut stamp = Stamp {
                 time_ms: 1_767_225_600_000,
+                new_id: &mut String::new,
             };
-            let edited = match compact(&session, &mut source, &plan, "summary", &stamp) {
+            let edited = match compact(&session, &mut source, &plan, "summary", &mut stamp) {
                 Ok(edited) => edited,
                 // Compacted only after its last line.
                 Err(EditError::Invalid(_)) => continue,

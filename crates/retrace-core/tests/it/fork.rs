@@ -2,13 +2,15 @@
 //! `edit/snapshot.rs`) on the corpus and the fixtures of every format a
 //! fork is written in.
 
-use chrono::{TimeZone, Utc};
 use retrace_core::{
-    fork, safe_points, snapshot, EditError, EntryId, ForkLineage, Format, Session, SnapshotStamp,
-    SnapshotTarget,
+    fork, safe_points, snapshot, EditError, EntryId, ForkLineage, Format, Session, SnapshotTarget,
+    Stamp,
 };
 
 use crate::common::*;
+
+/// 2026-01-02T03:04:05Z.
+const TIME_MS: i64 = 1767323045000;
 
 const NEW_ID: &str = "0badf00d-1234-4abc-8def-0123456789ab";
 
@@ -16,7 +18,7 @@ fn lineage() -> ForkLineage {
     ForkLineage {
         new_session_id: NEW_ID.into(),
         parent_path: Some("/sessions/source.jsonl".into()),
-        time: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+        time_ms: TIME_MS,
     }
 }
 
@@ -318,11 +320,12 @@ fn formats_without_lineage_are_unsupported() {
 fn a_pi_snapshot_is_a_label_entry_on_the_current_leaf() {
     let s = Session::from_bytes("p.jsonl", PI.as_bytes());
     let mut src: &[u8] = PI.as_bytes();
-    let stamp = SnapshotStamp {
-        id: "a1b2c3d4".into(),
-        time: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+    let mut stamp_ids = || -> String { "a1b2c3d4".to_owned() };
+    let mut stamp = Stamp {
+        time_ms: TIME_MS,
+        new_id: &mut stamp_ids,
     };
-    let (target, done) = snapshot(&s, &mut src, find(&s, "e1"), "start", &stamp, None).unwrap();
+    let (target, done) = snapshot(&s, &mut src, find(&s, "e1"), "start", &mut stamp, None).unwrap();
     assert_eq!(target, SnapshotTarget::Append);
     assert_eq!(
         String::from_utf8(done.bytes.clone()).unwrap(),
@@ -335,11 +338,12 @@ fn a_pi_snapshot_is_a_label_entry_on_the_current_leaf() {
     assert_eq!(s2.id(leaf), Some("a1b2c3d4"));
     assert!(s2.branch(leaf).contains(&find(&s2, "e5")));
     // A taken id is refused.
-    let taken = SnapshotStamp {
-        id: "e2".into(),
-        ..stamp
+    let mut taken_ids = || -> String { "e2".to_owned() };
+    let mut taken = Stamp {
+        time_ms: TIME_MS,
+        new_id: &mut taken_ids,
     };
-    assert!(snapshot(&s, &mut src, find(&s, "e1"), "x", &taken, None).is_err());
+    assert!(snapshot(&s, &mut src, find(&s, "e1"), "x", &mut taken, None).is_err());
 }
 
 #[test]
@@ -347,18 +351,19 @@ fn other_formats_take_a_side_car() {
     let bytes = read_fixture("events/events.jsonl");
     let s = Session::from_bytes("events.jsonl", &bytes);
     let mut src: &[u8] = &bytes;
-    let stamp = SnapshotStamp {
-        id: String::new(),
-        time: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+    let mut stamp_ids = || -> String { String::new() };
+    let mut stamp = Stamp {
+        time_ms: TIME_MS,
+        new_id: &mut stamp_ids,
     };
-    let (target, first) = snapshot(&s, &mut src, EntryId(0), "start", &stamp, None).unwrap();
+    let (target, first) = snapshot(&s, &mut src, EntryId(0), "start", &mut stamp, None).unwrap();
     assert_eq!(target, SnapshotTarget::SideCar);
     let (_, second) = snapshot(
         &s,
         &mut src,
         EntryId(3),
         "later",
-        &stamp,
+        &mut stamp,
         Some(&first.bytes),
     )
     .unwrap();
@@ -367,7 +372,7 @@ fn other_formats_take_a_side_car() {
         &mut src,
         EntryId(4),
         "start",
-        &stamp,
+        &mut stamp,
         Some(&second.bytes),
     )
     .unwrap();
@@ -391,11 +396,12 @@ fn a_pi_v1_snapshot_takes_a_side_car() {
     let s = Session::from_bytes("session.jsonl", &bytes);
     assert_eq!(s.format(), Format::Pi { version: 1 });
     let mut src: &[u8] = &bytes;
-    let stamp = SnapshotStamp {
-        id: "a1b2c3d4".into(),
-        time: Utc.with_ymd_and_hms(2026, 1, 2, 3, 4, 5).unwrap(),
+    let mut stamp_ids = || -> String { "a1b2c3d4".to_owned() };
+    let mut stamp = Stamp {
+        time_ms: TIME_MS,
+        new_id: &mut stamp_ids,
     };
     let leaf = s.tree().default_leaf().unwrap();
-    let (target, _) = snapshot(&s, &mut src, leaf, "end", &stamp, None).unwrap();
+    let (target, _) = snapshot(&s, &mut src, leaf, "end", &mut stamp, None).unwrap();
     assert_eq!(target, SnapshotTarget::SideCar);
 }

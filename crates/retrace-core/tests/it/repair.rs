@@ -7,15 +7,12 @@
 use std::collections::HashSet;
 
 use crate::common::*;
-use retrace_core::{
-    open_calls, repair, salvage, DiagnosticKind, Format, SealOptions, Session, Severity,
-};
+use retrace_core::{open_calls, repair, salvage, DiagnosticKind, Format, Session, Severity, Stamp};
 
-fn options(ids: &mut dyn FnMut() -> String) -> SealOptions<'_> {
-    SealOptions {
+fn stamp(ids: &mut dyn FnMut() -> String) -> Stamp<'_> {
+    Stamp {
         time_ms: 1_800_000_000_000,
         new_id: ids,
-        dry_run: false,
     }
 }
 
@@ -107,7 +104,7 @@ fn damaged_corpus_files_are_repaired_without_losing_a_byte() {
             n += 1;
             format!("repair-{n}")
         };
-        let out = repair(&damaged, &mut &bytes[..], options(&mut ids)).unwrap();
+        let out = repair(&damaged, &mut &bytes[..], &mut stamp(&mut ids)).unwrap();
         // Every rejected piece is the input's bytes where it says.
         let mut rejected_total = 0;
         for r in &out.rejected {
@@ -198,7 +195,7 @@ fn a_dropped_line_hands_its_children_to_its_parent() {
 "#;
     let s = Session::from_bytes("orphan.jsonl", file.as_bytes());
     let mut ids = || unreachable!("nothing to seal");
-    let out = repair(&s, &mut file.as_bytes(), options(&mut ids)).unwrap();
+    let out = repair(&s, &mut file.as_bytes(), &mut stamp(&mut ids)).unwrap();
     let lines: Vec<&str> = file.lines().collect();
     let want = [
         lines[0],

@@ -7,8 +7,8 @@
 use crate::common::*;
 use retrace_core::migrate::{migrate, Change};
 use retrace_core::{
-    export_branch, open_calls, resume_check, seal, Api, ContextOptions, EntryId, Format,
-    SealOptions, Session, Stage,
+    export_branch, open_calls, resume_check, seal, Api, ContextOptions, EntryId, Format, Session,
+    Stage, Stamp,
 };
 use serde_json::Value;
 
@@ -44,11 +44,11 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
         &s,
         &mut &bytes[..],
         leaf,
-        SealOptions {
+        &mut Stamp {
             time_ms: 1_800_000_000_000,
             new_id: &mut ids,
-            dry_run: true,
         },
+        true,
     )
     .unwrap();
     assert!(dry.bytes.is_empty(), "{name}");
@@ -56,11 +56,11 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
         &s,
         &mut &bytes[..],
         leaf,
-        SealOptions {
+        &mut Stamp {
             time_ms: 1_800_000_000_000,
             new_id: &mut ids,
-            dry_run: false,
         },
+        false,
     )
     .unwrap();
     // --dry-run lists the same calls.
@@ -236,11 +236,11 @@ fn a_call_open_mid_branch_is_answered_right_after_it() {
         &s,
         &mut &bytes[..],
         leaf,
-        SealOptions {
+        &mut Stamp {
             time_ms: 1_800_000_000_000,
             new_id: &mut ids,
-            dry_run: false,
         },
+        false,
     )
     .unwrap();
     let text = String::from_utf8(out.bytes).unwrap();
@@ -344,11 +344,11 @@ fn claude_code_results_follow_the_whole_response() {
         &s,
         &mut &bytes[..],
         leaf,
-        SealOptions {
+        &mut Stamp {
             time_ms: 1_800_000_000_000,
             new_id: &mut ids,
-            dry_run: false,
         },
+        false,
     )
     .unwrap();
     let text = String::from_utf8(out.bytes).unwrap();

@@ -8,13 +8,12 @@ use std::path::Path;
 
 use anyhow::Result;
 use retrace_core::{
-    compact, compaction_plan, parse_rfc3339_ms, Budget, CompactionPlan, EditError, Note, Source,
-    Stamp,
+    compact, compaction_plan, Budget, CompactionPlan, EditError, Note, Source, Stamp,
 };
 use retrace_io::OutputFile;
 use serde::Serialize;
 
-use super::{leaf, new_id};
+use super::{entry_ids, leaf, stamp_time};
 use crate::args::{CompactArgs, OutputOptions, ReadArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -60,12 +59,7 @@ fn run(args: &CompactArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
         ),
         _ => None,
     };
-    let time_ms = match &args.time {
-        Some(t) => parse_rfc3339_ms(t.as_bytes()).ok_or_else(|| {
-            InputError::new(format!("`{t}` is not an RFC 3339 time")).on("--time")
-        })?,
-        None => chrono::Utc::now().timestamp_millis(),
-    };
+    let time_ms = stamp_time(args.time.as_deref())?;
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     let edit_error = |e: EditError| InputError::new(e).on(path);
@@ -82,15 +76,13 @@ fn run(args: &CompactArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
             .on(out));
         }
         let session = &loaded.session;
-        let stamp = Stamp {
-            id: match &args.id {
-                Some(id) => id.clone(),
-                None => new_id(|id| session.find(id).is_some()),
-            },
+        let mut new_id = entry_ids(session, args.id.as_deref());
+        let mut stamp = Stamp {
             time_ms,
+            new_id: &mut new_id,
         };
         let edited =
-            compact(session, &mut loaded.source, &plan, summary, &stamp).map_err(edit_error)?;
+            compact(session, &mut loaded.source, &plan, summary, &mut stamp).map_err(edit_error)?;
         let file = session.entry(leaf).file;
         let size = session.files()[file.0 as usize].size;
         let original = loaded

@@ -43,7 +43,7 @@ fn run(args: &ForkArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
             std::fs::canonicalize(path)
                 .map_or_else(|_| path.clone(), |p| p.to_string_lossy().into_owned())
         }),
-        time: stamp_time(args.time.as_deref())?,
+        time_ms: stamp_time(args.time.as_deref())?,
     };
     let done = fork(&loaded.session, &mut loaded.source, at, &lineage)
         .map_err(|e| InputError::new(e).on(path))?;

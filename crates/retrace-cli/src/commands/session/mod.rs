@@ -123,22 +123,33 @@ fn join(items: &[String], last: &str) -> String {
 
 /// The time a command stamps on what it writes: `--time` (RFC 3339, for
 /// reproducible output) or now.
-fn stamp_time(given: Option<&str>) -> Result<chrono::DateTime<chrono::Utc>> {
+/// In milliseconds since the Unix epoch.
+fn stamp_time(given: Option<&str>) -> Result<i64> {
     match given {
         Some(t) => Ok(chrono::DateTime::parse_from_rfc3339(t)
-            .map_err(|e| InputError::new(format!("--time {t}: {e}")))?
-            .with_timezone(&chrono::Utc)),
-        None => Ok(chrono::Utc::now()),
+            .map_err(|e| {
+                InputError::new(format!("`{t}` is not an RFC 3339 time: {e}")).on("--time")
+            })?
+            .timestamp_millis()),
+        None => Ok(chrono::Utc::now().timestamp_millis()),
     }
 }
 
 /// New entry ids for a sealed or repaired session, as its agent makes
 /// them: pi's 8 hex digits (not used in the file, nor drawn twice),
 /// otherwise UUID v4s (Claude Code's `uuid`s).
-pub(super) fn entry_ids(session: &retrace_core::Session) -> impl FnMut() -> String + '_ {
+/// `given` (`--id`), if any, is the first id drawn.
+pub(super) fn entry_ids<'a>(
+    session: &'a retrace_core::Session,
+    mut given: Option<&'a str>,
+) -> impl FnMut() -> String + 'a {
     let pi = matches!(session.format(), retrace_core::Format::Pi { .. });
     let mut drawn = std::collections::HashSet::new();
     move || {
+        if let Some(id) = given.take() {
+            drawn.insert(id.to_owned());
+            return id.to_owned();
+        }
         let id = if pi {
             new_id(|id| drawn.contains(id) || session.find(id).is_some())
         } else {

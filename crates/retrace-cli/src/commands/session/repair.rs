@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use retrace_core::{repair, Rejected, SealOptions};
+use retrace_core::{repair, Rejected, Stamp};
 use retrace_io::OutputFile;
 use serde::Serialize;
 
@@ -43,13 +43,12 @@ struct Report<'a> {
 fn run(args: &RepairArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.path;
     let mut loaded = load(path, read, printer)?;
-    let mut new_id = super::entry_ids(&loaded.session);
-    let options = SealOptions {
+    let mut new_id = super::entry_ids(&loaded.session, None);
+    let mut stamp = Stamp {
         time_ms: chrono::Utc::now().timestamp_millis(),
         new_id: &mut new_id,
-        dry_run: false,
     };
-    let edited = repair(&loaded.session, &mut loaded.source, options)
+    let edited = repair(&loaded.session, &mut loaded.source, &mut stamp)
         .map_err(|e| InputError::new(e).on(path))?;
     let rejected_bytes: usize = edited.rejected.iter().map(|r| r.bytes.len()).sum();
     let mut side_car = None;

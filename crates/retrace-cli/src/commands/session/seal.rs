@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use retrace_core::{seal, SealOptions};
+use retrace_core::{seal, Stamp};
 use retrace_io::OutputFile;
 use serde::Serialize;
 
@@ -50,14 +50,19 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     }
     let mut loaded = load(path, read, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
-    let mut new_id = super::entry_ids(&loaded.session);
-    let options = SealOptions {
+    let mut new_id = super::entry_ids(&loaded.session, None);
+    let mut stamp = Stamp {
         time_ms: chrono::Utc::now().timestamp_millis(),
         new_id: &mut new_id,
-        dry_run: args.dry_run,
     };
-    let edited = seal(&loaded.session, &mut loaded.source, leaf, options)
-        .map_err(|e| InputError::new(e).on(path))?;
+    let edited = seal(
+        &loaded.session,
+        &mut loaded.source,
+        leaf,
+        &mut stamp,
+        args.dry_run,
+    )
+    .map_err(|e| InputError::new(e).on(path))?;
     let sealed = edited.notes.iter().filter(|n| n.action == "sealed").count();
     if !args.dry_run {
         match &args.output {

@@ -8,11 +8,11 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
-use retrace_core::{snapshot, snapshot_side_car, SnapshotStamp, SnapshotTarget};
+use retrace_core::{snapshot, snapshot_side_car, SnapshotTarget, Stamp};
 use retrace_io::OutputFile;
 use serde_json::json;
 
-use super::{leaf, new_id, stamp_time};
+use super::{entry_ids, leaf, stamp_time};
 use crate::args::{OutputOptions, ReadArgs, SnapshotArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -37,12 +37,11 @@ fn run(args: &SnapshotArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Ex
     }
     let mut loaded = load(path, read, printer)?;
     let at = leaf(&loaded, Some(&args.at))?;
-    let stamp = SnapshotStamp {
-        id: args
-            .id
-            .clone()
-            .unwrap_or_else(|| new_id(|id| loaded.session.find(id).is_some())),
-        time: stamp_time(args.time.as_deref())?,
+    let time_ms = stamp_time(args.time.as_deref())?;
+    let mut new_id = entry_ids(&loaded.session, args.id.as_deref());
+    let mut stamp = Stamp {
+        time_ms,
+        new_id: &mut new_id,
     };
     let side_car = snapshot_side_car(path);
     let old = std::fs::read(args.output.as_deref().unwrap_or(&side_car)).ok();
@@ -51,7 +50,7 @@ fn run(args: &SnapshotArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Ex
         &mut loaded.source,
         at,
         &args.name,
-        &stamp,
+        &mut stamp,
         old.as_deref(),
     )
     .map_err(|e| InputError::new(e).on(path))?;
