@@ -4,6 +4,7 @@
 //! normalization `retrace_core::migrate` documents), to the others with the
 //! report saying what was lost.
 
+use crate::api_rules::{body_list, validate};
 use crate::common::*;
 use retrace_core::migrate::{migrate, Change, Report};
 use retrace_core::{Api, Format, Session};
@@ -141,16 +142,6 @@ fn canonical(api: Api, list: &[Value]) -> Vec<Value> {
         .collect()
 }
 
-/// The list in a migrated body.
-fn body_list(api: Api, body: &Value) -> Vec<Value> {
-    let key = match api {
-        Api::Anthropic | Api::OpenAiChat => "messages",
-        Api::OpenAiResponses => "input",
-        Api::Google => "contents",
-    };
-    body[key].as_array().unwrap().clone()
-}
-
 fn codes(report: &Report) -> Vec<(&'static str, usize)> {
     report.changes.iter().map(|c| (c.code, c.count)).collect()
 }
@@ -276,180 +267,6 @@ fn every_list_migrates_to_every_api_validly() {
             assert_eq!(migrate(&messages, api).body, m.body);
         }
     }
-}
-
-/// What each API checks of a history: tool results answer calls just
-/// before them, ids are valid, roles alternate where required.
-fn validate(api: Api, body: &Value, what: &str) {
-    let list = body_list(api, body);
-    // Every API rejects an empty history (`try_migrate` refuses one).
-    assert!(!list.is_empty(), "{what}: an empty history");
-    match api {
-        Api::Anthropic => {
-            let mut last_role = "";
-            let mut open: Vec<String> = Vec::new();
-            for m in &list {
-                let role = m["role"].as_str().unwrap();
-                assert_ne!(role, last_role, "{what}: roles must alternate");
-                last_role = role;
-                let blocks = m["content"].as_array().cloned().unwrap_or_default();
-                if role == "user" {
-                    let results: Vec<&str> = blocks
-                        .iter()
-                        .filter(|b| b["type"] == "tool_result")
-                        .map(|b| b["tool_use_id"].as_str().unwrap())
-                        .collect();
-                    let mut expected = open.clone();
-                    expected.sort();
-                    let mut got: Vec<String> = results.iter().map(|s| s.to_string()).collect();
-                    got.sort();
-                    assert_eq!(
-                        got, expected,
-                        "{what}: results answer the calls before them"
-                    );
-                    // Results open the turn.
-                    let first_other = blocks.iter().position(|b| b["type"] != "tool_result");
-                    if let Some(i) = first_other {
-                        assert!(
-                            blocks[i..].iter().all(|b| b["type"] != "tool_result"),
-                            "{what}"
-                        );
-                    }
-                    open.clear();
-                } else {
-                    assert!(open.is_empty(), "{what}: calls left unanswered");
-                    for b in blocks.iter().filter(|b| b["type"] == "tool_use") {
-                        let id = b["id"].as_str().unwrap();
-                        assert!(
-                            !id.is_empty()
-                                && id
-                                    .bytes()
-                                    .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-'),
-                            "{what}: id {id}"
-                        );
-                        assert!(b["input"].is_object(), "{what}");
-                        open.push(id.to_owned());
-                    }
-                }
-                if let Some(text) = m["content"].as_str() {
-                    assert!(!text.trim().is_empty(), "{what}: empty text");
-                }
-                for b in &blocks {
-                    if b["type"] == "text" {
-                        assert!(!b["text"].as_str().unwrap().trim().is_empty(), "{what}");
-                    }
-                }
-            }
-            assert!(open.is_empty(), "{what}: calls left unanswered at the end");
-        }
-        Api::OpenAiChat => {
-            let mut open: Vec<String> = Vec::new();
-            for m in &list {
-                match m["role"].as_str().unwrap() {
-                    "tool" => {
-                        let id = m["tool_call_id"].as_str().unwrap();
-                        let at = open.iter().position(|o| o == id);
-                        assert!(
-                            at.is_some(),
-                            "{what}: tool message for {id} without its call"
-                        );
-                        open.remove(at.unwrap());
-                    }
-                    role => {
-                        assert!(open.is_empty(), "{what}: {role} message before all results");
-                        for call in m["tool_calls"].as_array().into_iter().flatten() {
-                            let id = call["id"].as_str().unwrap();
-                            assert!(!id.is_empty() && id.len() <= 40, "{what}: id {id}");
-                            assert!(call["function"]["arguments"].is_string(), "{what}");
-                            open.push(id.to_owned());
-                        }
-                    }
-                }
-            }
-            assert!(open.is_empty(), "{what}");
-        }
-        Api::OpenAiResponses => {
-            let mut calls = std::collections::HashSet::new();
-            for item in &list {
-                // The SDKs' image type requires `detail`.
-                for image in parts_of_type(item, "input_image") {
-                    assert!(image["detail"].is_string(), "{what}: {image}");
-                }
-                match item["type"].as_str().unwrap() {
-                    "function_call" => {
-                        let id = item["call_id"].as_str().unwrap();
-                        assert!(!id.is_empty() && id.len() <= 64, "{what}: id {id}");
-                        assert!(calls.insert(id.to_owned()), "{what}: id {id} twice");
-                    }
-                    "function_call_output" => {
-                        let id = item["call_id"].as_str().unwrap();
-                        assert!(
-                            calls.contains(id),
-                            "{what}: output for {id} without its call"
-                        );
-                    }
-                    "reasoning" => assert!(item["id"].is_string(), "{what}"),
-                    "message" => assert!(item["role"].is_string(), "{what}"),
-                    other => panic!("{what}: item type {other}"),
-                }
-            }
-        }
-        Api::Google => {
-            let mut last_role = "";
-            let mut calls: Vec<String> = Vec::new();
-            for c in &list {
-                let role = c["role"].as_str().unwrap();
-                assert!(role == "user" || role == "model", "{what}");
-                assert_ne!(role, last_role, "{what}: roles must alternate");
-                last_role = role;
-                let parts = c["parts"].as_array().unwrap();
-                assert!(!parts.is_empty(), "{what}");
-                if role == "model" {
-                    calls = parts
-                        .iter()
-                        .filter_map(|p| p["functionCall"]["name"].as_str().map(str::to_owned))
-                        .collect();
-                    for p in parts {
-                        assert!(
-                            p.get("thought").is_none(),
-                            "{what}: thoughts are not sent back"
-                        );
-                        if let Some(args) = p.get("functionCall").map(|f| &f["args"]) {
-                            assert!(args.is_object(), "{what}");
-                        }
-                    }
-                } else {
-                    let mut answered: Vec<String> = parts
-                        .iter()
-                        .filter_map(|p| p["functionResponse"]["name"].as_str().map(str::to_owned))
-                        .collect();
-                    answered.sort();
-                    let mut expected = std::mem::take(&mut calls);
-                    expected.sort();
-                    assert_eq!(answered, expected, "{what}: responses answer the calls");
-                }
-            }
-        }
-    }
-}
-
-/// Every object of type `kind` inside `v`, at any depth.
-fn parts_of_type<'a>(v: &'a Value, kind: &str) -> Vec<&'a Value> {
-    let mut found = Vec::new();
-    let mut stack = vec![v];
-    while let Some(v) = stack.pop() {
-        match v {
-            Value::Object(o) => {
-                if o.get("type").and_then(Value::as_str) == Some(kind) {
-                    found.push(v);
-                }
-                stack.extend(o.values());
-            }
-            Value::Array(a) => stack.extend(a),
-            _ => {}
-        }
-    }
-    found
 }
 
 #[test]

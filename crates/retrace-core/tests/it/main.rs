@@ -8,6 +8,7 @@
 // here.
 #![allow(clippy::disallowed_methods)]
 
+mod api_rules;
 mod common;
 
 mod bad_input;
