@@ -10,9 +10,12 @@
 
 use serde::Serialize;
 
+use crate::model::entry::EntryId;
 use crate::source::SourceError;
 
 mod points;
+mod lists;
+mod gemini;
 mod fork;
 mod snapshot;
 mod seal;
@@ -45,6 +48,20 @@ impl std::fmt::Debug for Stamp<'_> {
             .field("time_ms", &self.time_ms)
             .finish_non_exhaustive()
     }
+}
+
+/// A result to write for a tool call left without one: what seal hands
+/// the writers of the formats that keep a call's message apart.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    /// The entry holding the call.
+    pub entry: EntryId,
+    /// The call's id (empty where the format gives none: Google).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The result's text.
+    pub text: String,
 }
 
 /// What an operation gives: the bytes to write and what it did.
