@@ -587,14 +587,19 @@ fn list_compacted<S: Source + ?Sized>(
     api: crate::model::provider::Api,
     summary: &str,
 ) -> Result<Edited, EditError> {
-    let (bytes, systems) =
-        super::lists::compact(session, &mut Dyn(source), plan.leaf, api, plan.cut, summary)?;
+    let done = super::lists::compact(session, &mut Dyn(source), plan.leaf, api, plan.cut, summary)?;
+    let summary = match done.joined {
+        true => "the summary opening the first kept user turn",
+        false => "the summary as a user message",
+    };
     let notes = vec![Note {
         action: "compacted",
         line: None,
         id: None,
         message: format!(
-            "a new list: {systems} system prompt element(s) from before the cut, the summary              as a user message, then from {} on ({} message(s), ~{} tokens, {})",
+            "a new list: {} system prompt element(s) from before the cut, {summary}, then \
+             from {} on ({} message(s), ~{} tokens, {})",
+            done.systems,
             plan.cut_id,
             plan.kept_messages,
             plan.kept_tokens,
@@ -602,7 +607,7 @@ fn list_compacted<S: Source + ?Sized>(
         ),
     }];
     Ok(Edited {
-        bytes,
+        bytes: done.bytes,
         notes,
         rejected: Vec::new(),
     })

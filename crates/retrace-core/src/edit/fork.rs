@@ -118,7 +118,13 @@ pub fn fork(
         Format::GeminiCli => {
             let name = &session.files()[session.entry(at).file.0 as usize].name;
             let at = session.label(at);
-            gemini::lineage(&mut bytes, name, &lineage.new_session_id, lineage.time_ms, &at)?
+            gemini::lineage(
+                &mut bytes,
+                name,
+                &lineage.new_session_id,
+                lineage.time_ms,
+                &at,
+            )?
         }
         Format::MessageList { .. } | Format::AgentScope => Note {
             action: "lineage",

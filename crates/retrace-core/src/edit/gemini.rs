@@ -310,12 +310,19 @@ pub(crate) fn lineage(
     forked_at: &str,
 ) -> Result<Note, EditError> {
     let time = format_rfc3339_ms(time_ms);
-    let fields = [("sessionId", new_id), ("startTime", &time), ("lastUpdated", &time)];
+    let fields = [
+        ("sessionId", new_id),
+        ("startTime", &time),
+        ("lastUpdated", &time),
+    ];
     let old: String;
     let document = Session::from_bytes(name, bytes).files()[0].document.clone();
     let (extension, records) = match document {
         Some(doc) => {
-            let value = |key: &str| doc.field(key).map(|f| f.value.start as usize..f.value.end as usize);
+            let value = |key: &str| {
+                doc.field(key)
+                    .map(|f| f.value.start as usize..f.value.end as usize)
+            };
             let id = value("sessionId").ok_or_else(|| {
                 EditError::Invalid("the branch's document has no sessionId".into())
             })?;

@@ -20,12 +20,14 @@
 //!   message and the tool messages already answering it; OpenAI Responses a
 //!   `function_call_output` (`custom_tool_call_output` for a custom call)
 //!   after the run of call and output items the call is in; Google a
-//!   `functionResponse` with `{"error"}` in the user content right after the
-//!   call's (added to it when it already holds responses, since Google wants
-//!   as many responses as calls in that one content, else a new content).
+//!   `functionResponse` with `{"error"}` opening the user content right
+//!   after the call's (Google wants as many responses as calls in that one
+//!   content, and turns to alternate), else a new content.
 //! - Compact: the elements before the cut that are system or developer
 //!   prompts, then the caller's summary as a user message, then the kept
-//!   tail; a request body's own system prompt stays where it is.
+//!   tail; a request body's own system prompt stays where it is. In a
+//!   Google list whose tail starts with a user turn the summary opens that
+//!   turn instead (turns alternate).
 
 use std::collections::HashMap;
 
@@ -123,7 +125,11 @@ pub(crate) fn write_pieces(
         // One element gives no gap to copy: the blanks before it.
         let separator = match frame.elements {
             1 => {
-                let from = frame.head.iter().rposition(|&b| b == b'[').map_or(0, |i| i + 1);
+                let from = frame
+                    .head
+                    .iter()
+                    .rposition(|&b| b == b'[')
+                    .map_or(0, |i| i + 1);
                 [&b","[..], &frame.head[from..]].concat()
             }
             _ => frame.separator.clone(),
@@ -171,7 +177,10 @@ pub(crate) fn write_pieces(
 
 /// The indentation of the line `at` is on.
 pub(crate) fn indent_at(bytes: &[u8], at: usize) -> usize {
-    let start = bytes[..at].iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let start = bytes[..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     bytes[start..at]
         .iter()
         .take_while(|&&b| b == b' ' || b == b'\t')
@@ -289,13 +298,21 @@ pub(crate) fn seal(
         let next = i + 1;
         match api {
             Api::Anthropic | Api::Google => {
-                let (key, answers_calls) = match api {
-                    Api::Anthropic => ("content", answers_anthropic as fn(&Value) -> bool),
-                    _ => ("parts", answers_google as fn(&Value) -> bool),
+                let key = match api {
+                    Api::Anthropic => "content",
+                    _ => "parts",
                 };
-                let joins = bodies
-                    .get(next)
-                    .is_some_and(|b| b["role"] == "user" && answers_calls(b));
+                let answers_calls = answers_anthropic;
+                // Google wants the turn right after the call's to hold
+                // every response, and turns to alternate: a user turn there
+                // takes them first. So does an Anthropic user turn that
+                // already answers calls (a string content cannot take
+                // blocks: a new user message goes before it, which the API
+                // joins to it).
+                let joins = bodies.get(next).is_some_and(|b| match api {
+                    Api::Google => b["role"] != "model" && b["parts"].is_array(),
+                    _ => b["role"] == "user" && answers_calls(b),
+                });
                 let items = elements[0][key].as_array().cloned().unwrap_or_default();
                 if joins {
                     let entry = session.entry(branch[next]);
@@ -355,13 +372,6 @@ fn answers_anthropic(m: &Value) -> bool {
         .is_some_and(|c| c.iter().any(|b| b["type"] == "tool_result"))
 }
 
-/// A Google content that holds `functionResponse` parts.
-fn answers_google(c: &Value) -> bool {
-    c["parts"]
-        .as_array()
-        .is_some_and(|p| p.iter().any(|p| p.get("functionResponse").is_some()))
-}
-
 /// `element` (one JSON object) with `items` put first in the array of its
 /// top-level field `key`, the other bytes as they were; the items laid out
 /// like the array's own. `None` when the element has no such array.
@@ -413,9 +423,20 @@ pub(crate) fn context_units(
     Ok(out)
 }
 
+/// A list compacted.
+pub(crate) struct Compacted {
+    /// The new file.
+    pub bytes: Vec<u8>,
+    /// How many system elements from before the cut it keeps.
+    pub systems: usize,
+    /// Whether the summary opens the first kept element (Google).
+    pub joined: bool,
+}
+
 /// The compacted list (see the module doc): the branch ending at `leaf`
 /// from `cut` on, after the system prompts before the cut and `summary`
-/// as a user message.
+/// as a user message (opening the first kept turn when that is a Google
+/// user turn).
 pub(crate) fn compact(
     session: &Session,
     source: &mut dyn Source,
@@ -423,17 +444,17 @@ pub(crate) fn compact(
     api: Api,
     cut: EntryId,
     summary: &str,
-) -> Result<(Vec<u8>, usize), EditError> {
+) -> Result<Compacted, EditError> {
     let branch = session.branch(leaf);
-    let k = branch
-        .iter()
-        .position(|&e| e == cut)
-        .ok_or_else(|| EditError::Invalid(format!("{} is not on the branch", session.label(cut))))?;
+    let k = branch.iter().position(|&e| e == cut).ok_or_else(|| {
+        EditError::Invalid(format!("{} is not on the branch", session.label(cut)))
+    })?;
     let mut pieces = Vec::new();
     for &e in &branch[..k] {
-        let system = session.messages(e, source)?.iter().any(|m| {
-            m.role == Role::System && m.kind != MessageKind::Marker
-        });
+        let system = session
+            .messages(e, source)?
+            .iter()
+            .any(|m| m.role == Role::System && m.kind != MessageKind::Marker);
         if system {
             pieces.push(Piece::Entry(e));
         }
@@ -449,10 +470,35 @@ pub(crate) fn compact(
         .and_then(|l| l.first())
         .cloned()
         .ok_or_else(|| EditError::Invalid("the summary is empty".to_owned()))?;
-    pieces.push(Piece::Value(summary));
-    pieces.extend(branch[k..].iter().map(|&e| Piece::Entry(e)));
+    // Google wants user and model turns to alternate: a summary before a
+    // user turn opens it.
+    let first = session.body(cut, source)?.unwrap_or(Value::Null);
+    let joined = api == Api::Google && first["role"] != "model";
+    match joined {
+        true => {
+            let entry = session.entry(cut);
+            let bytes = source.read(entry.file, entry.range())?;
+            let parts = summary["parts"].as_array().cloned().unwrap_or_default();
+            let bytes = prepend_to_array(&bytes, "parts", &parts).ok_or_else(|| {
+                EditError::Invalid(format!(
+                    "{}: its `parts` array could not be read to open with the summary",
+                    session.label(cut)
+                ))
+            })?;
+            pieces.push(Piece::Bytes(bytes));
+            pieces.extend(branch[k + 1..].iter().map(|&e| Piece::Entry(e)));
+        }
+        false => {
+            pieces.push(Piece::Value(summary));
+            pieces.extend(branch[k..].iter().map(|&e| Piece::Entry(e)));
+        }
+    }
     let bytes = write_pieces(session, source, session.entry(leaf).file, &pieces)?;
-    Ok((bytes, systems))
+    Ok(Compacted {
+        bytes,
+        systems,
+        joined,
+    })
 }
 
 #[cfg(test)]

@@ -115,9 +115,8 @@ pub fn open_calls(
                     }
                     Part::ToolResult { call_id, .. } if call_id.is_empty() => {
                         let name = m.part_extra(i).and_then(|x| x.tool_name.as_deref());
-                        let waiting = |c: &(usize, &OpenCall)| {
-                            c.1.id.is_empty() && !unnamed_answered[c.0]
-                        };
+                        let waiting =
+                            |c: &(usize, &OpenCall)| c.1.id.is_empty() && !unnamed_answered[c.0];
                         let by_name = calls
                             .iter()
                             .enumerate()
