@@ -317,7 +317,7 @@ pub(crate) fn lineage(
     ];
     let old: String;
     let document = Session::from_bytes(name, bytes).files()[0].document.clone();
-    let (extension, records) = match document {
+    let (extension, records, left_out) = match document {
         Some(doc) => {
             let value = |key: &str| {
                 doc.field(key)
@@ -334,7 +334,7 @@ pub(crate) fn lineage(
                 }
             }
             *bytes = apply(bytes, splices);
-            ("json", "the document's head")
+            ("json", "the document's head", "")
         }
         None => {
             let mut out = Vec::with_capacity(bytes.len() + 128);
@@ -387,10 +387,17 @@ pub(crate) fn lineage(
             } else {
                 "its metadata records"
             };
-            ("jsonl", records)
+            (
+                "jsonl",
+                records,
+                "; `$set` and `$rewindTo` records and earlier versions of messages are not \
+                 carried (the branch is what Gemini CLI would load)",
+            )
         }
     };
     let short: String = new_id.chars().take(8).collect();
+    // Gemini CLI names a new session by its start, to the minute, in UTC.
+    let minute = time.get(..16).unwrap_or(&time).replace(':', "-");
     Ok(Note {
         action: "lineage",
         line: None,
@@ -398,9 +405,9 @@ pub(crate) fn lineage(
         message: format!(
             "sessionId {new_id} (was {old}), startTime and lastUpdated {time} in {records}; \
              Gemini CLI has no field for a parent session, so the lineage is only this note \
-             (forked from {old} at {forked_at}); name the file \
-             session-<YYYY-MM-DDTHH-MM>-{short}.{extension} in \
-             ~/.gemini/tmp/<projectHash>/chats/ for Gemini CLI to list it"
+             (forked from {old} at {forked_at}){left_out}; name the file \
+             session-{minute}-{short}.{extension} in ~/.gemini/tmp/<projectHash>/chats/ for \
+             Gemini CLI to list it"
         ),
     })
 }

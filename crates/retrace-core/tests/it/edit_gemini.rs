@@ -260,7 +260,10 @@ fn fork_at_every_safe_point_reads_back_as_that_prefix() {
             }
             identity_replaced(out_name, &done.bytes, &old, &what);
             let note = &done.notes.last().unwrap().message;
-            assert!(note.contains("-0badf00d.json"), "{what}: {note}");
+            assert!(
+                note.contains("session-2026-01-02T03-04-0badf00d.json"),
+                "{what}: {note}"
+            );
             migrates_everywhere(out_name, &done.bytes, &what);
         }
     }
