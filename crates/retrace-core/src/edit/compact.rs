@@ -32,7 +32,14 @@
 //! - Event streams: unsupported. Their schema has no record that cuts the
 //!   context (an appended `state_transition` would change nothing a
 //!   reader builds), and a rewritten stream is a fork, not a compaction.
-//! - Everything else (Claude Code, Gemini CLI, provider lists, pi v1):
+//! - Provider lists (Anthropic, OpenAI Chat and Responses, Google): a new
+//!   list, not lines to append ([`CompactionPlan::appends`]): the system
+//!   and developer elements before the cut, the summary as a user message,
+//!   then the tail verbatim, in the list's outer shape (see
+//!   [`lists`](super::lists)); a cut is at a user or assistant element.
+//! - Gemini CLI: unsupported, with the reason: the chat file has no record
+//!   of a compression to write (see [`gemini`](super::gemini)).
+//! - Everything else (Claude Code, AgentScope, pi v1):
 //!   [`EditError::Unsupported`].
 
 use serde::Serialize;

@@ -6,7 +6,9 @@
 //! writes the bytes (atomically) and passes the time in.
 //!
 //! This module is the base of the folder: what every operation returns.
-//! Each operation is a file of its own.
+//! Each operation is a file of its own; `lists.rs` and `gemini.rs` write
+//! what fork, seal and compact need in those formats' own shapes, below
+//! the operations that call them.
 
 use serde::Serialize;
 

@@ -401,9 +401,9 @@ fn legacy_documents_with_a_call_left_running_are_sealed_in_a_new_document() {
 }
 
 /// A corpus document written as the `.jsonl` log Gemini CLI writes now
-/// (the metadata record, then each message on a line), cut after the
-/// message holding a call whose result is taken out.
-fn as_log_cut_after(bytes: &[u8], message: usize, status: &str) -> Vec<u8> {
+/// (the metadata record, then each message on a line), with the result of
+/// the first call of `message` taken out, cut after that message or not.
+fn as_log(bytes: &[u8], message: usize, status: &str, cut: bool) -> Vec<u8> {
     let doc: Value = serde_json::from_slice(bytes).unwrap();
     let mut out = json!({
         "sessionId": doc["sessionId"],
@@ -413,10 +413,9 @@ fn as_log_cut_after(bytes: &[u8], message: usize, status: &str) -> Vec<u8> {
     })
     .to_string();
     out.push('\n');
-    for (i, m) in doc["messages"].as_array().unwrap()[..=message]
-        .iter()
-        .enumerate()
-    {
+    let messages = doc["messages"].as_array().unwrap();
+    let end = if cut { message + 1 } else { messages.len() };
+    for (i, m) in messages[..end].iter().enumerate() {
         let mut m = m.clone();
         if i == message {
             let call = &mut m["toolCalls"][0];
@@ -430,7 +429,7 @@ fn as_log_cut_after(bytes: &[u8], message: usize, status: &str) -> Vec<u8> {
 }
 
 #[test]
-fn logs_cut_after_a_call_are_sealed_by_appending_the_record_again() {
+fn logs_with_a_call_left_scheduled_are_sealed_by_appending_the_record_again() {
     let mut sealed = 0;
     for name in std::fs::read_dir(corpus().join(CORPUS)).unwrap() {
         let name = name.unwrap().file_name().to_string_lossy().into_owned();
@@ -440,22 +439,27 @@ fn logs_cut_after_a_call_are_sealed_by_appending_the_record_again() {
             let Some(id) = m["toolCalls"][0]["id"].as_str() else {
                 continue;
             };
-            let log = as_log_cut_after(&bytes, i, "scheduled");
-            let jsonl = format!("{}l", name);
-            let out = seal_and_check(&jsonl, &log, &[(id, Stage::Pending)]);
-            // Appended: the log as it was, then the record again.
-            assert!(out.starts_with(&log), "{jsonl}");
-            let added: Value = serde_json::from_slice(out[log.len()..].trim_ascii_end()).unwrap();
-            assert_eq!(added["id"], m["id"], "{jsonl}");
-            assert_eq!(added["toolCalls"][0]["status"], "error");
-            sealed += 1;
+            // Cut right after the call, and the whole log (the record
+            // appended again stays in its place among those after it).
+            for cut in [true, false] {
+                let log = as_log(&bytes, i, "scheduled", cut);
+                let jsonl = format!("{}l", name);
+                let out = seal_and_check(&jsonl, &log, &[(id, Stage::Pending)]);
+                // Appended: the log as it was, then the record again.
+                assert!(out.starts_with(&log), "{jsonl}");
+                let added: Value =
+                    serde_json::from_slice(out[log.len()..].trim_ascii_end()).unwrap();
+                assert_eq!(added["id"], m["id"], "{jsonl}");
+                assert_eq!(added["toolCalls"][0]["status"], "error");
+                sealed += 1;
+            }
         }
     }
-    assert!(sealed >= 30, "{sealed}");
+    assert!(sealed >= 60, "{sealed}");
 }
 
 #[test]
-fn a_log_stopped_while_a_call_runs_is_sealed_and_its_rewind_kept() {
+fn a_log_stopped_while_a_call_runs_is_sealed() {
     // The fixture's model turn is written with its call executing (line
     // 4), then rewritten done (5, 6): cut after line 4.
     let bytes = read_fixture("gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl");
