@@ -94,7 +94,7 @@ pub(crate) enum Command {
     /// A branch compacted: a summary you supply stands in for what is cut,
     /// the cut never separating a tool call from its result; written in
     /// the session's own format (pi: a `compaction` entry appended; Codex:
-    /// a `compacted` line).
+    /// a `compacted` line; a provider message list: written anew).
     Compact(CompactArgs),
     /// Sessions that agents record: create, record events, replay, resume,
     /// checkpoint the workspace in git and restore it.

@@ -176,3 +176,37 @@ fn compact_writes_a_codex_compacted_line() {
         .iter()
         .any(|i| i["content"][0]["text"] == "The user asked to read a file; it was read.\n"));
 }
+
+#[test]
+fn compact_writes_a_provider_list_anew() {
+    // A list is not appended to: the new file is the system prompts, the
+    // summary, then the kept tail, each kept line as it was.
+    let dir = scratch("compact_list");
+    let summary = summary_file(&dir);
+    let out = dir.join("chat.jsonl");
+    let out = out.to_str().unwrap();
+    let input = fixture("provider/openai-chat.jsonl");
+    let o = retrace(&[
+        "compact",
+        &input,
+        "--keep",
+        "2",
+        "--summary-file",
+        &summary,
+        "-o",
+        out,
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let original = std::fs::read_to_string(&input).unwrap();
+    let lines: Vec<&str> = original.lines().collect();
+    let written = std::fs::read_to_string(out).unwrap();
+    let got: Vec<&str> = written.lines().collect();
+    assert_eq!(got.len(), 5, "{written}");
+    assert_eq!(got[..2], lines[..2]);
+    assert_eq!(
+        got[2],
+        r#"{"content":"The user asked to read a file; it was read.\n","role":"user"}"#
+    );
+    assert_eq!(got[3..], lines[lines.len() - 2..]);
+    assert!(stdout(&o).contains("a new list: 2 system prompt element(s) from before the cut"));
+}

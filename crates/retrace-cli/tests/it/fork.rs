@@ -197,3 +197,46 @@ fn snapshot_appends_a_pi_label_or_writes_a_side_car() {
     }
     "#);
 }
+
+#[test]
+fn fork_of_a_gemini_log_takes_a_new_session_id_and_the_fork_time() {
+    // The log's model turn was rewritten twice: the fork carries its last
+    // version; `$set` records are left out.
+    let path = fixture("gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl");
+    retrace_snapshot!(cmd(&["fork", &path, "--at", "sfp:1", "--id", ID, "--time", TIME]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    {"sessionId": "0badf00d-1234-4abc-8def-0123456789ab", "projectHash": "9b2e6f4a1c3d5e7f9a0b2c4d6e8f0a1b3c5d7e9f1a2b4c6d8e0f1a3b5c7d9e0f", "startTime": "2026-01-02T03:04:05.000Z", "lastUpdated": "2026-01-02T03:04:05.000Z", "kind": "main"}
+    {"id": "3a7c9e1f-5b2d-4c6e-8a0f-1d3b5f7a9c2e", "timestamp": "2026-02-03T09:00:01.000Z", "type": "user", "content": [{"text": "List the files in src."}]}
+    {"id": "8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10", "timestamp": "2026-02-03T09:00:03.000Z", "type": "gemini", "content": "", "toolCalls": [{"id": "list_directory-1770109203000-a1b2c3d4", "name": "list_directory", "args": {"path": "src"}, "status": "success", "timestamp": "2026-02-03T09:00:03.000Z", "result": [{"functionResponse": {"id": "list_directory-1770109203000-a1b2c3d4", "name": "list_directory", "response": {"output": "main.rs\nlib.rs"}}}], "resultDisplay": "2 files"}], "thoughts": [{"subject": "Listing the directory", "description": "I'll list src to see what is there.", "timestamp": "2026-02-03T09:00:02.000Z"}], "model": "gemini-2.5-pro", "tokens": {"input": 5210, "output": 18, "cached": 0, "thoughts": 64, "tool": 0, "total": 5292}}
+    ----- stderr -----
+    retrace: [FIXTURES]/gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl: the branch ending at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10 (3 entries) copied line for line
+    retrace: [FIXTURES]/gemini/session-2026-02-03T09-00-5c1f3a9e.jsonl: sessionId 0badf00d-1234-4abc-8def-0123456789ab (was 5c1f3a9e-2b7d-4e8a-9f01-6d2c4b8a7e35), startTime and lastUpdated 2026-01-02T03:04:05.000Z in its metadata record; Gemini CLI has no field for a parent session, so the lineage is only this note (forked from 5c1f3a9e-2b7d-4e8a-9f01-6d2c4b8a7e35 at 8d1e0c6a-0b9f-4a0e-9d57-2f1c7e3b9a10); `$set` and `$rewindTo` records and earlier versions of messages are not carried (the branch is what Gemini CLI would load); name the file session-2026-01-02T03-04-0badf00d.jsonl in ~/.gemini/tmp/<projectHash>/chats/ for Gemini CLI to list it
+    "#);
+}
+
+#[test]
+fn fork_of_a_legacy_gemini_document_is_a_document() {
+    let path = fixture("gemini/split/session-2026-02-04T10-00-7e3d9c21.json");
+    retrace_snapshot!(cmd(&["fork", &path, "--at", "sfp:0", "--id", ID, "--time", TIME]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    {
+      "sessionId": "0badf00d-1234-4abc-8def-0123456789ab",
+      "projectHash": "1f3e5d7c9b0a2e4d6c8b0a1f3e5d7c9b1a2e4d6c8b0a1f3e5d7c9b0a2e4d6c8",
+      "startTime": "2026-01-02T03:04:05.000Z",
+      "lastUpdated": "2026-01-02T03:04:05.000Z",
+      "messages": [
+        {
+          "id": "11111111-aaaa-4bbb-8ccc-000000000001",
+          "timestamp": "2026-02-04T10:00:05.000Z",
+          "type": "user",
+          "content": "What does `git status` say?"
+        }
+      ]
+    }
+    ----- stderr -----
+    retrace: [FIXTURES]/gemini/split/session-2026-02-04T10-00-7e3d9c21.json: the branch ending at 11111111-aaaa-4bbb-8ccc-000000000001 (1 entries) copied element for element, in the document's own frame
+    retrace: [FIXTURES]/gemini/split/session-2026-02-04T10-00-7e3d9c21.json: sessionId 0badf00d-1234-4abc-8def-0123456789ab (was 7e3d9c21-8a4b-4c6d-9e0f-1a2b3c4d5e6f), startTime and lastUpdated 2026-01-02T03:04:05.000Z in the document's head; Gemini CLI has no field for a parent session, so the lineage is only this note (forked from 7e3d9c21-8a4b-4c6d-9e0f-1a2b3c4d5e6f at 11111111-aaaa-4bbb-8ccc-000000000001); name the file session-2026-01-02T03-04-0badf00d.json in ~/.gemini/tmp/<projectHash>/chats/ for Gemini CLI to list it
+    "#);
+}

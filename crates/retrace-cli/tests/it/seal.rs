@@ -84,3 +84,46 @@ fn seal_refuses_what_it_cannot_do() {
     retrace: [CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl: --json prints the report: write the session with -o OUT (or use --dry-run)
     ");
 }
+
+#[test]
+fn seal_of_a_list_answers_the_call_before_the_next_message() {
+    // An OpenAI Chat list whose second parallel call lost its tool
+    // message: the result goes after the first one, before the reply.
+    let dir = scratch("seal_list");
+    let input = std::fs::read_to_string(fixture("provider/openai-chat.jsonl")).unwrap();
+    let kept: Vec<&str> = input
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| *i != 5)
+        .map(|(_, l)| l)
+        .collect();
+    let file = dir.join("chat.jsonl");
+    std::fs::write(&file, kept.join("\n") + "\n").unwrap();
+    let file = file.to_str().unwrap();
+    retrace_snapshot!(cmd(&["seal", file]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    {"role": "system", "content": "You are a weather bot."}
+    {"role": "developer", "content": "Answer in one line."}
+    {"role": "user", "content": [{"type": "text", "text": "Weather in Paris and Oslo? Here is a map."}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="}}]}
+    {"role": "assistant", "content": null, "tool_calls": [{"id": "call_Yx3bQk9N2vU8mT1wR5sH0pLc", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}, {"id": "call_Ab7cDe2FgH4iJk6LmN8oPq0R", "type": "function", "function": {"name": "get_weather", "arguments": "{\"city\":\"Oslo\"}"}}]}
+    {"role": "tool", "tool_call_id": "call_Yx3bQk9N2vU8mT1wR5sH0pLc", "content": "18°C, sunny"}
+    {"content":"Tool call interrupted (stage: unknown): no result was recorded; sealed by retrace. Recommendation: it may have run: check for side effects before retrying.","role":"tool","tool_call_id":"call_Ab7cDe2FgH4iJk6LmN8oPq0R"}
+    {"role": "assistant", "content": "Paris: 18°C and sunny; Oslo: 4°C with snow."}
+    {"role": "user", "content": "And tomorrow?"}
+    ----- stderr -----
+    retrace: [SCRATCH]/seal_list/chat.jsonl:4: tool call get_weather (call_Ab7cDe2FgH4iJk6LmN8oPq0R) had no result: sealed as an error (stage: unknown; it may have run: check for side effects before retrying)
+    retrace: [SCRATCH]/seal_list/chat.jsonl: sealed 1 tool call, written to stdout
+    "#);
+    let out = dir.join("sealed.jsonl");
+    let out = out.to_str().unwrap();
+    let o = retrace(&["seal", file, "-o", out]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    retrace_snapshot!(cmd(&["validate", out]), @"
+    exit_code: 0
+    ----- stdout -----
+    [SCRATCH]/seal_list/sealed.jsonl: 0 errors, 0 warnings, 0 notes; 2 tool calls, 0 without result, 0 results without call
+    [SCRATCH]/seal_list/sealed.jsonl: resumable as is by every API
+    ----- stderr -----
+    ");
+}

@@ -32,7 +32,14 @@
 //! - Event streams: unsupported. Their schema has no record that cuts the
 //!   context (an appended `state_transition` would change nothing a
 //!   reader builds), and a rewritten stream is a fork, not a compaction.
-//! - Everything else (Claude Code, Gemini CLI, provider lists, pi v1):
+//! - Provider lists (Anthropic, OpenAI Chat and Responses, Google): a new
+//!   list, not lines to append ([`CompactionPlan::appends`]): the system
+//!   and developer elements before the cut, the summary as a user message,
+//!   then the tail verbatim, in the list's outer shape (see
+//!   [`lists`](super::lists)); a cut is at a user or assistant element.
+//! - Gemini CLI: unsupported, with the reason: the chat file has no record
+//!   of a compression to write (see [`gemini`](super::gemini)).
+//! - Everything else (Claude Code, AgentScope, pi v1):
 //!   [`EditError::Unsupported`].
 
 use serde::Serialize;
@@ -129,6 +136,14 @@ pub struct CompactionPlan {
     pub split: Vec<String>,
 }
 
+impl CompactionPlan {
+    /// Whether [`compact`] gives lines to append to the leaf's file (pi,
+    /// Codex) rather than a new file (a provider list, rewritten whole).
+    pub fn appends(&self) -> bool {
+        !matches!(self.format, Format::MessageList { .. })
+    }
+}
+
 /// The estimated tokens of one message (see the module doc).
 pub fn estimate_tokens(m: &Message) -> u64 {
     let mut chars = 0usize;
@@ -193,6 +208,13 @@ pub fn plan<S: Source + ?Sized>(
             })
         }
         Format::Codex => codex_units(session, source, leaf)?,
+        Format::MessageList { .. } => list_units(session, source, leaf)?,
+        Format::GeminiCli => {
+            return Err(EditError::Unsupported {
+                format: "gemini-cli",
+                what: super::gemini::NO_COMPACTION,
+            })
+        }
         other => {
             return Err(EditError::Unsupported {
                 format: other.name(),
@@ -251,8 +273,9 @@ pub fn plan<S: Source + ?Sized>(
         kept_messages: tail_messages[k],
         kept_tokens: tail_tokens[k],
         fits: fits(k),
-        // Codex carries the system items before the cut into its history.
-        system_kept: format == Format::Codex || !units[..k].iter().any(|u| u.system),
+        // Codex and lists carry the system items before the cut over.
+        system_kept: matches!(format, Format::Codex | Format::MessageList { .. })
+            || !units[..k].iter().any(|u| u.system),
         split: split_at(k),
     })
 }
@@ -340,6 +363,35 @@ fn codex_units<S: Source + ?Sized>(
             results: Vec::new(),
         };
         unit.tally(m);
+        out.push(unit);
+    }
+    Ok(out)
+}
+
+/// The elements of a provider list's branch, one unit each: a cut is at a
+/// user or assistant message that is not a tool result.
+fn list_units<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+) -> Result<Vec<Unit>, EditError> {
+    let mut out = Vec::new();
+    for (entry, messages) in super::lists::context_units(session, &mut Dyn(source), leaf)? {
+        let said = |m: &Message| m.kind != crate::model::message::MessageKind::Marker;
+        let mut unit = Unit {
+            entry,
+            messages: messages.len(),
+            tokens: messages.iter().map(estimate_tokens).sum(),
+            candidate: messages.first().is_some_and(|m| {
+                matches!(m.role, Role::User | Role::Assistant) && said(m) && !is_result(m)
+            }),
+            system: messages.iter().any(|m| m.role == Role::System && said(m)),
+            calls: Vec::new(),
+            results: Vec::new(),
+        };
+        for m in &messages {
+            unit.tally(m);
+        }
         out.push(unit);
     }
     Ok(out)
@@ -484,6 +536,9 @@ pub fn compact<S: Source + ?Sized>(
         )));
     }
     let leaf = plan.leaf;
+    if let Format::MessageList { api } = plan.format {
+        return list_compacted(session, source, plan, api, summary);
+    }
     let file = session.entry(leaf).file;
     let info = &session.files()[file.0 as usize];
     if info.gzip.is_some() {
@@ -529,6 +584,53 @@ pub fn compact<S: Source + ?Sized>(
         notes,
         rejected: Vec::new(),
     })
+}
+
+/// A provider list compacted: a new list (see [`lists`](super::lists)).
+fn list_compacted<S: Source + ?Sized>(
+    session: &Session,
+    source: &mut S,
+    plan: &CompactionPlan,
+    api: crate::model::provider::Api,
+    summary: &str,
+) -> Result<Edited, EditError> {
+    let done = super::lists::compact(session, &mut Dyn(source), plan.leaf, api, plan.cut, summary)?;
+    let summary = match done.joined {
+        true => "the summary opening the first kept user turn",
+        false => "the summary as a user message",
+    };
+    let notes = vec![Note {
+        action: "compacted",
+        line: None,
+        id: None,
+        message: format!(
+            "a new list: {} system prompt element(s) from before the cut, {summary}, then \
+             from {} on ({} message(s), ~{} tokens, {})",
+            done.systems,
+            plan.cut_id,
+            plan.kept_messages,
+            plan.kept_tokens,
+            plan.rule.describe()
+        ),
+    }];
+    Ok(Edited {
+        bytes: done.bytes,
+        notes,
+        rejected: Vec::new(),
+    })
+}
+
+/// A `Source` of unknown size as a `dyn Source`.
+struct Dyn<'a, S: Source + ?Sized>(&'a mut S);
+
+impl<S: Source + ?Sized> Source for Dyn<'_, S> {
+    fn read(
+        &mut self,
+        file: crate::model::entry::FileId,
+        range: std::ops::Range<u64>,
+    ) -> Result<std::borrow::Cow<'_, [u8]>, crate::source::SourceError> {
+        self.0.read(file, range)
+    }
 }
 
 #[cfg(test)]

@@ -20,8 +20,15 @@
 //!   `state_diff` holding `lineage`), so the five event types stay the
 //!   only ones in the stream.
 //!
-//! Other formats (Gemini CLI, provider lists, generic lines) give
-//! [`EditError::Unsupported`].
+//! - Gemini CLI: a `.json` document or a `.jsonl` log as the source is,
+//!   with a new `sessionId` and the fork's time as `startTime` and
+//!   `lastUpdated` (see [`gemini`](super::gemini)); no lineage field, so a
+//!   note;
+//! - provider lists (and AgentScope's): the prefix in the list's outer
+//!   shape (a request body's other fields kept), each element byte for
+//!   byte; a list has no session id or lineage to write.
+//!
+//! Generic lines give [`EditError::Unsupported`].
 
 use chrono::DateTime;
 use serde_json::{json, Map, Value};
@@ -34,6 +41,7 @@ use crate::read::scan::{scan_line, LineScan, ValueKind};
 use crate::session::{export_branch, ExportError, Session};
 use crate::source::Source;
 
+use super::gemini;
 use super::points::walk;
 use super::{EditError, Edited, Note};
 
@@ -63,7 +71,13 @@ pub fn fork(
     let format = session.file_format(session.entry(at).file);
     if !matches!(
         format,
-        Format::Pi { .. } | Format::ClaudeCode | Format::Codex | Format::Events
+        Format::Pi { .. }
+            | Format::ClaudeCode
+            | Format::Codex
+            | Format::Events
+            | Format::GeminiCli
+            | Format::MessageList { .. }
+            | Format::AgentScope
     ) {
         return Err(EditError::Unsupported {
             format: format.name(),
@@ -71,6 +85,9 @@ pub fn fork(
         });
     }
     check_point(session, source, at)?;
+    let document = session.files()[session.entry(at).file.0 as usize]
+        .document
+        .is_some();
     let mut bytes = Vec::new();
     let export = export_branch(session, source, at, &mut bytes).map_err(|e| match e {
         ExportError::Source(e) => EditError::Source(e),
@@ -81,15 +98,40 @@ pub fn fork(
         line: Some(session.entry(at).line),
         id: Some(session.label(at)),
         message: format!(
-            "the branch ending at {} ({} entries) copied line for line",
+            "the branch ending at {} ({} entries) copied {}",
             session.label(at),
-            export.entries
+            export.entries,
+            match (document, export.relaid) {
+                (true, _) => "element for element, in the document's own frame".to_owned(),
+                (false, 0) => "line for line".to_owned(),
+                // A legacy Gemini CLI document continued in a log.
+                (false, n) => format!(
+                    "line for line, {n} element(s) of a JSON document each written on one line"
+                ),
+            }
         ),
     }];
     let note = match format {
         Format::Pi { version } => pi_header(&mut bytes, version, lineage)?,
         Format::ClaudeCode => claude_session_ids(&mut bytes, lineage)?,
         Format::Codex => codex_meta(&mut bytes, lineage)?,
+        Format::GeminiCli => {
+            let name = &session.files()[session.entry(at).file.0 as usize].name;
+            let at = session.label(at);
+            gemini::lineage(
+                &mut bytes,
+                name,
+                &lineage.new_session_id,
+                lineage.time_ms,
+                &at,
+            )?
+        }
+        Format::MessageList { .. } | Format::AgentScope => Note {
+            action: "lineage",
+            line: None,
+            id: None,
+            message: "a message list carries no session id or lineage: none written".into(),
+        },
         _ => events_lineage(&mut bytes, session, at, lineage)?,
     };
     notes.push(note);

@@ -6,13 +6,18 @@
 //! writes the bytes (atomically) and passes the time in.
 //!
 //! This module is the base of the folder: what every operation returns.
-//! Each operation is a file of its own.
+//! Each operation is a file of its own; `lists.rs` and `gemini.rs` write
+//! what fork, seal and compact need in those formats' own shapes, below
+//! the operations that call them.
 
 use serde::Serialize;
 
+use crate::model::entry::EntryId;
 use crate::source::SourceError;
 
 mod points;
+mod lists;
+mod gemini;
 mod fork;
 mod snapshot;
 mod seal;
@@ -45,6 +50,20 @@ impl std::fmt::Debug for Stamp<'_> {
             .field("time_ms", &self.time_ms)
             .finish_non_exhaustive()
     }
+}
+
+/// A result to write for a tool call left without one: what seal hands
+/// the writers of the formats that keep a call's message apart.
+#[derive(Debug, Clone)]
+pub(crate) struct Answer {
+    /// The entry holding the call.
+    pub entry: EntryId,
+    /// The call's id (empty where the format gives none: Google).
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The result's text.
+    pub text: String,
 }
 
 /// What an operation gives: the bytes to write and what it did.

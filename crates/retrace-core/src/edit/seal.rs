@@ -12,9 +12,14 @@
 //! re-parented onto it: that line's parent id is the only byte changed.
 //! Codex orders by position, so nothing is re-parented. An events stream
 //! carries a call's output in the call's own event: it has nothing to
-//! seal. Formats that are one JSON document (Gemini CLI, provider lists)
-//! are not sealed here (write them through `migrate`, which answers every
-//! call).
+//! seal. A Gemini CLI call holds its own result: its record is written
+//! again with the result in it (re-appended to a `.jsonl` log, in place in
+//! a `.json` document; see [`gemini`](super::gemini)). A provider list
+//! gets each result in the API's shape where the API wants it, the list's
+//! outer shape kept (see [`lists`](super::lists)); a call without an id (a
+//! Google list) is answered by the next result of its name, as the API
+//! pairs them. AgentScope lists and generic lines are not sealed (write
+//! them through `migrate`, which answers every call).
 //!
 //! [`export_branch`]: crate::export_branch
 
@@ -22,9 +27,11 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::{json, Value};
 
-use crate::edit::{EditError, Edited, Note, Stamp};
+use super::{gemini, lists};
+use crate::edit::{Answer, EditError, Edited, Note, Stamp};
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
+use crate::model::message::Part;
 use crate::model::time::format_rfc3339_ms;
 use crate::session::{line_range, Session};
 use crate::source::Source;
@@ -91,24 +98,51 @@ pub fn open_calls(
     let mut calls: Vec<OpenCall> = Vec::new();
     let mut answered: HashSet<String> = HashSet::new();
     let mut seen: HashSet<String> = HashSet::new();
+    // Calls without an id (Google's), answered by name in order.
+    let mut unnamed_answered: Vec<bool> = Vec::new();
     for &e in &branch {
         for m in session.messages(e, source)? {
-            for (id, name) in m.tool_calls() {
-                if seen.insert(id.to_owned()) {
-                    calls.push(OpenCall {
-                        entry: e,
-                        id: id.to_owned(),
-                        name: name.to_owned(),
-                        stage: Stage::Unknown,
-                    });
+            for (i, part) in m.content.iter().enumerate() {
+                match part {
+                    Part::ToolCall { id, name, .. } if id.is_empty() || seen.insert(id.clone()) => {
+                        calls.push(OpenCall {
+                            entry: e,
+                            id: id.clone(),
+                            name: name.clone(),
+                            stage: Stage::Unknown,
+                        });
+                        unnamed_answered.push(false);
+                    }
+                    Part::ToolResult { call_id, .. } if call_id.is_empty() => {
+                        let name = m.part_extra(i).and_then(|x| x.tool_name.as_deref());
+                        let waiting =
+                            |c: &(usize, &OpenCall)| c.1.id.is_empty() && !unnamed_answered[c.0];
+                        let by_name = calls
+                            .iter()
+                            .enumerate()
+                            .filter(waiting)
+                            .find(|(_, c)| Some(c.name.as_str()) == name);
+                        let oldest = calls.iter().enumerate().find(waiting);
+                        if let Some((k, _)) = by_name.or(oldest) {
+                            unnamed_answered[k] = true;
+                        }
+                    }
+                    Part::ToolResult { call_id, .. } => {
+                        answered.insert(call_id.clone());
+                    }
+                    _ => {}
                 }
-            }
-            for (id, _) in m.tool_results() {
-                answered.insert(id.to_owned());
             }
         }
     }
-    calls.retain(|c| !answered.contains(&c.id));
+    let mut k = 0;
+    calls.retain(|c| {
+        k += 1;
+        match c.id.is_empty() {
+            true => !unnamed_answered[k - 1],
+            false => !answered.contains(&c.id),
+        }
+    });
     for call in &mut calls {
         call.stage = stage(session, source, &branch, call)?;
     }
@@ -116,7 +150,8 @@ pub fn open_calls(
 }
 
 /// The stage a call stopped at: the last event after it on the branch that
-/// names its id and tells (Codex approval and begin events), else unknown.
+/// names its id and tells (Codex approval and begin events), else what its
+/// own record says (a Gemini CLI call's `status`), else unknown.
 fn stage(
     session: &Session,
     source: &mut dyn Source,
@@ -124,6 +159,23 @@ fn stage(
     call: &OpenCall,
 ) -> Result<Stage, EditError> {
     let mut stage = Stage::Unknown;
+    if let Ok(record) = session.body(call.entry, source)? {
+        let own = record["toolCalls"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|c| c["id"] == call.id.as_str());
+        // Gemini CLI's scheduler states (`scheduler/types.ts`).
+        stage = match own.and_then(|c| c["status"].as_str()) {
+            Some("validating" | "scheduled") => Stage::Pending,
+            Some("awaiting_approval") => Stage::ApprovalRequired,
+            Some("executing") => Stage::Executing,
+            _ => Stage::Unknown,
+        };
+    }
+    if call.id.is_empty() {
+        return Ok(stage);
+    }
     let needle = call.id.as_bytes();
     for &e in branch.iter().filter(|&&e| e > call.entry) {
         let entry = session.entry(e);
@@ -178,7 +230,11 @@ pub fn seal(
     if !calls.is_empty()
         && !matches!(
             format,
-            Format::Pi { .. } | Format::ClaudeCode | Format::Codex
+            Format::Pi { .. }
+                | Format::ClaudeCode
+                | Format::Codex
+                | Format::GeminiCli
+                | Format::MessageList { .. }
         )
     {
         return Err(EditError::Unsupported {
@@ -223,8 +279,31 @@ pub fn seal(
         return Ok(out);
     }
 
-    let entries = session.standalone_branch(leaf);
-    out.bytes = write_sealed(session, source, &entries, &calls, stamp)?;
+    let answers = || -> Vec<Answer> {
+        calls
+            .iter()
+            .map(|c| Answer {
+                entry: c.entry,
+                id: c.id.clone(),
+                name: c.name.clone(),
+                text: text(c),
+            })
+            .collect()
+    };
+    match format {
+        Format::GeminiCli => {
+            let (bytes, note) = gemini::seal(session, source, leaf, &answers())?;
+            out.bytes = bytes;
+            out.notes.push(note);
+        }
+        Format::MessageList { api } => {
+            out.bytes = lists::seal(session, source, leaf, api, &answers())?;
+        }
+        _ => {
+            let entries = session.standalone_branch(leaf);
+            out.bytes = write_sealed(session, source, &entries, &calls, stamp)?;
+        }
+    }
     Ok(out)
 }
 

@@ -87,7 +87,7 @@ fn in_document(s: &Session, e: EntryId) -> bool {
 /// A JSON value on one line: the blanks between its tokens (a pretty
 /// printer's newlines and indentation) dropped, strings and every other
 /// byte kept as written.
-fn one_line(json: &[u8]) -> Vec<u8> {
+pub(crate) fn one_line(json: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(json.len());
     let (mut in_string, mut escaped) = (false, false);
     for &b in json {
@@ -166,13 +166,53 @@ fn document(
     file: FileId,
     out: &mut dyn Write,
 ) -> Result<Export, ExportError> {
+    let Some(frame) = document_frame(s, source, file)? else {
+        return Ok(Export::default());
+    };
+    out.write_all(&frame.head)?;
+    for (i, &e) in entries.iter().enumerate() {
+        if i > 0 {
+            out.write_all(&frame.separator)?;
+        }
+        let entry = s.entry(e);
+        out.write_all(&source.read(entry.file, entry.range())?)?;
+    }
+    out.write_all(&frame.tail)?;
+    Ok(Export {
+        entries: entries.len(),
+        relaid: 0,
+    })
+}
+
+/// What a document holds around the elements of its array.
+pub(crate) struct DocumentFrame {
+    /// The bytes before the first element.
+    pub head: Vec<u8>,
+    /// What joins two elements (see [`separator`]).
+    pub separator: Vec<u8>,
+    /// The bytes after the last element through the document's end, and
+    /// the rest of its last line when blank (its line ending).
+    pub tail: Vec<u8>,
+    /// How many elements the file's document has.
+    pub elements: usize,
+}
+
+/// The frame of `file`'s document; `None` for a document without
+/// elements (or a file that is none).
+pub(crate) fn document_frame(
+    s: &Session,
+    source: &mut dyn Source,
+    file: FileId,
+) -> Result<Option<DocumentFrame>, SourceError> {
     let info = &s.files()[file.0 as usize];
-    let doc = info.document.as_ref().expect("asked for a document");
+    let Some(doc) = info.document.as_ref() else {
+        return Ok(None);
+    };
     let end = doc.end.unwrap_or(info.size);
     let own = &s.entries()[info.first_entry as usize..info.end_entry as usize];
     let elements: Vec<_> = own.iter().filter(|e| e.offset < end).collect();
     let (Some(first), Some(last)) = (elements.first(), elements.last()) else {
-        return Ok(Export::default());
+        return Ok(None);
     };
     let mut gaps = Vec::new();
     for pair in elements.windows(2).take(SEPARATORS_TRIED) {
@@ -182,29 +222,22 @@ fn document(
             gaps.push(source.read(file, gap)?.into_owned());
         }
     }
-    let separator = separator(&gaps);
-    out.write_all(&source.read(file, 0..first.offset)?)?;
-    for (i, &e) in entries.iter().enumerate() {
-        if i > 0 {
-            out.write_all(&separator)?;
-        }
-        let entry = s.entry(e);
-        out.write_all(&source.read(entry.file, entry.range())?)?;
-    }
-    out.write_all(&source.read(file, last.range().end..end)?)?;
-    // The rest of the document's last line, when blank (its line ending).
+    let head = source.read(file, 0..first.offset)?.into_owned();
+    let mut tail = source.read(file, last.range().end..end)?.into_owned();
     let after = source.read(file, end..(end + 256).min(info.size))?;
     let line = match after.iter().position(|&b| b == b'\n') {
         Some(i) => &after[..=i],
         None => &after[..],
     };
     if line.iter().all(u8::is_ascii_whitespace) {
-        out.write_all(line)?;
+        tail.extend_from_slice(line);
     }
-    Ok(Export {
-        entries: entries.len(),
-        relaid: 0,
-    })
+    Ok(Some(DocumentFrame {
+        head,
+        separator: separator(&gaps),
+        tail,
+        elements: elements.len(),
+    }))
 }
 
 /// What joins two elements: the first gap between two of the file's

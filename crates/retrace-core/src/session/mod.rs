@@ -18,7 +18,7 @@ mod search;
 mod summary;
 
 pub use bodies::{Check, ModelStats, ToolPairing};
-pub(crate) use export::line_range;
+pub(crate) use export::{document_frame, line_range, one_line};
 pub use export::{export_branch, Export, ExportError};
 pub use outline::Segment;
 pub use preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};

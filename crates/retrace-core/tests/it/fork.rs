@@ -304,15 +304,18 @@ fn a_point_that_cuts_a_call_from_its_result_is_refused() {
 }
 
 #[test]
-fn formats_without_lineage_are_unsupported() {
-    let bytes = read_fixture("gemini/rewind-at-end.jsonl");
-    let s = Session::from_bytes("rewind-at-end.jsonl", &bytes);
-    assert!(matches!(s.format(), Format::GeminiCli));
-    let mut src: &[u8] = &bytes;
-    let leaf = s.tree().default_leaf().unwrap();
+fn generic_lines_are_unsupported() {
+    // Lines of no known format: no tree, nothing a fork could write.
+    let bytes = b"{\"a\":1}\n{\"b\":2}\n";
+    let s = Session::from_bytes("lines.jsonl", bytes);
+    assert_eq!(s.format(), Format::Generic);
+    let mut src: &[u8] = bytes;
     assert!(matches!(
-        fork(&s, &mut src, leaf, &lineage()),
-        Err(EditError::Unsupported { what: "forked", .. })
+        fork(&s, &mut src, EntryId(1), &lineage()),
+        Err(EditError::Unsupported {
+            format: "generic",
+            what: "forked"
+        })
     ));
 }
 

@@ -16,6 +16,8 @@ mod codex;
 mod compact;
 mod context;
 mod corpus;
+mod edit_gemini;
+mod edit_lists;
 mod events;
 mod fork;
 mod framing;

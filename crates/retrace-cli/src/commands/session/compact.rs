@@ -1,7 +1,8 @@
 //! `retrace compact`: the compaction plan of a branch (where to cut so the
 //! kept tail fits a budget, never between a tool call and its result), and
-//! the compacted session written in its own format: for pi, the input file
-//! unchanged with a `compaction` entry appended, into a new file.
+//! the compacted session written in its own format, into a new file: for
+//! pi and Codex, the input file unchanged with the compaction appended; for
+//! a provider list, the list written anew (`CompactionPlan::appends`).
 
 use std::io::Write;
 use std::path::Path;
@@ -83,12 +84,20 @@ fn run(args: &CompactArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
         };
         let edited =
             compact(session, &mut loaded.source, &plan, summary, &mut stamp).map_err(edit_error)?;
-        let file = session.entry(leaf).file;
-        let size = session.files()[file.0 as usize].size;
-        let original = loaded
-            .source
-            .read(file, 0..size)
-            .map_err(|e| InputError::new(e).on(path))?;
+        // The leaf's file as read, then the lines appended (pi, Codex); a
+        // list is written anew whole.
+        let original = match plan.appends() {
+            true => {
+                let file = session.entry(leaf).file;
+                let size = session.files()[file.0 as usize].size;
+                loaded
+                    .source
+                    .read(file, 0..size)
+                    .map_err(|e| InputError::new(e).on(path))?
+                    .into_owned()
+            }
+            false => Vec::new(),
+        };
         let cannot =
             |e: &dyn std::fmt::Display| InputError::new(e).on(format!("{out}: cannot write"));
         let mut dest = OutputFile::create(Path::new(out)).map_err(|e| cannot(&e))?;
