@@ -414,6 +414,10 @@ pub(crate) struct SealArgs {
     /// needs `-o`, or `--dry-run`).
     #[arg(long)]
     pub json: bool,
+    /// The sealing lines' time, RFC 3339 [default: now] (for reproducible
+    /// output).
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
 }
 
 #[derive(Args)]
@@ -427,6 +431,10 @@ pub(crate) struct RepairArgs {
     /// What was done as one JSON object on stdout (needs `-o`).
     #[arg(long, requires = "output")]
     pub json: bool,
+    /// The time of lines it writes, RFC 3339 [default: now] (for
+    /// reproducible output).
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
 }
 
 #[derive(Args)]

@@ -124,7 +124,7 @@ fn join(items: &[String], last: &str) -> String {
 /// The time a command stamps on what it writes: `--time` (RFC 3339, for
 /// reproducible output) or now.
 /// In milliseconds since the Unix epoch.
-fn stamp_time(given: Option<&str>) -> Result<i64> {
+pub(super) fn stamp_time(given: Option<&str>) -> Result<i64> {
     match given {
         Some(t) => Ok(chrono::DateTime::parse_from_rfc3339(t)
             .map_err(|e| {

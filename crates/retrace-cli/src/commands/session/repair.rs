@@ -45,7 +45,7 @@ fn run(args: &RepairArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
     let mut loaded = load(path, read, printer)?;
     let mut new_id = super::entry_ids(&loaded.session, None);
     let mut stamp = Stamp {
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: super::stamp_time(args.time.as_deref())?,
         new_id: &mut new_id,
     };
     let edited = repair(&loaded.session, &mut loaded.source, &mut stamp)

@@ -52,7 +52,7 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     let mut new_id = super::entry_ids(&loaded.session, None);
     let mut stamp = Stamp {
-        time_ms: chrono::Utc::now().timestamp_millis(),
+        time_ms: super::stamp_time(args.time.as_deref())?,
         new_id: &mut new_id,
     };
     let edited = seal(
