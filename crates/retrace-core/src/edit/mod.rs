@@ -28,9 +28,7 @@ pub use points::{safe_points, SafePoint};
 pub use repair::{repair, salvage, Salvage};
 pub use resume::{resume_check, Resumable};
 pub use seal::{open_calls, seal, OpenCall, SealOptions, Stage};
-pub use snapshot::{
-    snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotStamp, SnapshotTarget,
-};
+pub use snapshot::{snapshot, SnapshotStamp, SnapshotTarget};
 
 /// What an operation gives: the bytes to write and what it did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

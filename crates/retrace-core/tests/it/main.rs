@@ -11,6 +11,7 @@
 mod common;
 
 mod bad_input;
+mod bookmarks;
 mod codex;
 mod compact;
 mod context;
