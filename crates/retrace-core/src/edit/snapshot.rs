@@ -109,10 +109,25 @@ pub fn snapshot(
             },
         ));
     }
+    let unreadable =
+        |e: String| EditError::Invalid(format!("the snapshot side-car is not readable: {e}"));
     let mut file: SideCar<SideCarBookmark> = match side_car {
-        Some(bytes) => serde_json::from_slice(bytes).map_err(|e| {
-            EditError::Invalid(format!("the snapshot side-car is not readable: {e}"))
-        })?,
+        Some(bytes) => {
+            let car = SideCar::parse(bytes).map_err(unreadable)?;
+            let snapshots = car
+                .snapshots
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    SideCarBookmark::from_value(b)
+                        .map_err(|e| unreadable(format!("bookmark {}: {e}", i + 1)))
+                })
+                .collect::<Result<_, _>>()?;
+            SideCar {
+                snapshots,
+                other: car.other,
+            }
+        }
         None => SideCar {
             snapshots: Vec::new(),
             other: Map::new(),

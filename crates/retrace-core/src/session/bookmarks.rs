@@ -19,16 +19,12 @@
 //! bookmark that is malformed or names no entry of its file are each a
 //! `bad-bookmark` warning on the file, and the other bookmarks still count.
 
-use std::collections::{BTreeMap, HashMap};
-
-use serde::Deserialize;
 use serde_json::Value;
 
 use crate::model::bookmark::{Bookmark, BookmarkOrigin, SideCar, SideCarBookmark};
 use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{EntryId, FileId, Flags};
 use crate::model::format_id::Format;
-use crate::model::intern::Sym;
 use crate::model::time::parse_rfc3339_ms;
 
 use super::Session;
@@ -57,17 +53,19 @@ pub(crate) fn collect(
 ) -> (Vec<Bookmark>, Vec<Diagnostic>) {
     let mut out = Vec::new();
     let mut problems = Vec::new();
+    // By entry: labels come so, file by file.
     from_labels(s, &mut out, &mut problems);
     for (file, name, bytes) in side_cars {
         from_side_car(s, *file, name, bytes, &mut out, &mut problems);
     }
-    // Stable: labels stay before side-car names on the same entry.
-    out.sort_by_key(|b| b.entry);
     (out, problems)
 }
 
-/// pi `label` entries, file by file (ids are a file's own).
+/// pi `label` entries, file by file (ids are a file's own). Plain
+/// vectors indexed by symbol and by entry rather than maps or sorts: this
+/// runs in the viewer's worker too, whose size is budgeted.
 fn from_labels(s: &Session, out: &mut Vec<Bookmark>, problems: &mut Vec<Diagnostic>) {
+    const NONE: u32 = u32::MAX;
     let label = s.interner.lookup(b"label");
     if label.is_none() {
         return;
@@ -77,56 +75,61 @@ fn from_labels(s: &Session, out: &mut Vec<Bookmark>, problems: &mut Vec<Diagnost
             continue;
         }
         let own = info.first_entry..info.end_entry;
-        // The file's entries by id (the first of a repeated id, as parents
-        // resolve), built at its first label.
-        let mut by_id: Option<HashMap<Sym, EntryId>> = None;
-        // Target → the label entry naming it now.
-        let mut named: BTreeMap<EntryId, EntryId> = BTreeMap::new();
+        // The file's first entry of each id (as parents resolve), by
+        // symbol; built at the file's first label.
+        let mut by_id: Vec<u32> = Vec::new();
+        // Per entry of the file, the label entry naming it now (the last).
+        let mut named: Vec<u32> = Vec::new();
         for e in own.clone() {
             let entry = &s.entries[e as usize];
             if entry.kind != label {
                 continue;
             }
-            let by_id = by_id.get_or_insert_with(|| {
-                let mut ids = HashMap::new();
-                for i in own.clone() {
+            if by_id.is_empty() {
+                by_id = vec![NONE; s.interner.len()];
+                for i in own.clone().rev() {
                     let id = s.entries[i as usize].id;
                     if !id.is_none() {
-                        ids.entry(id).or_insert(EntryId(i));
+                        by_id[id.index()] = i;
                     }
                 }
-                ids
-            });
-            let problem = |what: String| {
-                Diagnostic::at(entry, Severity::Warning, DiagnosticKind::BadBookmark, what)
-            };
-            if entry.reference.is_none() {
-                problems.push(problem("label entry without a targetId".to_owned()));
-                continue;
+                named = vec![NONE; own.len()];
             }
-            let Some(&target) = by_id.get(&entry.reference) else {
-                problems.push(problem(format!(
-                    "label entry names \"{}\", which is not in this file",
-                    s.interner.str(entry.reference)
-                )));
-                continue;
+            let target = match entry.reference.is_none() {
+                true => None,
+                false => Some(by_id[entry.reference.index()]).filter(|&t| t != NONE),
             };
-            // An empty or absent `label` clears the target's name.
-            if s.interner.get(entry.subtype).is_empty() {
-                named.remove(&target);
-            } else {
-                named.insert(target, EntryId(e));
+            match target {
+                Some(t) => named[(t - own.start) as usize] = e,
+                None => problems.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::BadBookmark,
+                    match entry.reference.is_none() {
+                        true => "label entry without a targetId".to_owned(),
+                        false => format!(
+                            "label entry names \"{}\", which is not in this file",
+                            s.interner.str(entry.reference)
+                        ),
+                    },
+                )),
             }
         }
-        out.extend(named.into_iter().map(|(target, by)| {
-            let entry = &s.entries[by.index()];
-            Bookmark {
-                name: unescape(s.interner.get(entry.subtype)),
-                entry: target,
-                time: entry.timestamp(),
-                origin: BookmarkOrigin::Label(by),
+        for (t, &by) in (own.start..).zip(&named) {
+            // An empty or absent `label` clears the target's name.
+            let Some(entry) = s.entries.get(by as usize) else {
+                continue;
+            };
+            let name = s.interner.get(entry.subtype);
+            if !name.is_empty() {
+                out.push(Bookmark {
+                    name: unescape(name),
+                    entry: EntryId(t),
+                    time: entry.timestamp(),
+                    origin: BookmarkOrigin::Label(EntryId(by)),
+                });
             }
-        }));
+        }
     }
 }
 
@@ -147,7 +150,7 @@ fn from_side_car(
         offset: 0,
         message: format!("{name}: {what}"),
     };
-    let car: SideCar<Value> = match serde_json::from_slice(bytes) {
+    let car = match SideCar::parse(bytes) {
         Ok(car) => car,
         Err(e) => {
             problems.push(problem(format!(
@@ -161,11 +164,7 @@ fn from_side_car(
             Some(n) => format!("bookmark \"{n}\""),
             None => format!("bookmark {}", i + 1),
         };
-        if !value.is_object() {
-            problems.push(problem(format!("{which}: not a JSON object")));
-            continue;
-        }
-        let bookmark = match SideCarBookmark::deserialize(value) {
+        let bookmark = match SideCarBookmark::from_value(value) {
             Ok(b) if b.name.trim().is_empty() => {
                 problems.push(problem(format!("{which}: its name is empty")));
                 continue;
@@ -192,12 +191,18 @@ fn from_side_car(
             }
             ms
         });
-        out.push(Bookmark {
-            name: bookmark.name,
-            entry,
-            time,
-            origin: BookmarkOrigin::SideCar(name.to_owned()),
-        });
+        // In place by entry, after what is there (labels first); a few
+        // inserts cost less code than a sort.
+        let at = out.partition_point(|b| b.entry <= entry);
+        out.insert(
+            at,
+            Bookmark {
+                name: bookmark.name,
+                entry,
+                time,
+                origin: BookmarkOrigin::SideCar(name.to_owned()),
+            },
+        );
     }
 }
 
@@ -269,7 +274,8 @@ fn lines(s: &Session, entries: &[EntryId]) -> String {
 /// A JSON string's text from its bytes as written (between the quotes).
 fn unescape(raw: &[u8]) -> String {
     if raw.contains(&b'\\') {
-        if let Ok(text) = serde_json::from_slice(&[b"\"", raw, b"\""].concat()) {
+        let quoted = [b"\"", raw, b"\""].concat();
+        if let Ok(Value::String(text)) = serde_json::from_slice(&quoted) {
             return text;
         }
     }

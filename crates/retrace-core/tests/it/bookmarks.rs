@@ -266,7 +266,9 @@ fn a_bad_side_car_says_which_file_which_bookmark_and_what() {
         {"name": "gone", "target": "zzz"},
         {"name": "past the end", "target": "L99"},
         {"name": "odd time", "target": "L1", "time": "yesterday"},
-        7
+        7,
+        {"name": 5, "target": "a"},
+        {"name": "where", "target": "a", "line": -1}
     ]}"#;
     let s = open(car);
     assert_eq!(
@@ -287,6 +289,8 @@ fn a_bad_side_car_says_which_file_which_bookmark_and_what() {
         "bookmark \"past the end\": dag_fork.jsonl has no entry on line 99",
         "bookmark \"odd time\": time \"yesterday\" is not an RFC 3339 time (the bookmark is kept)",
         "bookmark 8: not a JSON object",
+        "bookmark 9: `name` is not a string",
+        "bookmark \"where\": `line` is not a line number",
     ];
     assert_eq!(
         messages,
