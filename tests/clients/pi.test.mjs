@@ -305,6 +305,36 @@ test('snapshot: pi reads the label and the same turns', () => {
   assert.equal(label.label, 'before-tests');
 });
 
+test('labels: pi and `retrace snapshot --list` name the same entries', () => {
+  // Labels as pi appends them, several to a target: the last one wins, an
+  // empty or absent label clears it.
+  const orig = piLoad(demo);
+  const ids = orig.entries.filter((e) => e.type === 'message').map((e) => e.id);
+  let parent = orig.entries.at(-1).id;
+  const lines = [];
+  const label = (n, target, name) => {
+    const entry = { type: 'label', id: `1abe1${String(n).padStart(3, '0')}`, parentId: parent,
+      timestamp: `2026-01-02T00:00:0${n}.000Z`, targetId: target };
+    if (name !== undefined) entry.label = name;
+    parent = entry.id;
+    lines.push(JSON.stringify(entry));
+  };
+  label(1, ids[0], 'first');
+  label(2, ids[1], 'second');
+  label(3, ids[0], 'renamed');
+  label(4, ids[1], '');
+  label(5, ids[2], 'quoted "name" é');
+  label(6, ids[3], 'gone soon');
+  label(7, ids[3]);
+  const out = path.join(tmp, 'labels.jsonl');
+  fs.writeFileSync(out, fs.readFileSync(demo, 'utf8') + lines.join('\n') + '\n');
+  const pi = piLoad(out);
+  const byPi = ids.map((id) => [id, pi.sm.getLabel(id)]).filter(([, name]) => name !== undefined);
+  const listed = JSON.parse(retrace('snapshot', out, '--list', '--json')).bookmarks;
+  assert.deepEqual(listed.map((b) => [b.at, b.name]), byPi);
+  assert.deepEqual(byPi, [[ids[0], 'renamed'], [ids[2], 'quoted "name" é']]);
+});
+
 test('fork of the demo through pi --export: the prefix, with its parent', () => {
   const out = path.join(tmp, 'demo-fork.jsonl');
   retrace('fork', demo, '--at', 'sfp:3', '-o', out);

@@ -133,6 +133,10 @@ pub struct Summary {
     /// there are is in `figures`).
     pub diagnostics: Vec<Diagnostic>,
     pub subagents: Vec<SubagentInfo>,
+    /// The bookmarks (pi labels, and a side-car dropped with its session)
+    /// as two columns: the entries, by entry, and their names.
+    pub bookmarked: Vec<u32>,
+    pub bookmark_names: Vec<String>,
     /// What the session says about itself: id, working directory, agent
     /// version, git branch, model… (first value of each, from the first
     /// entries).

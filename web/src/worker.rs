@@ -176,7 +176,7 @@ fn now_ms() -> f64 {
 /// Reads `files` into a session, in the order and with the side-cars
 /// `retrace_core::order_files` gives chosen files (the conversation first,
 /// then subagents, split sets in numeric order; a `*.meta.json` attached to
-/// the file of the same stem). `None` when a later open superseded this
+/// the file of the same stem, a `*.snapshots.json` to the file it names). `None` when a later open superseded this
 /// one.
 async fn open(
     files: Vec<File>,
@@ -256,6 +256,12 @@ async fn open(
         if let Some(meta) = order.meta.map(|m| &files[m]) {
             read_slice(&reader_sync, meta, 0.0, meta.size(), &mut buf)?;
             reader.attach_meta(id, &buf);
+        }
+        // A tab cannot read a file's siblings: the side-car comes only
+        // when dropped with its session.
+        if let Some(car) = order.snapshots.map(|m| &files[m]) {
+            read_slice(&reader_sync, car, 0.0, car.size(), &mut buf)?;
+            reader.attach_snapshots(id, &car.name(), &buf);
         }
     }
     post(&Response::Progress {
@@ -413,6 +419,8 @@ fn summarize(
                     .map(str::to_owned),
             })
             .collect(),
+        bookmarked: s.bookmarks().iter().map(|b| b.entry.0).collect(),
+        bookmark_names: s.bookmarks().iter().map(|b| b.name.clone()).collect(),
         requested_leaf,
         requested_entry,
         open_ms,
@@ -823,11 +831,44 @@ mod tests {
             if let Some(meta) = f.meta {
                 reader.attach_meta(id, &std::fs::read(dir.join(&paths[meta])).unwrap());
             }
+            if let Some(car) = f.snapshots {
+                let bytes = std::fs::read(dir.join(&paths[car])).unwrap();
+                reader.attach_snapshots(id, &names[car], &bytes);
+            }
             bytes.push(data);
         }
         let session = reader.finish();
         let source = Inflated::new(bytes, session.files());
         Open::new(session, source, Arc::new(Rules::builtin()))
+    }
+
+    #[test]
+    fn a_side_car_dropped_with_its_session_names_its_entries() {
+        let dir = std::env::temp_dir().join(format!("retrace-web-car-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let session =
+            corpus().join("claude-code/iansherr__claude-code-log/test/test_data/dag_fork.jsonl");
+        std::fs::copy(session, dir.join("s.jsonl")).unwrap();
+        std::fs::write(
+            dir.join("s.jsonl.snapshots.json"),
+            r#"{"snapshots":[{"name":"asked","target":"c"},{"name":"start","target":"L1"}]}"#,
+        )
+        .unwrap();
+        // Dropped side-car first: it still goes with its session.
+        let names = ["s.jsonl.snapshots.json".to_owned(), "s.jsonl".to_owned()];
+        let mut dropped = open(&dir, &names, &names, Listing::Chosen);
+        assert_eq!(dropped.session.files().len(), 1);
+        let rules = dropped.rules.clone();
+        let summary = summarize(
+            &dropped.session,
+            &mut RedactingSource::new(&mut dropped.source, rules),
+            None,
+            None,
+            0.0,
+        );
+        assert_eq!(summary.bookmarked, [0, 2]);
+        assert_eq!(summary.bookmark_names, ["start", "asked"]);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -82,7 +82,8 @@ pub(crate) enum Command {
     /// own format, with its lineage and a new session id.
     Fork(ForkArgs),
     /// A named bookmark on an entry: a pi `label` entry appended, or a
-    /// `{file}.snapshots.json` side-car for other formats.
+    /// `{file}.snapshots.json` side-car for other formats; `--list` lists
+    /// a session's bookmarks.
     Snapshot(SnapshotArgs),
     /// A branch as a new file with each tool call left without a result
     /// answered by an error result in the format's own shape.
@@ -238,13 +239,18 @@ pub(crate) struct ForkArgs {
 
 #[derive(Args)]
 pub(crate) struct SnapshotArgs {
-    /// A session file.
+    /// A session file (with `--list`, also a directory of sessions or `-`).
     pub path: String,
     /// The bookmark's name.
-    pub name: String,
+    #[arg(required_unless_present = "list")]
+    pub name: Option<String>,
     /// The entry to bookmark: an entry id or `L<line>`.
-    #[arg(long, value_name = "ID")]
-    pub at: String,
+    #[arg(long, value_name = "ID", required_unless_present = "list")]
+    pub at: Option<String>,
+    /// List the session's bookmarks (pi label entries and side-cars)
+    /// instead of taking one.
+    #[arg(long, conflicts_with_all = ["name", "at", "output", "id", "time"])]
+    pub list: bool,
     /// Write the session with its label entry (pi) or the side-car here
     /// (atomically) instead of appending to PATH or writing
     /// `PATH.snapshots.json`.
@@ -256,7 +262,7 @@ pub(crate) struct SnapshotArgs {
     /// The snapshot's time, RFC 3339 [default: now].
     #[arg(long, hide = true)]
     pub time: Option<String>,
-    /// What was done as one JSON object.
+    /// What was done (or the list) as one JSON object.
     #[arg(long)]
     pub json: bool,
 }

@@ -120,6 +120,16 @@ impl Printer {
         }
     }
 
+    /// A text printed beside what was read through [`Printer::shown`] but
+    /// not read through it (a bookmark's name, from the index): with
+    /// `--redact`, redacted as the rest of the output is.
+    pub fn hide(&mut self, text: &str) -> String {
+        match self.redactor.as_mut() {
+            Some(r) => r.redact_text(text),
+            None => text.to_owned(),
+        }
+    }
+
     /// As [`Printer::emit`], for output made of what was read through
     /// [`Printer::shown`]: already redacted there, written as it is (a
     /// second pass over a shortened text could differ from what the viewer

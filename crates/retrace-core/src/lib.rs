@@ -43,11 +43,14 @@ mod test_rng;
 
 pub use edit::{
     compact, estimate_tokens, fork, open_calls, plan as compaction_plan, repair, resume_check,
-    safe_points, salvage, seal, snapshot, snapshot_side_car, Bookmark, Budget, CompactionPlan,
-    CutRule, EditError, Edited, ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint,
-    Salvage, SnapshotFile, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
+    safe_points, salvage, seal, snapshot, Budget, CompactionPlan, CutRule, EditError, Edited,
+    ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint, Salvage, SnapshotTarget, Stage,
+    Stamp, IMAGE_TOKENS,
 };
-pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
+pub use format::{
+    order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile, Subagent,
+};
+pub use model::bookmark::{Bookmark, BookmarkOrigin};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
 pub use model::event::{

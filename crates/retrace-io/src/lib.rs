@@ -14,9 +14,11 @@
 //!   a file or standard input (gunzipped by its magic), on several
 //!   threads when it can.
 //! - [`AtomicFile`], [`OutputFile`]: writes that never leave half a file,
-//!   gzipped when named `.gz`.
+//!   gzipped when named `.gz`; [`append_lines`]: lines appended to a
+//!   session file as its agent appends (a gzip member for a gzipped one).
 //! - [`FileError`]: what went wrong, and on which file.
 
+mod append;
 mod atomic;
 mod error;
 mod load;
@@ -25,6 +27,7 @@ mod output_file;
 mod pump;
 mod source;
 
+pub use append::append_lines;
 pub use atomic::{sync_dir, sync_parent, write_atomically, AtomicFile};
 pub use error::{io_reason, FileError, FileResult};
 pub use load::{folder_inputs, load, locate, with_side_car, Bytes, Loaded, Located};

@@ -6,6 +6,11 @@
 //! `order_files` (the viewer's rule for dropped files); this lists the
 //! names.
 //!
+//! A file's bookmarks come with it: its snapshot side-car beside it
+//! (`x.jsonl.snapshots.json`, also for `x.jsonl.gz`: the core's
+//! `snapshot_side_car`) is attached to it, when a file or a folder is
+//! read; standard input and pipes have none.
+//!
 //! Two steps, so a caller can size a progress bar between them:
 //! [`locate`] (or [`Located::stdin`]) finds the files, [`Located::load`]
 //! reads them. [`load`] does both.
@@ -16,8 +21,8 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use retrace_core::{
-    order_files, side_car, subagent_dir, FileId, Inflated, Listing, Reader, ReaderOptions, Session,
-    Source, SourceError,
+    order_files, side_car, snapshot_side_car, subagent_dir, FileId, Inflated, Listing, Reader,
+    ReaderOptions, Session, Source, SourceError,
 };
 
 use crate::error::{FileError, FileResult};
@@ -182,17 +187,19 @@ fn in_memory(name: String, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
     }
 }
 
-/// A file, with its side-car when there is one (a Claude Code subagent's
-/// `<stem>.meta.json`, see `retrace_core::side_car`).
+/// A file, with its side-cars where they are: a Claude Code subagent's
+/// `<stem>.meta.json` (see `retrace_core::side_car`) and its bookmarks,
+/// `<file>.snapshots.json` (`x.jsonl.gz` takes `x.jsonl.snapshots.json`;
+/// see `retrace_core::snapshot_side_car`).
 pub fn with_side_car(path: &Path) -> Input {
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-    let meta = name
-        .and_then(|n| side_car(&n))
-        .map(|car| path.with_file_name(car))
-        .filter(|car| car.is_file());
+    let beside = |car: String| Some(path.with_file_name(car)).filter(|car| car.is_file());
+    let meta = name.as_deref().and_then(side_car).and_then(beside);
+    let snapshots = name.as_deref().map(snapshot_side_car).and_then(beside);
     Input {
         path: path.to_path_buf(),
         meta,
+        snapshots,
     }
 }
 
@@ -213,6 +220,7 @@ pub fn folder_inputs(dir: &Path) -> FileResult<Vec<Input>> {
         .map(|f| Input {
             path: files[f.file].1.clone(),
             meta: f.meta.map(|m| files[m].1.clone()),
+            snapshots: f.snapshots.map(|m| files[m].1.clone()),
         })
         .collect())
 }
@@ -290,6 +298,82 @@ mod tests {
         let first = loaded.session.entries()[0].clone();
         let body = source.read(first.file, first.range()).unwrap();
         assert!(body.starts_with(b"{\"event_type\":\"user_input\""));
+    }
+
+    #[test]
+    fn a_file_or_a_folder_brings_its_snapshot_side_car() {
+        use std::io::Write;
+
+        use retrace_core::{BookmarkOrigin, DiagnosticKind};
+
+        let dir = scratch("snapshots");
+        let events = std::fs::read(fixture("events/events.jsonl")).unwrap();
+        std::fs::write(dir.join("a.jsonl"), &events).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&events).unwrap();
+        std::fs::write(dir.join("b.jsonl.gz"), gz.finish().unwrap()).unwrap();
+        std::fs::write(
+            dir.join("a.jsonl.snapshots.json"),
+            r#"{"snapshots":[{"name":"start","target":"L2"}]}"#,
+        )
+        .unwrap();
+        // The gzipped file's side-car is that of its plain name.
+        std::fs::write(
+            dir.join("b.jsonl.snapshots.json"),
+            r#"{"snapshots":[{"name":"end","target":"L9"},{"name":"lost","target":"L99"}]}"#,
+        )
+        .unwrap();
+        // (file, line, name, side-car) of each bookmark; the side-car
+        // problems.
+        let read = |path: &Path| {
+            let loaded = load(path, &OpenOptions::default()).unwrap();
+            let s = &loaded.session;
+            let marks: Vec<(u16, u32, String, String)> = s
+                .bookmarks()
+                .iter()
+                .map(|b| {
+                    let BookmarkOrigin::SideCar(car) = &b.origin else {
+                        panic!("{b:?} is no side-car's");
+                    };
+                    let car = Path::new(car).file_name().unwrap().to_string_lossy();
+                    let e = s.entry(b.entry);
+                    (e.file.0, e.line, b.name.clone(), car.into_owned())
+                })
+                .collect();
+            let bad: Vec<String> = s
+                .diagnostics()
+                .iter()
+                .filter(|d| d.kind == DiagnosticKind::BadBookmark)
+                .map(|d| d.message.clone())
+                .collect();
+            (s.files().len(), marks, bad)
+        };
+        let start = (
+            0,
+            2,
+            "start".to_owned(),
+            "a.jsonl.snapshots.json".to_owned(),
+        );
+        assert_eq!(read(&dir.join("a.jsonl")), (1, vec![start.clone()], vec![]));
+        let (files, marks, bad) = read(&dir.join("b.jsonl.gz"));
+        let end = (9, "end".to_owned(), "b.jsonl.snapshots.json".to_owned());
+        assert_eq!(
+            (files, marks),
+            (1, vec![(0, end.0, end.1.clone(), end.2.clone())])
+        );
+        assert_eq!(bad.len(), 1);
+        let (car, what) = bad[0].split_once(": ").unwrap();
+        assert!(
+            car.ends_with("/b.jsonl.snapshots.json")
+                && what.starts_with("bookmark \"lost\": ")
+                && what.ends_with("/b.jsonl.gz has no entry on line 99"),
+            "{bad:?}"
+        );
+        // A folder: the side-cars go with their files, not read as sessions.
+        let (files, marks, bad) = read(&dir);
+        assert_eq!(files, 2);
+        assert_eq!(marks, vec![start, (1, end.0, end.1, end.2)]);
+        assert_eq!(bad.len(), 1);
     }
 
     #[test]

@@ -15,12 +15,14 @@ use retrace_core::{ElementStarts, FileId, Reader, ReaderOptions, Session};
 
 use crate::error::{FileError, FileResult};
 
-/// One file of a session, with an optional side-car document (a Claude Code
-/// subagent's `.meta.json`).
+/// One file of a session, with its optional side-cars: a document (a
+/// Claude Code subagent's `.meta.json`) and its bookmarks (the snapshot
+/// side-car, `retrace_core::snapshot_side_car`).
 #[derive(Debug, Clone)]
 pub struct Input {
     pub path: PathBuf,
     pub meta: Option<PathBuf>,
+    pub snapshots: Option<PathBuf>,
 }
 
 impl Input {
@@ -28,6 +30,7 @@ impl Input {
         Input {
             path: path.into(),
             meta: None,
+            snapshots: None,
         }
     }
 }
@@ -81,6 +84,10 @@ pub fn open_files(
         if let Some(meta) = &input.meta {
             let bytes = std::fs::read(meta).map_err(|e| FileError::from_io(e, meta))?;
             reader.attach_meta(file, &bytes);
+        }
+        if let Some(car) = &input.snapshots {
+            let bytes = std::fs::read(car).map_err(|e| FileError::from_io(e, car))?;
+            reader.attach_snapshots(file, &car.to_string_lossy(), &bytes);
         }
     }
     Ok(reader.finish())

@@ -1,6 +1,6 @@
 //! The replay bar: step, play at a speed, scrub a timeline with markers for
-//! prompts, errors, compactions, branch points, subagents and git
-//! checkpoints.
+//! prompts, errors, compactions, branch points, subagents, git checkpoints
+//! and bookmarks.
 
 use leptos::prelude::*;
 use retrace_core::{Marks, ReplayOptions, Speed};
@@ -158,9 +158,11 @@ fn marker_buckets(
     total: f64,
 ) -> Vec<(f64, &'static str, usize, usize)> {
     const BUCKETS: usize = 400;
-    // Most important first.
-    const KINDS: [(u8, &str); 6] = [
+    // Most important first; a bookmark is a place someone chose to find
+    // again.
+    const KINDS: [(u8, &str); 7] = [
         (Marks::ERROR, "error"),
+        (Marks::BOOKMARK, "bookmark"),
         (Marks::COMPACTION, "compaction"),
         (Marks::BRANCH_POINT, "fork"),
         (Marks::SUBAGENT, "subagent"),
@@ -206,18 +208,28 @@ mod tests {
         assert_eq!(buckets.iter().map(|b| b.3).sum::<usize>(), 10_000);
     }
 
-    /// A checkpoint has a marker of its own, above a prompt in its bucket.
+    /// A checkpoint has a marker of its own, above a prompt in its bucket;
+    /// a bookmark, above a branch point.
     #[test]
-    fn checkpoints_are_marked() {
-        let timeline: Vec<u64> = (0..4).map(|i| i * 1_000).collect();
+    fn checkpoints_and_bookmarks_are_marked() {
+        let timeline: Vec<u64> = (0..5).map(|i| i * 1_000).collect();
         let marks = [
             Marks(Marks::PROMPT),
             Marks(Marks::CHECKPOINT),
             Marks(Marks::CHECKPOINT | Marks::PROMPT),
+            Marks(Marks::BOOKMARK | Marks::BRANCH_POINT),
             Marks(0),
         ];
-        let buckets = marker_buckets(&timeline, &marks, 4_000.0);
+        let buckets = marker_buckets(&timeline, &marks, 5_000.0);
         let kinds: Vec<(&str, usize)> = buckets.iter().map(|b| (b.1, b.2)).collect();
-        assert_eq!(kinds, [("prompt", 0), ("checkpoint", 1), ("checkpoint", 2)]);
+        assert_eq!(
+            kinds,
+            [
+                ("prompt", 0),
+                ("checkpoint", 1),
+                ("checkpoint", 2),
+                ("bookmark", 3)
+            ]
+        );
     }
 }

@@ -70,21 +70,29 @@ fn row_class(info: &RowInfo) -> String {
 fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     let v = viewer();
     let marks = info.marks;
-    let mut badges = Vec::new();
-    if marks.has(Marks::PROMPT) {
-        badges.push(("prompt", "prompt"));
+    let mut badges: Vec<(&str, String)> = Vec::new();
+    for (mark, class, text) in [
+        (Marks::PROMPT, "prompt", "prompt"),
+        (Marks::BRANCH_POINT, "fork", "⋔ branches here"),
+        (Marks::COMPACTION, "compaction", "compaction"),
+        (Marks::SUBAGENT, "subagent", "subagent"),
+        (Marks::CHECKPOINT, "checkpoint", "◆ checkpoint"),
+    ] {
+        if marks.has(mark) {
+            badges.push((class, text.to_owned()));
+        }
     }
-    if marks.has(Marks::BRANCH_POINT) {
-        badges.push(("fork", "⋔ branches here"));
-    }
-    if marks.has(Marks::COMPACTION) {
-        badges.push(("compaction", "compaction"));
-    }
-    if marks.has(Marks::SUBAGENT) {
-        badges.push(("subagent", "subagent"));
-    }
-    if marks.has(Marks::CHECKPOINT) {
-        badges.push(("checkpoint", "◆ checkpoint"));
+    // The names of its entries' bookmarks (a merged row holds several).
+    if marks.has(Marks::BOOKMARK) {
+        let rows = info.entry..info.entry + info.count;
+        v.summary.with_untracked(|s| {
+            let names = s
+                .iter()
+                .flat_map(|s| s.bookmarked.iter().zip(&s.bookmark_names));
+            for (_, name) in names.filter(|(e, _)| rows.contains(e)) {
+                badges.push(("bookmark", format!("⚑ {name}")));
+            }
+        });
     }
     let time = info.time.map(clock).unwrap_or_default();
     let where_ = if info.file > 0 {

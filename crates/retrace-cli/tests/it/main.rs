@@ -9,6 +9,7 @@
 mod common;
 
 mod args;
+mod bookmarks;
 mod cat;
 mod checkpoints;
 mod compact;

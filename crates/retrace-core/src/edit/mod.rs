@@ -31,7 +31,7 @@ pub use points::{safe_points, SafePoint};
 pub use repair::{repair, salvage, Salvage};
 pub use resume::{resume_check, Resumable};
 pub use seal::{open_calls, seal, OpenCall, Stage};
-pub use snapshot::{snapshot, snapshot_side_car, Bookmark, SnapshotFile, SnapshotTarget};
+pub use snapshot::{snapshot, SnapshotTarget};
 
 /// What the lines an operation writes get from its caller: the core reads
 /// no clock and draws no random numbers.

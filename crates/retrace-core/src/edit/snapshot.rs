@@ -4,13 +4,18 @@
 //! child of the current leaf the way pi appends every entry, so the
 //! default branch stays the same and pi shows the name on its target.
 //! pi v1 (no ids) and every other format get a side-car beside the file,
-//! `{file}.snapshots.json` ([`snapshot_side_car`]): `{"snapshots": [{name,
-//! target, line, time}]}`, one bookmark per name (the last one given
-//! wins). The folder listing skips it; the reader does not show it yet.
+//! `{file}.snapshots.json` ([`snapshot_side_car`](crate::snapshot_side_car);
+//! a gzipped `x.jsonl.gz` shares `x.jsonl.snapshots.json`): `{"snapshots":
+//! [{name, target, line, time}]}`, one bookmark per name (the last one
+//! given wins), fields it does not know kept. The reader shows both
+//! ([`Session::bookmarks`], `session/bookmarks.rs`; the side-car's shape
+//! is `model/bookmark.rs`); the folder listing attaches the side-car to its
+//! file rather than reading it as a session.
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::Serialize;
+use serde_json::{Map, Value};
 
+use crate::model::bookmark::{SideCar, SideCarBookmark};
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
 use crate::model::time::format_rfc3339_ms;
@@ -26,33 +31,8 @@ pub enum SnapshotTarget {
     /// Appended to the session file (a pi `label` entry).
     Append,
     /// The whole side-car file, written over any old one
-    /// ([`snapshot_side_car`] names it).
+    /// ([`snapshot_side_car`](crate::snapshot_side_car) names it).
     SideCar,
-}
-
-/// One bookmark of a side-car.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Bookmark {
-    /// Its name.
-    pub name: String,
-    /// The entry it marks ([`Session::label`]: its id or `L<line>`).
-    pub target: String,
-    /// That entry's line (from 1).
-    pub line: u32,
-    /// When it was taken (RFC 3339).
-    pub time: String,
-}
-
-/// The side-car file: every bookmark of a session.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SnapshotFile {
-    /// The bookmarks, in the order they were first taken.
-    pub snapshots: Vec<Bookmark>,
-}
-
-/// The side-car of a session file: `{file}.snapshots.json`.
-pub fn snapshot_side_car(file: &str) -> String {
-    format!("{file}.snapshots.json")
 }
 
 /// Bookmarks the entry `at` as `name` (see the module doc). `side_car` is
@@ -118,30 +98,47 @@ pub fn snapshot(
             },
         ));
     }
-    let mut file: SnapshotFile = match side_car {
-        Some(bytes) => serde_json::from_slice(bytes).map_err(|e| {
-            EditError::Invalid(format!("the snapshot side-car is not readable: {e}"))
-        })?,
-        None => SnapshotFile::default(),
+    let unreadable =
+        |e: String| EditError::Invalid(format!("the snapshot side-car is not readable: {e}"));
+    let mut file: SideCar<SideCarBookmark> = match side_car {
+        Some(bytes) => {
+            let car = SideCar::parse(bytes).map_err(unreadable)?;
+            let snapshots = car
+                .snapshots
+                .into_iter()
+                .enumerate()
+                .map(|(i, b)| {
+                    SideCarBookmark::from_value(b)
+                        .map_err(|e| unreadable(format!("bookmark {}: {e}", i + 1)))
+                })
+                .collect::<Result<_, _>>()?;
+            SideCar {
+                snapshots,
+                other: car.other,
+            }
+        }
+        None => SideCar {
+            snapshots: Vec::new(),
+            other: Map::new(),
+        },
     };
-    let bookmark = Bookmark {
-        name: name.to_owned(),
-        target: session.label(at),
-        line: entry.line,
-        time,
-    };
+    let target = session.label(at);
     let message = match file.snapshots.iter_mut().find(|b| b.name == name) {
         Some(old) => {
-            let was = std::mem::replace(old, bookmark);
-            format!(
-                "\"{name}\" moved from {} to {} in the side-car",
-                was.target,
-                session.label(at)
-            )
+            let was = std::mem::replace(&mut old.target, target.clone());
+            old.line = Some(entry.line);
+            old.time = Some(time);
+            format!("\"{name}\" moved from {was} to {target} in the side-car")
         }
         None => {
-            file.snapshots.push(bookmark);
-            format!("\"{name}\" on {} in the side-car", session.label(at))
+            file.snapshots.push(SideCarBookmark {
+                name: name.to_owned(),
+                target: target.clone(),
+                line: Some(entry.line),
+                time: Some(time),
+                other: Map::new(),
+            });
+            format!("\"{name}\" on {target} in the side-car")
         }
     };
     let mut bytes =

@@ -8,6 +8,8 @@
 //!   of the same stem (`agent-x.jsonl`, `agent-x.jsonl.gz` and
 //!   `agent-x.json` all take `agent-x.meta.json`; see [`side_car`]), not
 //!   read as a session (unless someone chose it without its session).
+//!   So is a `*.snapshots.json`, a session file's bookmarks (see
+//!   [`snapshot_side_car`]), attached to the file it names.
 //! - Main sessions come first, then subagent files: 2.0-style
 //!   `agent-*.jsonl` beside the sessions, then each session's
 //!   `<session>/subagents/*.jsonl`, session by session. The core links them
@@ -48,6 +50,9 @@ pub struct SessionFile {
     pub file: usize,
     /// Its side-car `.meta.json`, when one was given.
     pub meta: Option<usize>,
+    /// Its snapshot side-car (see [`snapshot_side_car`]), when one was
+    /// given.
+    pub snapshots: Option<usize>,
 }
 
 /// The session files among `names` (relative paths, `/` between folders),
@@ -61,17 +66,25 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
     // Names in order, to find a side-car by name.
     let mut index: Vec<(&str, usize)> = names.iter().copied().zip(0..).collect();
     index.sort_unstable();
-    let side_car_of = |name: &str| {
-        let car = side_car(name)?;
+    let given = |car: String| {
         let at = index
             .binary_search_by(|(n, _)| (*n).cmp(car.as_str()))
             .ok()?;
         Some(index[at].1)
     };
+    let side_car_of = |name: &str| given(side_car(name)?);
+    let snapshots_of = |name: &str| {
+        (!is_side_car(name))
+            .then(|| given(snapshot_side_car(name)))
+            .flatten()
+    };
     // The side-cars of the sessions given.
     let mut attached = vec![false; names.len()];
     for name in &names {
-        if let Some(i) = side_car_of(name) {
+        for i in [side_car_of(name), snapshots_of(name)]
+            .into_iter()
+            .flatten()
+        {
             attached[i] = true;
         }
     }
@@ -113,8 +126,21 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
         .map(|file| SessionFile {
             file,
             meta: side_car_of(names[file]),
+            snapshots: snapshots_of(names[file]),
         })
         .collect()
+}
+
+/// The name of a session file's snapshot side-car, where the bookmarks of
+/// formats without a place of their own are kept: `{file}.snapshots.json`
+/// beside it, of the name without `.gz` (`x.jsonl` and `x.jsonl.gz` both
+/// take `x.jsonl.snapshots.json`). A bookmark names an entry by its id or
+/// its line in the decompressed file, which compressing the session does
+/// not change, so the side-car stays valid when the file is gzipped or
+/// unzipped.
+pub fn snapshot_side_car(file: &str) -> String {
+    let plain = file.strip_suffix(".gz").unwrap_or(file);
+    format!("{plain}.snapshots.json")
 }
 
 /// The folder holding a session's subagent files (`<session>/subagents`,
@@ -403,6 +429,52 @@ mod tests {
         );
         assert_eq!(side_car("notes.txt").unwrap(), "notes.txt.meta.json");
         assert_eq!(side_car("agent-z.meta.json"), None);
+    }
+
+    #[test]
+    fn snapshot_side_cars_go_with_the_file_they_name() {
+        let snapshots = |names: &[&str], listing| -> Vec<(String, Option<String>)> {
+            order_files(names, listing)
+                .into_iter()
+                .map(|f| {
+                    (
+                        names[f.file].to_owned(),
+                        f.snapshots.map(|m| names[m].to_owned()),
+                    )
+                })
+                .collect()
+        };
+        let names = [
+            "b.jsonl.snapshots.json",
+            "a.jsonl.gz",
+            "a.jsonl.snapshots.json",
+            "b.jsonl",
+            "c.jsonl",
+            "gone.jsonl.snapshots.json",
+        ];
+        let want = [
+            (
+                "a.jsonl.gz".to_owned(),
+                Some("a.jsonl.snapshots.json".to_owned()),
+            ),
+            (
+                "b.jsonl".to_owned(),
+                Some("b.jsonl.snapshots.json".to_owned()),
+            ),
+            ("c.jsonl".to_owned(), None),
+        ];
+        assert_eq!(snapshots(&names, Listing::Folder), want);
+        // Chosen with their sessions, side-cars are attached, not read; one
+        // chosen without its session is read (as the JSON it is).
+        let mut chosen = want.to_vec();
+        chosen.push(("gone.jsonl.snapshots.json".to_owned(), None));
+        assert_eq!(snapshots(&names, Listing::Chosen), chosen);
+        // Both forms of a name take the side-car of the plain name.
+        assert_eq!(
+            snapshot_side_car("d/x.jsonl.gz"),
+            "d/x.jsonl.snapshots.json"
+        );
+        assert_eq!(snapshot_side_car("x.json"), "x.json.snapshots.json");
     }
 
     #[test]

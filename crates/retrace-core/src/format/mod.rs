@@ -21,7 +21,7 @@ mod list;
 mod pi;
 mod registry;
 
-pub use folder::{order_files, side_car, subagent_dir, Listing, SessionFile};
+pub use folder::{order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile};
 pub(crate) use registry::key_table;
 pub use rules::Subagent;
 pub(crate) use rules::{FileCx, Links, Rules, NONE};

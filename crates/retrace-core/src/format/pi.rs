@@ -13,7 +13,7 @@ use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::normalize;
 use crate::normalize::{Mode, Normalize, PerLine};
-use crate::read::fields::{sym, Action, FieldSpec, Slot};
+use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
 /// Entry types pi writes (`session` is the header).
 const KNOWN_TYPES: &[&[u8]] = &[
@@ -35,6 +35,10 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"parentId", Action::Parent),
     FieldSpec::top(b"firstKeptEntryId", sym(Slot::Reference)),
     FieldSpec::top(b"targetId", sym(Slot::Reference)),
+    // A `label` entry's name, in a slot pi uses for nothing else; weak, so
+    // it never displaces another format's `subtype` (`session/bookmarks.rs`
+    // reads it).
+    FieldSpec::top(b"label", weak(Slot::Subtype)),
     FieldSpec::top(b"version", Action::Number),
     FieldSpec::top(b"firstKeptEntryIndex", Action::Number),
     FieldSpec::top(b"message", Action::FlagIfObject(Flags::HAS_MESSAGE)),

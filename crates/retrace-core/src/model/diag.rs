@@ -68,6 +68,10 @@ pub enum DiagnosticKind {
     /// A file fits no format retrace knows; its lines were read as plain
     /// JSON objects (entries, no tree, no messages).
     UnknownFormat,
+    /// A bookmark that cannot be placed: a pi `label` entry whose target
+    /// is not in its file, a snapshot side-car that does not parse, or one
+    /// of its bookmarks that is malformed or names no entry of its file.
+    BadBookmark,
 }
 
 impl DiagnosticKind {
@@ -95,6 +99,7 @@ impl DiagnosticKind {
             DiagnosticKind::GzipTruncated => "gzip-truncated",
             DiagnosticKind::GzipTrailingData => "gzip-trailing-data",
             DiagnosticKind::UnknownFormat => "unknown-format",
+            DiagnosticKind::BadBookmark => "bad-bookmark",
         }
     }
 }
@@ -109,7 +114,8 @@ pub struct Diagnostic {
     pub kind: DiagnosticKind,
     /// The file it is in.
     pub file: FileId,
-    /// 1-based line number.
+    /// 1-based line number; 0 for a problem in a side-car beside the
+    /// file (the message names the side-car).
     pub line: u32,
     /// Byte offset from the start of the file.
     pub offset: u64,

@@ -93,7 +93,8 @@ pub struct Entry {
     pub flags: Flags,
     /// `type`.
     pub(crate) kind: Sym,
-    /// `subtype` (Claude Code `system` lines).
+    /// `subtype` (Claude Code `system` lines), Codex `payload.type`; a pi
+    /// `label` entry's `label`.
     pub(crate) subtype: Sym,
     /// `id` or `uuid`.
     pub(crate) id: Sym,

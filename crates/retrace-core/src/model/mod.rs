@@ -1,5 +1,6 @@
 //! The data every layer shares: entries and their ids, interned strings,
-//! diagnostics, time, the message model, provider and format names.
+//! diagnostics, time, the message model, provider and format names,
+//! bookmarks.
 
 pub(crate) mod intern;
 pub(crate) mod entry;
@@ -9,3 +10,4 @@ pub(crate) mod provider;
 pub(crate) mod format_id;
 pub(crate) mod event;
 pub(crate) mod message;
+pub(crate) mod bookmark;

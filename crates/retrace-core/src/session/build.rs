@@ -12,7 +12,7 @@ use crate::read::file::FileInfo;
 use crate::read::reader::{Reader, ReaderOptions};
 use crate::tree::Tree;
 
-use super::Session;
+use super::{bookmarks, Session};
 
 impl Reader {
     /// A reader for every format retrace knows.
@@ -50,7 +50,8 @@ impl Session {
     /// Builds the tree over what the reader indexed, in stages: each file's
     /// format, the links its rules write, parents named by id resolved
     /// across files, the default leaf, the tree, then the subagents its
-    /// rules find and the timestamps checked against it.
+    /// rules find, the timestamps checked against it and the bookmarks
+    /// (pi labels, attached side-cars).
     pub(crate) fn build(reader: Reader) -> Session {
         let Reader {
             options,
@@ -59,6 +60,7 @@ impl Session {
             interner,
             digests,
             mut diagnostics,
+            snapshots,
             ..
         } = reader;
         debug_assert!(
@@ -135,9 +137,18 @@ impl Session {
             diagnostics,
             tree,
             subagents: Vec::new(),
+            bookmarks: Vec::new(),
         };
         session.subagents = subagents(&session);
         session.check_timestamps();
+        let (bookmarks, problems) = bookmarks::collect(&session, &snapshots);
+        session.bookmarks = bookmarks;
+        if !problems.is_empty() {
+            session.diagnostics.extend(problems);
+            session
+                .diagnostics
+                .sort_by_key(|d| (d.file, d.offset, d.line));
+        }
         session
     }
 

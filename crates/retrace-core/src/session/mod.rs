@@ -1,6 +1,7 @@
 //! A read session: its files, entries, branch tree and diagnostics.
 
 use crate::format::{Rules, Subagent, View};
+use crate::model::bookmark::Bookmark;
 use crate::model::diag::Diagnostic;
 use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
@@ -8,6 +9,7 @@ use crate::model::intern::Interner;
 use crate::read::file::FileInfo;
 use crate::tree::Tree;
 
+mod bookmarks;
 mod build;
 mod bodies;
 mod rows;
@@ -42,6 +44,8 @@ pub struct Session {
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) tree: Tree,
     pub(crate) subagents: Vec<Subagent>,
+    /// By entry (see `bookmarks.rs`).
+    pub(crate) bookmarks: Vec<Bookmark>,
 }
 
 impl Session {
@@ -90,7 +94,8 @@ impl Session {
         self.view().kind(e)
     }
 
-    /// The entry's `subtype` (empty when absent).
+    /// The entry's `subtype` (empty when absent; a pi `label` entry's
+    /// name, as written, escapes and all: [`Session::bookmarks`] reads it).
     pub fn subtype(&self, e: EntryId) -> &str {
         self.view().subtype(e)
     }

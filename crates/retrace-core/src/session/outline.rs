@@ -37,6 +37,9 @@ pub struct Segment {
     /// The git checkpoints on it (side lines not included, as for
     /// compactions).
     pub checkpoints: Vec<EntryId>,
+    /// The bookmarked entries on it ([`Session::bookmarks_on`] names them;
+    /// side lines not included, as for checkpoints).
+    pub bookmarks: Vec<EntryId>,
     /// Entries per role (or per entry type, for entries without a role),
     /// side lines included.
     pub roles: BTreeMap<String, usize>,
@@ -88,6 +91,7 @@ impl Session {
             fanouts: 0,
             compactions: 0,
             checkpoints: Vec::new(),
+            bookmarks: Vec::new(),
             roles: BTreeMap::new(),
             has_default: false,
             is_tip: false,
@@ -116,6 +120,9 @@ impl Session {
             }
             if self.is_checkpoint(e) {
                 seg.checkpoints.push(e);
+            }
+            if !self.bookmarks_on(e).is_empty() {
+                seg.bookmarks.push(e);
             }
             let kids: Vec<EntryId> = tree.children(e).collect();
             match kids.len() {

@@ -50,6 +50,9 @@ impl Marks {
     pub const SUBAGENT: u8 = 1 << 4;
     /// A git checkpoint of the workspace was taken here.
     pub const CHECKPOINT: u8 = 1 << 5;
+    /// Someone bookmarked an entry of the row ([`Session::bookmarks_on`]
+    /// names it).
+    pub const BOOKMARK: u8 = 1 << 6;
 
     /// Whether `mark` (one of the constants) is set.
     pub fn has(self, mark: u8) -> bool {
@@ -137,6 +140,9 @@ impl Session {
         }
         if self.is_checkpoint(e) {
             marks |= Marks::CHECKPOINT;
+        }
+        if !self.bookmarks_on(e).is_empty() {
+            marks |= Marks::BOOKMARK;
         }
         Marks(marks)
     }

@@ -379,13 +379,27 @@ fn other_formats_take_a_side_car() {
         Some(&second.bytes),
     )
     .unwrap();
-    let file: retrace_core::SnapshotFile = serde_json::from_slice(&moved.bytes).unwrap();
-    let names: Vec<_> = file
-        .snapshots
+    // In the order first taken, "start" moved in place.
+    let file: serde_json::Value = serde_json::from_slice(&moved.bytes).unwrap();
+    let names: Vec<_> = file["snapshots"]
+        .as_array()
+        .unwrap()
         .iter()
-        .map(|b| (b.name.as_str(), b.line))
+        .map(|b| (b["name"].as_str().unwrap(), b["line"].as_u64().unwrap()))
         .collect();
     assert_eq!(names, [("start", 5), ("later", 4)]);
+    // The reader places them (by entry).
+    let mut reader = retrace_core::Reader::new();
+    let f = reader.begin_file("events.jsonl");
+    reader.push(&bytes);
+    reader.attach_snapshots(f, "events.jsonl.snapshots.json", &moved.bytes);
+    let read = reader.finish();
+    let placed: Vec<_> = read
+        .bookmarks()
+        .iter()
+        .map(|b| (b.name.as_str(), b.entry))
+        .collect();
+    assert_eq!(placed, [("later", EntryId(3)), ("start", EntryId(4))]);
     assert_eq!(
         retrace_core::snapshot_side_car("a/events.jsonl"),
         "a/events.jsonl.snapshots.json"

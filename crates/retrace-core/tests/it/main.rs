@@ -12,6 +12,7 @@ mod api_rules;
 mod common;
 
 mod bad_input;
+mod bookmarks;
 mod codex;
 mod compact;
 mod context;

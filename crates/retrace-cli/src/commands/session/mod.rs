@@ -17,7 +17,7 @@ pub(super) mod tree;
 pub(super) mod validate;
 
 use anyhow::Result;
-use retrace_core::{EntryId, Session};
+use retrace_core::{DiagnosticKind, EntryId, Session};
 
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
@@ -89,6 +89,29 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
             InputError::new(why).on(name)
         }),
     }
+}
+
+/// Says on stderr what is wrong with the session's bookmarks (a side-car
+/// that does not parse, a bookmark that names no entry), so that a mark
+/// missing from `tree`, `show` or `snapshot --list` is not missing without
+/// a word.
+fn warn_bad_bookmarks(loaded: &Loaded, printer: &mut Printer) -> Result<()> {
+    let s = &loaded.session;
+    let bad = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::BadBookmark);
+    for d in bad {
+        // A side-car's problem (line 0) names the side-car itself.
+        match d.line {
+            0 => printer.warn(&d.message)?,
+            line => {
+                let file = &s.files()[d.file.0 as usize].name;
+                printer.warn(&format!("{file}:{line}: {}", d.message))?
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why an id used by several entries names none of them: where each is,

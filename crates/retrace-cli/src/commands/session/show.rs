@@ -1,11 +1,15 @@
-//! `retrace show`: the conversation on one branch.
+//! `retrace show`: the conversation on one branch; a message whose entry
+//! is bookmarked says so in its head (`⚑ name`), and in JSON its
+//! `bookmarks`.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::Result;
 use retrace_core::{Message, MessageKind, Part, Role};
+use serde::Serialize;
 
-use super::leaf;
+use super::{leaf, warn_bad_bookmarks};
 use crate::args::{OutputOptions, ReadArgs, ShowArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -27,6 +31,7 @@ impl Run for ShowArgs {
 fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.branch.path;
     let mut loaded = load(path, read, printer)?;
+    warn_bad_bookmarks(&loaded, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     // With `--redact`, read through the redacting source: what is shown
     // is what the viewer shows, hidden before it is shortened.
@@ -34,16 +39,46 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         .session
         .context(leaf, &mut printer.shown(&mut loaded.source))
         .map_err(|e| InputError::new(e).on(path))?;
+    // A message names its entries by label, as the session does.
+    let s = &loaded.session;
+    let mut names: HashMap<String, Vec<String>> = HashMap::new();
+    for b in s.bookmarks() {
+        let name = printer.hide(&b.name);
+        names.entry(s.label(b.entry)).or_default().push(name);
+    }
     for m in &messages {
-        printer.emit_shown(|| m, |out| print_message(m, out))?;
+        let bookmarks: Vec<&str> = m
+            .entries
+            .iter()
+            .filter_map(|e| names.get(e))
+            .flatten()
+            .map(String::as_str)
+            .collect();
+        printer.emit_shown(
+            || Shown {
+                message: m,
+                bookmarks: &bookmarks,
+            },
+            |out| print_message(m, &bookmarks, out),
+        )?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// A message as `--json` prints it: its fields, and the names its entries
+/// are bookmarked under.
+#[derive(Serialize)]
+struct Shown<'a> {
+    #[serde(flatten)]
+    message: &'a Message,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    bookmarks: &'a [&'a str],
 }
 
 /// Untracked paths of a checkpoint listed before "… N more".
 const UNTRACKED_SHOWN: usize = 5;
 
-fn print_message(m: &Message, out: &mut dyn Write) -> std::io::Result<()> {
+fn print_message(m: &Message, bookmarks: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
     let mut head = match (m.role, m.kind) {
         (_, MessageKind::CompactionSummary) => "compaction summary".to_owned(),
         (_, MessageKind::BranchSummary) => "branch summary".to_owned(),
@@ -62,6 +97,9 @@ fn print_message(m: &Message, out: &mut dyn Write) -> std::io::Result<()> {
     }
     if let Some(line) = m.lines.first() {
         head.push_str(&format!(" · line {line}"));
+    }
+    if !bookmarks.is_empty() {
+        head.push_str(&format!(" · ⚑ {}", bookmarks.join(", ")));
     }
     writeln!(out, "── {head} ──")?;
     for part in &m.content {

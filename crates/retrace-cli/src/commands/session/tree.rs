@@ -2,8 +2,9 @@
 //! one line, structural fan-outs (parallel tool calls, hook lines) are
 //! folded into the run they belong to, and real branch points (rewinds,
 //! forks) open nested branches. Each run says what it is about: the core's
-//! `segment_preview`, the line the viewer's branch panel shows; and which
-//! of its lines are git checkpoints (`◆`).
+//! `segment_preview`, the line the viewer's branch panel shows; which of
+//! its lines are git checkpoints (`◆`) and which are bookmarked (`⚑`, with
+//! their names: pi labels and snapshot side-cars).
 
 use std::io::Write;
 
@@ -11,6 +12,7 @@ use anyhow::Result;
 use retrace_core::{segment_preview, BranchKind, EntryId, Preview, Segment, Session};
 use serde::Serialize;
 
+use super::warn_bad_bookmarks;
 use crate::args::{OutputOptions, ReadArgs, TreeArgs};
 use crate::commands::Run;
 use crate::exit::ExitStatus;
@@ -29,6 +31,7 @@ impl Run for TreeArgs {
 
 fn run(args: &TreeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let mut loaded = load(&args.path, read, printer)?;
+    warn_bad_bookmarks(&loaded, printer)?;
     let s = &loaded.session;
     let outline = s.outline();
     // As the viewer does, a body that cannot be read gives no preview.
@@ -141,6 +144,19 @@ fn print_text(
                 lines.join(", ")
             ));
         }
+        if !run.bookmarks.is_empty() {
+            let marks: Vec<String> = run
+                .bookmarks
+                .iter()
+                .flat_map(|&e| {
+                    let line = s.entry(e).line;
+                    s.bookmarks_on(e)
+                        .iter()
+                        .map(move |b| format!("\"{}\" (line {line})", b.name))
+                })
+                .collect();
+            line.push_str(&format!(" · ⚑ {}", marks.join(", ")));
+        }
         match &previews[index] {
             Some(p) if p.prompt => line.push_str(&format!("  \"{}\"", p.text)),
             // Not a prompt (a branch that starts with the model's answer):
@@ -215,6 +231,16 @@ struct JsonSegment<'a> {
     /// Labels of the git checkpoints on the run.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     checkpoints: Vec<String>,
+    /// The bookmarks on the run, in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    bookmarks: Vec<JsonBookmark<'a>>,
+}
+
+/// A bookmark: its name and the label of the entry it marks.
+#[derive(Serialize)]
+struct JsonBookmark<'a> {
+    name: &'a str,
+    at: String,
 }
 
 #[derive(Serialize)]
@@ -234,6 +260,9 @@ struct JsonNode {
     /// event, Codex `ghost_snapshot`).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     checkpoint: bool,
+    /// The names the entry is bookmarked under.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    bookmarks: Vec<String>,
 }
 
 fn json<'a>(
@@ -266,6 +295,7 @@ fn json<'a>(
                     }
                 }),
                 checkpoint: s.is_checkpoint(e),
+                bookmarks: s.bookmarks_on(e).iter().map(|b| b.name.clone()).collect(),
             }
         })
         .collect();
@@ -295,6 +325,15 @@ fn json<'a>(
                 len: seg.len,
                 preview,
                 checkpoints: seg.checkpoints.iter().map(|&e| s.label(e)).collect(),
+                bookmarks: seg
+                    .bookmarks
+                    .iter()
+                    .flat_map(|&e| s.bookmarks_on(e))
+                    .map(|b| JsonBookmark {
+                        name: &b.name,
+                        at: s.label(b.entry),
+                    })
+                    .collect(),
             })
             .collect(),
         nodes,

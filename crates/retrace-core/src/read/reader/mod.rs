@@ -87,6 +87,9 @@ pub struct Reader {
     /// Ids of the last entry, interned when the next one is read.
     pending: PendingIds,
     pub(crate) diagnostics: Vec<Diagnostic>,
+    /// Snapshot side-cars attached to files: (file, the side-car's name,
+    /// its bytes), read when the session is built.
+    pub(crate) snapshots: Vec<(FileId, String, Vec<u8>)>,
     current: Option<FileState>,
     /// The unfinished last line of the previous chunk.
     carry: Vec<u8>,
@@ -158,6 +161,7 @@ impl Reader {
             digests: Digests::default(),
             pending: PendingIds::default(),
             diagnostics: Vec::new(),
+            snapshots: Vec::new(),
             current: None,
             carry: Vec::new(),
             skipping: false,
@@ -349,6 +353,14 @@ impl Reader {
         if let Some(info) = self.files.get_mut(file.0 as usize) {
             info.meta = serde_json::from_slice(json).ok();
         }
+    }
+
+    /// Attaches a file's snapshot side-car (`{file}.snapshots.json`, see
+    /// `snapshot_side_car`), read under `name`: its bookmarks are resolved
+    /// when the session is built, and what is wrong with it becomes a
+    /// diagnostic of the file (see `Session::bookmarks`).
+    pub fn attach_snapshots(&mut self, file: FileId, name: &str, json: &[u8]) {
+        self.snapshots.push((file, name.to_owned(), json.to_vec()));
     }
 
     /// Feeds the next bytes of the current file.
