@@ -2,10 +2,12 @@
 //! glued on one line, a line that is no JSON, a line repeated (its id used
 //! twice), a tool result whose call is nowhere, a torn last line. The
 //! repaired file reads back clean, and no byte is lost: what is carried
-//! over and what is rejected cover the input exactly once.
+//! over and what is rejected cover the input exactly once; its branch,
+//! migrated, passes what every provider API checks of a history.
 
 use std::collections::HashSet;
 
+use crate::api_rules::validate_branch;
 use crate::common::*;
 use retrace_core::{open_calls, repair, salvage, DiagnosticKind, Format, Session, Severity, Stamp};
 
@@ -178,6 +180,14 @@ fn damaged_corpus_files_are_repaired_without_losing_a_byte() {
                 .unwrap()
                 .is_empty(),
             "{name}"
+        );
+        // What a resumed agent would send, every API takes (or, for a
+        // branch of no conversation, all refuse as empty).
+        validate_branch(
+            &back,
+            &mut &out.bytes[..],
+            leaf,
+            &format!("{name} repaired"),
         );
         repaired += 1;
     }

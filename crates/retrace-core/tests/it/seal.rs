@@ -1,9 +1,11 @@
 //! Auto-seal on the corpus: every file whose default branch leaves calls
-//! without a result, and fixtures cut right after a tool call. The sealed
-//! file read back leaves no call unanswered, keeps every original line
-//! (only a re-parented line's parent id changes), and migrates to every API
-//! with every call answered by the session itself.
+//! without a result, and corpus files and generated sessions cut right
+//! after a tool call. The sealed file read back leaves no call unanswered,
+//! keeps every original line (only a re-parented line's parent id
+//! changes), and migrates to every API with every call answered by the
+//! session itself, a history each API's checks accept.
 
+use crate::api_rules::validate_branch;
 use crate::common::*;
 use retrace_core::migrate::{migrate, Change};
 use retrace_core::{
@@ -100,7 +102,9 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
     // The last input line may lack its newline; the sealed file then adds
     // one before the lines it appends.
 
-    // Migrated to every API: every call answered by the session itself.
+    // Migrated to every API: every call answered by the session itself,
+    // and the history one each API takes (a branch with a call on it is
+    // never empty).
     let messages = sealed
         .context_with(
             new_leaf,
@@ -116,6 +120,13 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
             "{name} to {api:?}"
         );
     }
+    let taken = validate_branch(
+        &sealed,
+        &mut &edited.bytes[..],
+        new_leaf,
+        &format!("{name} sealed"),
+    );
+    assert_eq!(taken, Api::ALL.len(), "{name}");
     // The resume check named the open calls, and no longer does.
     let unanswered = |v: &[retrace_core::Resumable]| {
         v.iter().any(|r| {
@@ -165,14 +176,19 @@ fn every_corpus_file_with_open_calls_is_sealed() {
     assert!(files >= 4 && sealed >= 23, "{files} files, {sealed} calls");
 }
 
-/// Every pi, Claude Code and Codex corpus file cut right after the line of
-/// its first tool call, and right after its last.
+/// Every pi, Claude Code and Codex corpus file and every generated session
+/// cut right after the line of its first tool call, and right after its
+/// last.
 #[test]
 fn sessions_cut_after_a_tool_call_are_sealed() {
     let mut cut = [0usize; 3];
-    for path in corpus_files() {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.display().to_string();
+    let mut generated_cut = 0;
+    let generated = generated();
+    let files = corpus_files()
+        .into_iter()
+        .map(|path| (path.display().to_string(), std::fs::read(&path).unwrap()))
+        .chain(generated.iter().cloned());
+    for (name, bytes) in files {
         let s = Session::from_bytes(&name, &bytes);
         let Some(leaf) = s.tree().default_leaf() else {
             continue;
@@ -210,9 +226,56 @@ fn sessions_cut_after_a_tool_call_are_sealed() {
                 _ => 2,
             };
             cut[slot] += 1;
+            generated_cut += usize::from(generated.iter().any(|(g, _)| *g == name));
         }
     }
     assert!(cut.iter().all(|&n| n > 0), "{cut:?}");
+    assert_eq!(generated_cut, 2 * generated.len());
+}
+
+/// Each generated session cut right after lines holding a tool call (24
+/// spread over it, the first and the last among them, as `fork.rs`
+/// samples large files): between the lines of a split Claude Code
+/// response, among parallel calls, before a compaction, in a sidechain.
+#[test]
+fn generated_sessions_cut_after_tool_calls_are_sealed() {
+    let mut cuts = 0;
+    for (name, bytes) in generated() {
+        let s = Session::from_bytes(&name, &bytes);
+        let mut src: &[u8] = &bytes;
+        let lines: Vec<u32> = (0..s.entries().len() as u32)
+            .map(EntryId)
+            .filter(|&e| {
+                s.messages(e, &mut src)
+                    .unwrap()
+                    .iter()
+                    .any(|m| m.tool_calls().next().is_some())
+            })
+            .map(|e| s.entry(e).line)
+            .collect();
+        assert!(lines.len() > 10, "{name}");
+        let step = lines.len().div_ceil(24);
+        let last = lines.len() - 1;
+        let lines: Vec<u32> = lines
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || *i == last)
+            .map(|(_, l)| l)
+            .collect();
+        let ends: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        for line in lines {
+            let cut = &bytes[..ends[line as usize - 1]];
+            let n = seal_and_check(&name, cut);
+            assert!(n > 0, "{name} cut at line {line}");
+            cuts += 1;
+        }
+    }
+    assert!(cuts >= 80, "{cuts}");
 }
 
 const PI: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
