@@ -369,6 +369,41 @@ fn codex_stages_come_from_its_events() {
     assert_eq!(seal_and_check("rollout.jsonl", bytes), 3);
 }
 
+/// Claude Code: a real 2.1.42 session cut where a `PostToolUse` hook's
+/// `progress` line for a call is written and its result is not yet: the
+/// tool ran. Cut before the progress line, nothing tells.
+#[test]
+fn claude_code_stage_comes_from_a_post_tool_use_hook() {
+    let file = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/\
+                -experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl";
+    let bytes = read(file);
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    // Line 7 calls Bash, line 8 is its PostToolUse progress, line 9 its
+    // result; line 10 calls Read, lines 11 and 12 are its progress (two
+    // hooks), line 13 its result.
+    for (cut, want) in [
+        (7, vec![("toolu_01R8fKGi2tkSE4siHWmS8j1f", Stage::Unknown)]),
+        (
+            8,
+            vec![("toolu_01R8fKGi2tkSE4siHWmS8j1f", Stage::Executing)],
+        ),
+        (10, vec![("toolu_016hTGfKRpRvGvUEjFmijpZV", Stage::Unknown)]),
+        (
+            12,
+            vec![("toolu_016hTGfKRpRvGvUEjFmijpZV", Stage::Executing)],
+        ),
+    ] {
+        let cut_bytes = lines[..cut].concat();
+        let s = Session::from_bytes(file, &cut_bytes);
+        assert_eq!(s.format(), Format::ClaudeCode);
+        let leaf = s.tree().default_leaf().unwrap();
+        let open = open_calls(&s, &mut &cut_bytes[..], leaf).unwrap();
+        let got: Vec<(&str, Stage)> = open.iter().map(|c| (c.id.as_str(), c.stage)).collect();
+        assert_eq!(got, want, "cut after line {cut}");
+        assert_eq!(seal_and_check(file, &cut_bytes), 1, "cut after line {cut}");
+    }
+}
+
 /// Claude Code: a response split over two lines, its call in the first,
 /// then a prompt. The result goes after the response's last line, and the
 /// prompt is re-parented onto it.
