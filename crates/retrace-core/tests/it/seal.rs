@@ -233,9 +233,10 @@ fn sessions_cut_after_a_tool_call_are_sealed() {
     assert_eq!(generated_cut, 2 * generated.len());
 }
 
-/// Each generated session cut right after lines holding a tool call (24
+/// Each generated session cut right after lines holding a tool call (12
 /// spread over it, the first and the last among them, as `fork.rs`
-/// samples large files): between the lines of a split Claude Code
+/// samples large files, fewer since each cut reads the file whole):
+/// between the lines of a split Claude Code
 /// response, among parallel calls, before a compaction, in a sidechain.
 #[test]
 fn generated_sessions_cut_after_tool_calls_are_sealed() {
@@ -254,7 +255,7 @@ fn generated_sessions_cut_after_tool_calls_are_sealed() {
             .map(|e| s.entry(e).line)
             .collect();
         assert!(lines.len() > 10, "{name}");
-        let step = lines.len().div_ceil(24);
+        let step = lines.len().div_ceil(12);
         let last = lines.len() - 1;
         let lines: Vec<u32> = lines
             .into_iter()
@@ -275,7 +276,7 @@ fn generated_sessions_cut_after_tool_calls_are_sealed() {
             cuts += 1;
         }
     }
-    assert!(cuts >= 80, "{cuts}");
+    assert!(cuts >= 50, "{cuts}");
 }
 
 const PI: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
