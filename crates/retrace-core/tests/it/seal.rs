@@ -370,6 +370,54 @@ fn codex_stages_come_from_its_events() {
     assert_eq!(seal_and_check("rollout.jsonl", bytes), 3);
 }
 
+/// A Codex branch holding a rollback, cut right after a call made after
+/// it: the sealed file leaves the rollback out (the branch has applied it;
+/// read again it would drop the turn before it) and keeps every turn.
+#[test]
+fn a_sealed_codex_branch_leaves_its_rollback_out() {
+    let bytes = read_fixture("codex/rollback.jsonl");
+    // Line 22 rolls back the turn of lines 15–21; line 27 is a call.
+    let cut: usize = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .take(27)
+        .map(<[u8]>::len)
+        .sum();
+    let bytes = &bytes[..cut];
+    assert_eq!(seal_and_check("rollback.jsonl", bytes), 1);
+    let s = Session::from_bytes("rollback.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut ids = String::new;
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        &mut Stamp {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+        },
+        false,
+    )
+    .unwrap();
+    assert!(memchr::memmem::find(&out.bytes, b"thread_rolled_back").is_none());
+    let sealed = Session::from_bytes("rollback.jsonl", &out.bytes);
+    let prompts = |s: &Session, bytes: &[u8]| -> Vec<String> {
+        let leaf = s.tree().default_leaf().unwrap();
+        s.context(leaf, &mut &bytes[..])
+            .unwrap()
+            .iter()
+            .filter(|m| m.role == retrace_core::Role::User && m.tool_results().next().is_none())
+            .map(|m| format!("{:?}", m.content))
+            .collect()
+    };
+    let before = prompts(&s, bytes);
+    assert!(
+        before.iter().any(|p| p.contains("list the files"))
+            && before.iter().any(|p| p.contains("show the README")),
+        "{before:?}"
+    );
+    assert_eq!(prompts(&sealed, &out.bytes), before);
+}
+
 /// Claude Code: a real 2.1.42 session cut where a `PostToolUse` hook's
 /// `progress` line for a call is written and its result is not yet: the
 /// tool ran. Cut before the progress line, nothing tells.
