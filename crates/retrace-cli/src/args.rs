@@ -428,10 +428,11 @@ pub(crate) struct SealArgs {
 
 #[derive(Args)]
 pub(crate) struct RepairArgs {
-    /// A session file (JSON lines).
+    /// A session file (JSON lines, plain or gzip).
     pub path: String,
-    /// Write the repaired session here (atomically), and what was left
-    /// out beside it in `OUT.rejected`; default: stdout, and no side-car.
+    /// Write the repaired session here (atomically; `.gz` compresses), and
+    /// what was left out beside it in `OUT.rejected`; default: stdout, and
+    /// no side-car.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
     pub output: Option<String>,
     /// What was done as one JSON object on stdout (needs `-o`).

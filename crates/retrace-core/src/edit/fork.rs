@@ -13,8 +13,8 @@
 //!   replays them;
 //! - Codex: the first `session_meta` (a legacy rollout's first line) gets
 //!   the new `id` and `forked_from_id` (the source's id), every other byte
-//!   kept; a `thread_rolled_back` on the branch is left out (the turns it
-//!   drops are not in the fork, so it would drop earlier ones);
+//!   kept (a `thread_rolled_back` on the branch is not in the export: the
+//!   turns it drops are not in the fork, so it would drop earlier ones);
 //! - event streams, which have no lineage field: one `state_transition`
 //!   event appended (`from_node` `parent`, `to_node` `fork`, its
 //!   `state_diff` holding `lineage`), so the five event types stay the
@@ -114,7 +114,7 @@ pub fn fork(
     let note = match format {
         Format::Pi { version } => pi_header(&mut bytes, version, lineage)?,
         Format::ClaudeCode => claude_session_ids(&mut bytes, lineage)?,
-        Format::Codex => codex_meta(&mut bytes, lineage)?,
+        Format::Codex => codex_meta(&mut bytes, lineage, export.left_out)?,
         Format::GeminiCli => {
             let name = &session.files()[session.entry(at).file.0 as usize].name;
             let at = session.label(at);
@@ -376,13 +376,14 @@ fn claude_session_ids(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note
 }
 
 /// Codex: the first `session_meta` gets the new `id` and `forked_from_id`.
-fn codex_meta(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note, EditError> {
+fn codex_meta(
+    bytes: &mut Vec<u8>,
+    lineage: &ForkLineage,
+    rollbacks: usize,
+) -> Result<Note, EditError> {
     let mut old: Option<String> = None;
     let mut first = true;
-    let (changed, dropped) = edit_lines(bytes, |line, scan| {
-        if is_rollback(line, scan) {
-            return None;
-        }
+    let (changed, _) = edit_lines(bytes, |line, scan| {
         if old.is_some() {
             return Some(Vec::new());
         }
@@ -431,7 +432,7 @@ fn codex_meta(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note, EditEr
             "the branch has no session_meta line with a payload id".into(),
         ));
     };
-    let rollbacks = match dropped {
+    let rollbacks = match rollbacks {
         0 => String::new(),
         n => format!(
             "; {n} thread_rolled_back line(s) left out (the branch already leaves the turns \
@@ -448,23 +449,6 @@ fn codex_meta(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note, EditEr
             lineage.new_session_id, lineage.new_session_id
         ),
     })
-}
-
-/// A Codex `event_msg` whose payload is a `thread_rolled_back`: in a fork
-/// the turns it drops are already left out, so it would drop others.
-fn is_rollback(line: &[u8], scan: &LineScan) -> bool {
-    let Some(payload) = scan.fields.iter().position(|f| {
-        f.parent.is_none() && f.kind == ValueKind::Object && f.key.get(line) == b"payload"
-    }) else {
-        return false;
-    };
-    top_strings(scan, line, "type").any(|r| &line[r] == b"event_msg")
-        && scan.fields.iter().any(|f| {
-            f.parent == Some(payload as u16)
-                && f.kind == ValueKind::String
-                && f.key.get(line) == b"type"
-                && f.value.get(line) == b"thread_rolled_back"
-        })
 }
 
 /// Event streams: a `state_transition` appended that records the lineage.

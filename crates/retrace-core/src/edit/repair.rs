@@ -17,8 +17,14 @@
 //! 3. the default branch's calls left without a result are sealed (see
 //!    [`seal`](crate::seal)), the rest of the file kept around them.
 //!
-//! One JSON-lines file at a time; a session that is one JSON document
-//! (Gemini CLI, provider lists) is not repaired here.
+//! One JSON-lines file at a time, plain or gzip; a session that is one
+//! JSON document (Gemini CLI, provider lists) is not repaired here. A gzip
+//! file is repaired as the bytes it inflates to (offsets and lines are
+//! those of the inflated stream; the caller compresses the output again).
+//! What a damaged gzip stream holds after its damage (or bytes that are no
+//! gzip after its last member) cannot be inflated, so it is in neither the
+//! output nor [`Edited::rejected`]: a `gzip` note says where the stream
+//! broke (the input file still has those bytes).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -251,6 +257,28 @@ fn pieces(
         input,
     } = pieces_and_rejects(session, source)?;
     let mut out = Edited::default();
+    // What of a damaged gzip stream could not be inflated is not in the
+    // input the passes see: said, not silently lost.
+    for d in session.diagnostics() {
+        if matches!(
+            d.kind,
+            DiagnosticKind::GzipCorrupt
+                | DiagnosticKind::GzipTruncated
+                | DiagnosticKind::GzipTrailingData
+        ) {
+            out.notes.push(Note {
+                action: "gzip",
+                line: Some(d.line),
+                id: None,
+                message: format!(
+                    "{}: {}; repaired from the {} bytes the stream inflated to",
+                    d.kind.code(),
+                    d.message,
+                    input.len()
+                ),
+            });
+        }
+    }
     for r in &rejected {
         out.notes.push(Note {
             action: "rejected",
@@ -290,7 +318,7 @@ fn pieces_and_rejects(session: &Session, source: &mut dyn Source) -> Result<Fram
         )));
     }
     let info = &files[0];
-    if info.document.is_some() || info.gzip.is_some() {
+    if info.document.is_some() {
         return Err(EditError::Unsupported {
             format: session.format().name(),
             what: "repaired (only JSON-lines files are)",

@@ -150,8 +150,12 @@ pub fn open_calls(
 }
 
 /// The stage a call stopped at: the last event after it on the branch that
-/// names its id and tells (Codex approval and begin events), else what its
-/// own record says (a Gemini CLI call's `status`), else unknown.
+/// names its id and tells, else what its own record says (a Gemini CLI
+/// call's `status`), else unknown. Codex writes approval requests and begin
+/// events. Claude Code writes no line for a permission prompt (a refusal is
+/// a result), but a `PostToolUse` hook's `progress` line names the call
+/// (`toolUseID`) and is written after the tool ran, before its result
+/// line: a call with one but no result was executed.
 fn stage(
     session: &Session,
     source: &mut dyn Source,
@@ -196,6 +200,13 @@ fn stage(
                 Stage::ApprovalRequired
             }
             "exec_command_begin" | "patch_apply_begin" | "mcp_tool_call_begin" => Stage::Executing,
+            "progress"
+                if value.pointer("/data/hookEvent").and_then(Value::as_str)
+                    == Some("PostToolUse")
+                    && value["toolUseID"] == call.id.as_str() =>
+            {
+                Stage::Executing
+            }
             _ => stage,
         };
     }

@@ -430,6 +430,11 @@ impl Rules for Codex {
         s.kind(e) == "compacted"
     }
 
+    /// A rollback: the turns it drops are beside the branch it is on.
+    fn is_branch_edit(&self, s: &View, e: EntryId) -> bool {
+        s.kind(e) == "event_msg" && s.subtype(e) == "thread_rolled_back"
+    }
+
     /// An undo snapshot, enveloped or bare (before Sept 2025).
     fn is_checkpoint(&self, s: &View, e: EntryId) -> bool {
         match s.kind(e) {

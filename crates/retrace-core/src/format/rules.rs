@@ -257,6 +257,15 @@ pub(crate) trait Rules: Sync {
         false
     }
 
+    /// Whether an entry edits the branch it is on, as Codex's
+    /// `thread_rolled_back` drops the turns before it. The tree has applied
+    /// it already (the turns it drops are on another branch), so a branch
+    /// written as a file of its own leaves it out: read again, it would
+    /// drop earlier turns.
+    fn is_branch_edit(&self, _s: &View, _e: EntryId) -> bool {
+        false
+    }
+
     /// Whether an entry records a git checkpoint of the workspace (the
     /// store's `checkpoint` event, Codex's `ghost_snapshot`).
     fn is_checkpoint(&self, _s: &View, _e: EntryId) -> bool {

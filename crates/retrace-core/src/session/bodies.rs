@@ -117,10 +117,13 @@ impl Session {
         out
     }
 
-    /// [`Session::branch`] plus what it needs before it to stand alone as a
-    /// session file of its format (pi's session header).
+    /// The entries a session file of the branch ending at `leaf` holds:
+    /// [`Session::branch`] with what it needs before it to stand alone
+    /// (pi's session header), without the entries that edit the branch
+    /// they are on (a Codex rollback: see [`Session::is_branch_edit`]).
     pub fn standalone_branch(&self, leaf: EntryId) -> Vec<EntryId> {
         let mut entries = self.branch(leaf);
+        entries.retain(|&e| !self.is_branch_edit(e));
         let file = self.entry(leaf).file;
         if let Some(header) = self.rules_of(leaf).header(&self.view(), file) {
             if !entries.contains(&header) {
@@ -128,6 +131,15 @@ impl Session {
             }
         }
         entries
+    }
+
+    /// Whether an entry edits the branch it is on (Codex's
+    /// `thread_rolled_back` drops the turns before it). The tree has applied
+    /// the edit (the turns it drops are on another branch), so
+    /// [`Session::standalone_branch`] leaves the entry out: in a file of the
+    /// branch alone it would drop earlier turns.
+    pub fn is_branch_edit(&self, e: EntryId) -> bool {
+        self.rules_of(e).is_branch_edit(&self.view(), e)
     }
 
     /// The normalized messages an agent would see on the branch ending at

@@ -1,14 +1,21 @@
 //! One branch as a standalone session file (what `retrace cat` writes,
-//! what a viewer's download of a branch gives).
+//! what a viewer's download of a branch gives, what fork and seal build
+//! on).
 //!
 //! Each original line byte for byte, a line holding two run-together
-//! objects once. A branch that ends in a file that is one JSON document (a
-//! Gemini CLI session, a provider message list) gives that document with
-//! only the branch's elements in its array. The output takes the leaf's
-//! form: a branch of JSON lines that begins in a document (a Gemini CLI
-//! session split over a legacy `.json` and a `.jsonl`) gets those elements
-//! as lines, the blanks between their tokens dropped, every other byte
-//! kept; [`Export::relaid`] says how many, for the caller to tell.
+//! objects once. A line that edits the branch it is on (a Codex
+//! `thread_rolled_back`) is left out: the branch already leaves out the
+//! turns it drops, and read again it would drop earlier ones
+//! ([`Session::standalone_branch`], the one rule for every branch written
+//! as a file); [`Export::left_out`] says how many.
+//!
+//! A branch that ends in a file that is one JSON document (a Gemini CLI
+//! session, a provider message list) gives that document with only the
+//! branch's elements in its array. The output takes the leaf's form: a
+//! branch of JSON lines that begins in a document (a Gemini CLI session
+//! split over a legacy `.json` and a `.jsonl`) gets those elements as
+//! lines, the blanks between their tokens dropped, every other byte kept;
+//! [`Export::relaid`] says how many, for the caller to tell.
 
 use std::collections::HashSet;
 use std::io::Write;
@@ -24,6 +31,9 @@ pub struct Export {
     /// Elements of a JSON document written as JSON lines, each on one line
     /// (the blanks between its tokens dropped).
     pub relaid: usize,
+    /// Entries of the branch left out because they edit it (Codex
+    /// rollbacks, already applied: see [`Session::is_branch_edit`]).
+    pub left_out: usize,
 }
 
 /// Why an export stopped.
@@ -50,11 +60,20 @@ pub fn export_branch(
     out: &mut dyn Write,
 ) -> Result<Export, ExportError> {
     let entries = session.standalone_branch(leaf);
+    let left_out = session
+        .branch(leaf)
+        .into_iter()
+        .filter(|&e| session.is_branch_edit(e))
+        .count();
     let file = session.entry(leaf).file;
     if session.files()[file.0 as usize].document.is_some() {
-        return document(session, source, &entries, file, out);
+        let done = document(session, source, &entries, file, out)?;
+        return Ok(Export { left_out, ..done });
     }
-    let mut done = Export::default();
+    let mut done = Export {
+        left_out,
+        ..Export::default()
+    };
     let mut written = HashSet::new();
     for e in entries {
         let entry = session.entry(e);
@@ -180,7 +199,7 @@ fn document(
     out.write_all(&frame.tail)?;
     Ok(Export {
         entries: entries.len(),
-        relaid: 0,
+        ..Export::default()
     })
 }
 
@@ -311,7 +330,8 @@ mod tests {
             done,
             Export {
                 entries: 4,
-                relaid: 0
+                relaid: 0,
+                left_out: 0
             }
         );
     }

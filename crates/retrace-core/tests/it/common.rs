@@ -261,3 +261,53 @@ pub fn entry_at(s: &Session, file: u16, line: u32) -> retrace_core::EntryId {
         .find(|&e| s.entry(e).file.0 == file && s.entry(e).line == line)
         .unwrap_or_else(|| panic!("no entry at file {file} line {line}"))
 }
+
+/// A gzip member of `bytes` (deflate level 6), written here so the tests
+/// need no tool.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+    out.extend(miniz_oxide::deflate::compress_to_vec(bytes, 6));
+    out.extend(crc32fast::hash(bytes).to_le_bytes());
+    out.extend((bytes.len() as u32).to_le_bytes());
+    out
+}
+
+/// The plain bytes of a gzip file, inflated by the core's own reader (a
+/// file that is not gzip is given back as it is).
+pub fn gunzip(name: &str, bytes: &[u8]) -> Vec<u8> {
+    let s = Session::from_bytes(name, bytes);
+    let info = &s.files()[0];
+    if info.gzip.is_none() {
+        return bytes.to_vec();
+    }
+    let mut source = retrace_core::Inflated::new(bytes, s.files());
+    use retrace_core::Source;
+    source
+        .read(retrace_core::FileId(0), 0..info.size)
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+        .into_owned()
+}
+
+/// The generated sessions of `tests/fixtures/generated` (pi and Claude
+/// Code, made by the generators its README names), each as its name and
+/// its plain bytes, sorted by name.
+pub fn generated() -> Vec<(String, Vec<u8>)> {
+    let dir = fixtures().join("generated");
+    let mut out: Vec<(String, Vec<u8>)> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().ends_with(".jsonl.gz"))
+        .map(|p| {
+            let name = p.to_string_lossy().into_owned();
+            let bytes = gunzip(&name, &std::fs::read(&p).unwrap());
+            (name, bytes)
+        })
+        .collect();
+    out.sort();
+    assert!(
+        out.len() >= 4,
+        "generated sessions not found in {}",
+        dir.display()
+    );
+    out
+}

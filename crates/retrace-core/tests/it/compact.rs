@@ -1,5 +1,6 @@
-//! Compaction on the corpus's pi files: at several budgets, three times in
-//! a row, read back, every call still with its result.
+//! Compaction on the corpus's pi files and the generated pi sessions: at
+//! several budgets, three times in a row, read back, every call still with
+//! its result, and what a resumed agent would send taken by every API.
 
 use std::collections::HashSet;
 
@@ -8,7 +9,8 @@ use retrace_core::{
     Session, Stamp,
 };
 
-use crate::common::read;
+use crate::api_rules::validate_branch;
+use crate::common::{generated, read};
 
 const FILES: &[&str] = &[
     "pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl",
@@ -46,8 +48,12 @@ fn orphans(context: &[Message]) -> HashSet<String> {
 #[test]
 fn corpus_pi_files_compact_three_times_with_every_pair_kept() {
     let mut compacted = 0;
-    for file in FILES {
-        let original = read(file);
+    let files = FILES
+        .iter()
+        .map(|f| (f.to_string(), read(f)))
+        .chain(generated().into_iter().filter(|(n, _)| n.contains("/pi-")));
+    for (file, original) in files {
+        let file = file.as_str();
         for budget in [
             Budget::Messages(2),
             Budget::Messages(20),
@@ -95,18 +101,32 @@ fn corpus_pi_files_compact_three_times_with_every_pair_kept() {
                     .cloned()
                     .collect();
                 assert!(new.is_empty(), "{file} {budget:?} round {round}: {new:?}");
+                let taken = validate_branch(
+                    &after,
+                    &mut source,
+                    new_leaf,
+                    &format!("{file} {budget:?} round {round}"),
+                );
+                assert_eq!(taken, retrace_core::Api::ALL.len(), "{file}");
             }
         }
     }
-    assert!(compacted >= 24, "{compacted}");
+    // Two v3 corpus files (three are v1, which pi cannot compact) and two
+    // generated ones, at 4 budgets, 3 rounds each.
+    assert_eq!(compacted, 48);
 }
 
-/// Every Codex rollout of the corpus, compacted at two budgets (once: a
-/// second compaction needs a line after the first).
+/// Every Codex rollout of the corpus and of the fixtures (rollbacks, a
+/// compaction rolled back, the bare 2025-08 layout), compacted at two
+/// budgets (once: a second compaction needs a line after the first).
 #[test]
 fn corpus_codex_rollouts_compact_with_every_pair_kept() {
     let mut compacted = 0;
-    for path in crate::common::corpus_files() {
+    let fixtures = std::fs::read_dir(crate::common::fixtures().join("codex"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "jsonl"));
+    for path in crate::common::corpus_files().into_iter().chain(fixtures) {
         if !path.to_string_lossy().contains("/codex/") {
             continue;
         }
@@ -162,9 +182,16 @@ fn corpus_codex_rollouts_compact_with_every_pair_kept() {
                 })
                 .count();
             assert_eq!(summaries, 1, "{name}");
+            let taken = validate_branch(
+                &after,
+                &mut out_source,
+                new_leaf,
+                &format!("{name} {budget:?}"),
+            );
+            assert_eq!(taken, retrace_core::Api::ALL.len(), "{name}");
             compacted += 1;
         }
     }
-    // The corpus holds one rollout.
-    assert!(compacted >= 2, "{compacted}");
+    // The corpus's one rollout and the fixtures' (some compact only once).
+    assert!(compacted >= 8, "{compacted}");
 }

@@ -1,12 +1,16 @@
 //! Safe fork points, fork and snapshots (`edit/points.rs`, `edit/fork.rs`,
-//! `edit/snapshot.rs`) on the corpus and the fixtures of every format a
-//! fork is written in.
+//! `edit/snapshot.rs`) on the corpus, the generated sessions and the
+//! fixtures of every format a fork is written in. Each fork's branch,
+//! migrated, passes what every provider API checks of a history.
+
+use std::collections::HashSet;
 
 use retrace_core::{
     fork, safe_points, snapshot, EditError, EntryId, ForkLineage, Format, Session, SnapshotTarget,
     Stamp,
 };
 
+use crate::api_rules::validate_branch;
 use crate::common::*;
 
 /// 2026-01-02T03:04:05Z.
@@ -45,17 +49,51 @@ fn branch_bytes(s: &Session, bytes: &[u8], leaf: EntryId) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Forks at every safe point of the default branch; each fork's default
-/// branch is that prefix, byte for byte but for the lineage. Gives the
-/// number of points.
+/// Forks at every safe point of every branch (the default one first, then
+/// each other tip's; a point two branches share once); each fork's default
+/// branch is that prefix, byte for byte but for the lineage, and what a
+/// resumed agent would send of it every API takes. Gives the number of
+/// points forked at.
 fn fork_everywhere(name: &str, s: &Session, bytes: &[u8]) -> usize {
     let leaf = s.tree().default_leaf().expect("a leaf");
+    let mut seen = HashSet::new();
+    let mut forks = Forks::default();
+    for tip in std::iter::once(leaf).chain(s.tree().tips().iter().copied()) {
+        fork_branch(name, s, bytes, tip, &mut seen, &mut forks);
+    }
+    // Only a branch with nothing to send (a lone command line) is refused.
+    assert!(
+        forks.points == 0 || forks.sent > 0,
+        "{name}: no fork had anything to send"
+    );
+    forks.points
+}
+
+/// How many forks were made, and how many of them had something to send.
+#[derive(Default)]
+struct Forks {
+    points: usize,
+    sent: usize,
+}
+
+/// [`fork_everywhere`] on the branch ending at `leaf`, at the points not
+/// in `seen`.
+fn fork_branch(
+    name: &str,
+    s: &Session,
+    bytes: &[u8],
+    leaf: EntryId,
+    seen: &mut HashSet<EntryId>,
+    forks: &mut Forks,
+) {
     let mut src: &[u8] = bytes;
-    let points = safe_points(s, &mut src, leaf).unwrap();
+    let mut points = safe_points(s, &mut src, leaf).unwrap();
+    points.retain(|p| seen.insert(p.entry));
     // Results with no call in the source (a parent line missing) stay so.
     let broken = s.check(&mut src).unwrap().pairing.results_without_call;
-    // Every point of a file up to 200 kB; of a larger one, 24 spread over
-    // it with the first and the last (each fork reads the whole branch).
+    // Every point of a file up to 200 kB; of a larger one, 24 a branch
+    // spread over it with the first and the last (each fork reads the
+    // whole branch).
     let step = match bytes.len() > 200_000 {
         true => points.len().div_ceil(24).max(1),
         false => 1,
@@ -113,8 +151,15 @@ fn fork_everywhere(name: &str, s: &Session, bytes: &[u8]) -> usize {
             check.pairing
         );
         lineage_recorded(name, s.format(), &done.bytes);
+        let taken = validate_branch(
+            &forked,
+            &mut fsrc,
+            fleaf,
+            &format!("{name} forked at {}", p.label),
+        );
+        forks.points += 1;
+        forks.sent += usize::from(taken > 0);
     }
-    points.len()
 }
 
 /// A Claude Code line with its `sessionId` value the new id, as a fork
@@ -237,9 +282,33 @@ fn codex_fork_at_every_safe_point() {
 
 #[test]
 fn events_fork_at_every_safe_point() {
-    let bytes = read_fixture("events/events.jsonl");
-    let s = Session::from_bytes("events.jsonl", &bytes);
-    assert!(fork_everywhere("events.jsonl", &s, &bytes) >= 2);
+    for (rel, least) in [
+        ("events/events.jsonl", 2),
+        ("events/checkpoints/events.jsonl", 1),
+    ] {
+        let bytes = read_fixture(rel);
+        let s = Session::from_bytes(rel, &bytes);
+        assert_eq!(s.format(), Format::Events, "{rel}");
+        let points = fork_everywhere(rel, &s, &bytes);
+        assert!(points >= least, "{rel}: {points} points");
+    }
+}
+
+/// The generated pi and Claude Code sessions (branches, parallel calls,
+/// compactions, inline sidechains).
+#[test]
+fn generated_fork_at_every_safe_point() {
+    let mut per_format = std::collections::BTreeMap::new();
+    for (name, bytes) in generated() {
+        let s = Session::from_bytes(&name, &bytes);
+        assert!(s.diagnostics().is_empty(), "{name}: {:?}", s.diagnostics());
+        let points = fork_everywhere(&name, &s, &bytes);
+        *per_format.entry(s.format().name()).or_insert(0) += points;
+    }
+    assert!(
+        per_format.len() == 2 && per_format.values().all(|&n| n > 20),
+        "{per_format:?}"
+    );
 }
 
 fn fixture_files(dir: &str) -> Vec<std::path::PathBuf> {

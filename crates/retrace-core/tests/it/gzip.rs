@@ -6,16 +6,6 @@
 use crate::common::*;
 use retrace_core::{DiagnosticKind, Inflated, Session, Severity, Source};
 
-/// A gzip member of `bytes` (deflate level 6), written here so the tests
-/// need no tool.
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
-    out.extend(miniz_oxide::deflate::compress_to_vec(bytes, 6));
-    out.extend(crc32fast::hash(bytes).to_le_bytes());
-    out.extend((bytes.len() as u32).to_le_bytes());
-    out
-}
-
 /// Everything a view sees of a session, bodies included.
 fn observe(s: &Session, source: &mut dyn Source) -> String {
     use std::fmt::Write;

@@ -2,10 +2,12 @@
 //! glued on one line, a line that is no JSON, a line repeated (its id used
 //! twice), a tool result whose call is nowhere, a torn last line. The
 //! repaired file reads back clean, and no byte is lost: what is carried
-//! over and what is rejected cover the input exactly once.
+//! over and what is rejected cover the input exactly once; its branch,
+//! migrated, passes what every provider API checks of a history.
 
 use std::collections::HashSet;
 
+use crate::api_rules::validate_branch;
 use crate::common::*;
 use retrace_core::{open_calls, repair, salvage, DiagnosticKind, Format, Session, Severity, Stamp};
 
@@ -179,6 +181,14 @@ fn damaged_corpus_files_are_repaired_without_losing_a_byte() {
                 .is_empty(),
             "{name}"
         );
+        // What a resumed agent would send, every API takes (or, for a
+        // branch of no conversation, all refuse as empty).
+        validate_branch(
+            &back,
+            &mut &out.bytes[..],
+            leaf,
+            &format!("{name} repaired"),
+        );
         repaired += 1;
     }
     assert!(repaired >= 20, "{repaired}");
@@ -210,4 +220,74 @@ fn a_dropped_line_hands_its_children_to_its_parent() {
     assert_eq!(out.rejected[0].bytes, format!("{}\n", lines[2]).as_bytes());
     let actions: Vec<&str> = out.notes.iter().map(|n| n.action).collect();
     assert_eq!(actions, ["dropped", "reparented"]);
+}
+
+/// A damaged pi, Claude Code and Codex corpus file, gzipped: repaired as
+/// what it inflates to, the same bytes, notes and rejected pieces as the
+/// plain file's repair.
+#[test]
+fn a_gzip_file_is_repaired_as_what_it_inflates_to() {
+    let files = [
+        "pi/badlogic__pi-mono/packages/coding-agent/test/fixtures/large-session.jsonl",
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/\
+         -experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
+        "codex/AcidicSoil__codex-session-view/.sample_session/\
+         rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl",
+    ];
+    let run = |name: &str, bytes: &[u8], source: &mut dyn retrace_core::Source| {
+        let s = Session::from_bytes(name, bytes);
+        let mut n = 0;
+        let mut ids = || {
+            n += 1;
+            format!("repair-{n}")
+        };
+        repair(&s, source, &mut stamp(&mut ids)).unwrap()
+    };
+    for file in files {
+        let clean = read(file);
+        let damaged = damage(&clean, &Session::from_bytes(file, &clean)).unwrap();
+        let plain = run(file, &damaged, &mut &damaged[..]);
+        assert!(!plain.rejected.is_empty(), "{file}");
+        let packed = gzip(&damaged);
+        let gz = format!("{file}.gz");
+        let s = Session::from_bytes(&gz, &packed);
+        assert!(s.files()[0].gzip.is_some());
+        let mut inflated = retrace_core::Inflated::new(&packed[..], s.files());
+        let out = run(&gz, &packed, &mut inflated);
+        assert!(out.bytes == plain.bytes, "{file}");
+        assert_eq!(out.notes, plain.notes, "{file}");
+        assert_eq!(out.rejected, plain.rejected, "{file}");
+    }
+}
+
+/// A gzip file cut short: what it inflated to is repaired (its torn last
+/// line rejected), and a note says where the stream broke.
+#[test]
+fn a_truncated_gzip_is_repaired_with_a_note() {
+    let packed = read_fixture("gzip/rollback-truncated.jsonl.gz");
+    let s = Session::from_bytes("rollback-truncated.jsonl.gz", &packed);
+    let mut source = retrace_core::Inflated::new(&packed[..], s.files());
+    let mut ids = || unreachable!("nothing to seal");
+    let out = repair(&s, &mut source, &mut stamp(&mut ids)).unwrap();
+    let gzip_note = out.notes.iter().find(|n| n.action == "gzip").unwrap();
+    assert!(
+        gzip_note.message.starts_with("gzip-truncated: "),
+        "{}",
+        gzip_note.message
+    );
+    // The first ten lines of the plain fixture, the torn eleventh aside.
+    let plain = read_fixture("codex/rollback.jsonl");
+    let ten: usize = plain
+        .split_inclusive(|&b| b == b'\n')
+        .take(10)
+        .map(<[u8]>::len)
+        .sum();
+    assert!(
+        out.bytes == plain[..ten],
+        "{}",
+        String::from_utf8_lossy(&out.bytes)
+    );
+    assert_eq!(out.rejected.len(), 1);
+    assert_eq!(out.rejected[0].line, 11);
+    assert!(plain[ten..].starts_with(&out.rejected[0].bytes));
 }

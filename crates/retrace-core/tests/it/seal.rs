@@ -1,9 +1,11 @@
 //! Auto-seal on the corpus: every file whose default branch leaves calls
-//! without a result, and fixtures cut right after a tool call. The sealed
-//! file read back leaves no call unanswered, keeps every original line
-//! (only a re-parented line's parent id changes), and migrates to every API
-//! with every call answered by the session itself.
+//! without a result, and corpus files and generated sessions cut right
+//! after a tool call. The sealed file read back leaves no call unanswered,
+//! keeps every original line (only a re-parented line's parent id
+//! changes), and migrates to every API with every call answered by the
+//! session itself, a history each API's checks accept.
 
+use crate::api_rules::validate_branch;
 use crate::common::*;
 use retrace_core::migrate::{migrate, Change};
 use retrace_core::{
@@ -100,7 +102,9 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
     // The last input line may lack its newline; the sealed file then adds
     // one before the lines it appends.
 
-    // Migrated to every API: every call answered by the session itself.
+    // Migrated to every API: every call answered by the session itself,
+    // and the history one each API takes (a branch with a call on it is
+    // never empty).
     let messages = sealed
         .context_with(
             new_leaf,
@@ -116,6 +120,13 @@ fn seal_and_check(name: &str, bytes: &[u8]) -> usize {
             "{name} to {api:?}"
         );
     }
+    let taken = validate_branch(
+        &sealed,
+        &mut &edited.bytes[..],
+        new_leaf,
+        &format!("{name} sealed"),
+    );
+    assert_eq!(taken, Api::ALL.len(), "{name}");
     // The resume check named the open calls, and no longer does.
     let unanswered = |v: &[retrace_core::Resumable]| {
         v.iter().any(|r| {
@@ -165,14 +176,19 @@ fn every_corpus_file_with_open_calls_is_sealed() {
     assert!(files >= 4 && sealed >= 23, "{files} files, {sealed} calls");
 }
 
-/// Every pi, Claude Code and Codex corpus file cut right after the line of
-/// its first tool call, and right after its last.
+/// Every pi, Claude Code and Codex corpus file and every generated session
+/// cut right after the line of its first tool call, and right after its
+/// last.
 #[test]
 fn sessions_cut_after_a_tool_call_are_sealed() {
     let mut cut = [0usize; 3];
-    for path in corpus_files() {
-        let bytes = std::fs::read(&path).unwrap();
-        let name = path.display().to_string();
+    let mut generated_cut = 0;
+    let generated = generated();
+    let files = corpus_files()
+        .into_iter()
+        .map(|path| (path.display().to_string(), std::fs::read(&path).unwrap()))
+        .chain(generated.iter().cloned());
+    for (name, bytes) in files {
         let s = Session::from_bytes(&name, &bytes);
         let Some(leaf) = s.tree().default_leaf() else {
             continue;
@@ -210,9 +226,57 @@ fn sessions_cut_after_a_tool_call_are_sealed() {
                 _ => 2,
             };
             cut[slot] += 1;
+            generated_cut += usize::from(generated.iter().any(|(g, _)| *g == name));
         }
     }
     assert!(cut.iter().all(|&n| n > 0), "{cut:?}");
+    assert_eq!(generated_cut, 2 * generated.len());
+}
+
+/// Each generated session cut right after lines holding a tool call (12
+/// spread over it, the first and the last among them, as `fork.rs`
+/// samples large files, fewer since each cut reads the file whole):
+/// between the lines of a split Claude Code
+/// response, among parallel calls, before a compaction, in a sidechain.
+#[test]
+fn generated_sessions_cut_after_tool_calls_are_sealed() {
+    let mut cuts = 0;
+    for (name, bytes) in generated() {
+        let s = Session::from_bytes(&name, &bytes);
+        let mut src: &[u8] = &bytes;
+        let lines: Vec<u32> = (0..s.entries().len() as u32)
+            .map(EntryId)
+            .filter(|&e| {
+                s.messages(e, &mut src)
+                    .unwrap()
+                    .iter()
+                    .any(|m| m.tool_calls().next().is_some())
+            })
+            .map(|e| s.entry(e).line)
+            .collect();
+        assert!(lines.len() > 10, "{name}");
+        let step = lines.len().div_ceil(12);
+        let last = lines.len() - 1;
+        let lines: Vec<u32> = lines
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || *i == last)
+            .map(|(_, l)| l)
+            .collect();
+        let ends: Vec<usize> = bytes
+            .iter()
+            .enumerate()
+            .filter(|(_, &b)| b == b'\n')
+            .map(|(i, _)| i + 1)
+            .collect();
+        for line in lines {
+            let cut = &bytes[..ends[line as usize - 1]];
+            let n = seal_and_check(&name, cut);
+            assert!(n > 0, "{name} cut at line {line}");
+            cuts += 1;
+        }
+    }
+    assert!(cuts >= 50, "{cuts}");
 }
 
 const PI: &str = r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}
@@ -304,6 +368,89 @@ fn codex_stages_come_from_its_events() {
         ]
     );
     assert_eq!(seal_and_check("rollout.jsonl", bytes), 3);
+}
+
+/// A Codex branch holding a rollback, cut right after a call made after
+/// it: the sealed file leaves the rollback out (the branch has applied it;
+/// read again it would drop the turn before it) and keeps every turn.
+#[test]
+fn a_sealed_codex_branch_leaves_its_rollback_out() {
+    let bytes = read_fixture("codex/rollback.jsonl");
+    // Line 22 rolls back the turn of lines 15–21; line 27 is a call.
+    let cut: usize = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .take(27)
+        .map(<[u8]>::len)
+        .sum();
+    let bytes = &bytes[..cut];
+    assert_eq!(seal_and_check("rollback.jsonl", bytes), 1);
+    let s = Session::from_bytes("rollback.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut ids = String::new;
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        &mut Stamp {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+        },
+        false,
+    )
+    .unwrap();
+    assert!(memchr::memmem::find(&out.bytes, b"thread_rolled_back").is_none());
+    let sealed = Session::from_bytes("rollback.jsonl", &out.bytes);
+    let prompts = |s: &Session, bytes: &[u8]| -> Vec<String> {
+        let leaf = s.tree().default_leaf().unwrap();
+        s.context(leaf, &mut &bytes[..])
+            .unwrap()
+            .iter()
+            .filter(|m| m.role == retrace_core::Role::User && m.tool_results().next().is_none())
+            .map(|m| format!("{:?}", m.content))
+            .collect()
+    };
+    let before = prompts(&s, bytes);
+    assert!(
+        before.iter().any(|p| p.contains("list the files"))
+            && before.iter().any(|p| p.contains("show the README")),
+        "{before:?}"
+    );
+    assert_eq!(prompts(&sealed, &out.bytes), before);
+}
+
+/// Claude Code: a real 2.1.42 session cut where a `PostToolUse` hook's
+/// `progress` line for a call is written and its result is not yet: the
+/// tool ran. Cut before the progress line, nothing tells.
+#[test]
+fn claude_code_stage_comes_from_a_post_tool_use_hook() {
+    let file = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/\
+                -experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl";
+    let bytes = read(file);
+    let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+    // Line 7 calls Bash, line 8 is its PostToolUse progress, line 9 its
+    // result; line 10 calls Read, lines 11 and 12 are its progress (two
+    // hooks), line 13 its result.
+    for (cut, want) in [
+        (7, vec![("toolu_01R8fKGi2tkSE4siHWmS8j1f", Stage::Unknown)]),
+        (
+            8,
+            vec![("toolu_01R8fKGi2tkSE4siHWmS8j1f", Stage::Executing)],
+        ),
+        (10, vec![("toolu_016hTGfKRpRvGvUEjFmijpZV", Stage::Unknown)]),
+        (
+            12,
+            vec![("toolu_016hTGfKRpRvGvUEjFmijpZV", Stage::Executing)],
+        ),
+    ] {
+        let cut_bytes = lines[..cut].concat();
+        let s = Session::from_bytes(file, &cut_bytes);
+        assert_eq!(s.format(), Format::ClaudeCode);
+        let leaf = s.tree().default_leaf().unwrap();
+        let open = open_calls(&s, &mut &cut_bytes[..], leaf).unwrap();
+        let got: Vec<(&str, Stage)> = open.iter().map(|c| (c.id.as_str(), c.stage)).collect();
+        assert_eq!(got, want, "cut after line {cut}");
+        assert_eq!(seal_and_check(file, &cut_bytes), 1, "cut after line {cut}");
+    }
 }
 
 /// Claude Code: a response split over two lines, its call in the first,

@@ -639,6 +639,62 @@ fn exported_lines_are_input_lines_in_order() {
     }
 }
 
+/// A Codex branch exported (what `retrace cat` writes) leaves its
+/// rollbacks out, as a fork does: read again it is that branch alone, with
+/// every turn it had. (A rollback copied into it would drop the turns
+/// before it: the turns it dropped are not in the file.) Every branch of
+/// the rollback fixtures, and of a fork whose own turn was rolled back
+/// through the copy of its parent.
+#[test]
+fn an_exported_codex_branch_leaves_its_rollbacks_out() {
+    let said = |messages: Vec<retrace_core::Message>| -> Vec<_> {
+        messages
+            .into_iter()
+            .filter(|m| m.kind != retrace_core::MessageKind::Marker)
+            .map(|m| (m.role, m.content))
+            .collect()
+    };
+    let fork_end = [
+        "codex/fork-end/rollout-2026-03-01T10-00-00-0199d200-0000-7000-8000-00000000000a.jsonl",
+        "codex/fork-end/rollout-2026-03-01T11-00-00-0199d200-0000-7000-8000-00000000000b.jsonl",
+    ];
+    let mut left_out = 0;
+    for files in [
+        &["codex/rollback.jsonl"][..],
+        &["codex/rollback-resumed.jsonl"],
+        &["codex/rollback-compact.jsonl"],
+        &fork_end,
+    ] {
+        let (s, bytes) = open_fixtures(files);
+        let name = files.join(" + ");
+        for &tip in s.tree().tips() {
+            let mut out = Vec::new();
+            let done = export_branch(&s, &mut source(&bytes), tip, &mut out).unwrap();
+            let rollbacks = s
+                .branch(tip)
+                .into_iter()
+                .filter(|&e| s.subtype(e) == "thread_rolled_back")
+                .count();
+            assert_eq!(done.left_out, rollbacks, "{name}");
+            left_out += rollbacks;
+            assert!(
+                memchr::memmem::find(&out, b"thread_rolled_back").is_none(),
+                "{name}"
+            );
+            let again = Session::from_bytes(&name, &out);
+            assert_eq!(again.tree().tips().len(), 1, "{name}: one branch");
+            let leaf = again.tree().default_leaf().unwrap();
+            assert_eq!(
+                said(again.context(leaf, &mut &out[..]).unwrap()),
+                said(s.context(tip, &mut source(&bytes)).unwrap()),
+                "{name} at {}",
+                s.label(tip)
+            );
+        }
+    }
+    assert_eq!(left_out, 4);
+}
+
 /// A JSON document (a Gemini CLI legacy session, a provider list) exports
 /// as a valid JSON document of its kind, with the branch's messages.
 #[test]

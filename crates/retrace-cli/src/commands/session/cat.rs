@@ -1,7 +1,8 @@
 //! `retrace cat`: one branch as a standalone session file, each original
 //! line byte for byte: `retrace_core::export_branch` (whose doc gives the
 //! rule) written to stdout. A branch that begins in a JSON document and
-//! ends in JSON lines gets those elements as lines; a note says so.
+//! ends in JSON lines gets those elements as lines, and a Codex branch
+//! leaves out its rollbacks (already applied); a note says so.
 
 use anyhow::Result;
 use retrace_core::{export_branch, ExportError};
@@ -36,6 +37,13 @@ fn run(args: &CatArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSta
             "{path}: {} messages from a JSON document written as JSON lines, \
              each on one line (blanks between its tokens dropped, the rest byte for byte)",
             done.relaid
+        ))?;
+    }
+    if done.left_out > 0 {
+        printer.note(&format!(
+            "{path}: {} thread_rolled_back line(s) left out: the branch already leaves out \
+             the turns they drop, and read again they would drop earlier ones",
+            done.left_out
         ))?;
     }
     Ok(ExitStatus::Success)

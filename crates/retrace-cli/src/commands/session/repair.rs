@@ -1,7 +1,9 @@
 //! `retrace repair`: a damaged session as a consistent new file
 //! (`retrace_core::repair`, whose module doc gives the passes), written to
 //! `-o` atomically with every byte left out in the side-car
-//! `OUT.rejected`; what was done on stderr, or as JSON.
+//! `OUT.rejected`; what was done on stderr, or as JSON. A gzip input is
+//! repaired as what it inflates to; `-o OUT.gz` compresses the output
+//! (the side-car stays plain).
 
 use std::io::Write;
 use std::path::Path;
@@ -80,6 +82,13 @@ fn run(args: &RepairArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
             Some(line) => printer.note(&format!("{path}:{line}: {}: {}", n.action, n.message))?,
             None => printer.note(&format!("{path}: {}: {}", n.action, n.message))?,
         }
+    }
+    let gzip_in = loaded.session.files()[0].gzip.is_some();
+    if gzip_in && args.output.as_deref().is_some_and(|f| !f.ends_with(".gz")) {
+        printer.note(&format!(
+            "{path}: the input is gzip; the output is written uncompressed (name it .gz to \
+             compress it)"
+        ))?;
     }
     let whither = args.output.as_deref().unwrap_or("stdout");
     let left = match (&side_car, rejected_bytes) {
