@@ -12,32 +12,23 @@
 //
 // RETRACE_BIN names the retrace binary (as for tests/e2e).
 
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '../..');
-const corpus = path.resolve(root, '../shared/corpus/pi');
+import { corpus as sharedCorpus, filesUnder, here, retrace, scratch, writeLines } from './common.mjs';
+
+const corpus = path.join(sharedCorpus, 'pi');
 const piCli = path.join(here, 'node_modules/@mariozechner/pi-coding-agent/dist/cli.js');
-const bin = process.env.RETRACE_BIN ?? path.join(root, 'target/debug/retrace');
-const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-pi-'));
-// Kept with RETRACE_KEEP_TMP=1, to look at what pi was given.
-after(() => process.env.RETRACE_KEEP_TMP || fs.rmSync(tmp, { recursive: true, force: true }));
+const tmp = scratch('pi');
 const home = path.join(tmp, 'home');
 fs.mkdirSync(home);
 // pi keeps its settings under HOME: a scratch one, for the library too.
 process.env.HOME = home;
 process.env.PI_OFFLINE = '1';
 const { SessionManager, buildSessionContext, convertToLlm } = await import('@mariozechner/pi-coding-agent');
-
-function retrace(...args) {
-  return execFileSync(bin, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
-}
 
 let serial = 0;
 /** A fresh copy (pi rewrites a file it migrates; never touch the input). */
@@ -133,16 +124,10 @@ function synthetic() {
   asst([{ type: 'text', text: 'You are welcome.' }], 'stop');
   return lines;
 }
-const write = (name, lines) => {
-  const file = path.join(tmp, name);
-  fs.writeFileSync(file, lines.map((l) => (typeof l === 'string' ? l : JSON.stringify(l))).join('\n') + '\n');
-  return file;
-};
+const write = (name, lines) => writeLines(path.join(tmp, name), lines);
 
 const demo = write('demo.jsonl', synthetic());
-const corpusFiles = fs.existsSync(corpus)
-  ? fs.readdirSync(corpus, { recursive: true }).filter((f) => f.endsWith('.jsonl')).map((f) => path.join(corpus, f)).sort()
-  : [];
+const corpusFiles = filesUnder(corpus, '.jsonl');
 /** The inputs with tool calls: the demo and corpus files whose pi context has some. */
 const withTools = [demo, ...corpusFiles].filter((f) => piLoad(f).llm.some((m) => m.role === 'toolResult'));
 

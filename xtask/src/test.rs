@@ -84,10 +84,12 @@ pub fn run(args: &[String]) -> Result<()> {
     )?;
     tools::ensure_clients_npm(&root)?;
     step(
-        "client tests: pi's own loader opens what retrace writes",
+        "client tests: pi's, Claude Code's and Gemini CLI's own loaders open what retrace writes",
         &tools::clients_dir(&root),
+        // Two agents' files at a time: each has its own scratch folders
+        // and ports, and an agent's start is mostly one core parsing.
         std::process::Command::new("node")
-            .args(["--test", "--test-concurrency=1"])
+            .args(["--test", "--test-concurrency=2"])
             .env("RETRACE_BIN", &retrace),
     )?;
     println!("==> all checks passed");

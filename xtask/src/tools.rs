@@ -153,8 +153,9 @@ fn npm_matches_lock(dir: &Path) -> bool {
         )
 }
 
-/// The client tests' npm packages (pi's own loader), from the lockfile;
-/// nothing is done when `node_modules` already matches it.
+/// The client tests' npm packages (pi, Claude Code and Gemini CLI), from
+/// the lockfile, optional packages left out (`.npmrc`: no prebuilt native
+/// builds); nothing is done when `node_modules` already matches it.
 pub fn ensure_clients_npm(root: &Path) -> Result<()> {
     let dir = clients_dir(root);
     if npm_matches_lock(&dir) {

@@ -382,8 +382,16 @@ pub(crate) fn write_sealed(
             _ => stamp.time_ms,
         };
         for c in open {
-            let (line, id) =
-                sealing_line(format, &anchor_body, parent.as_deref(), c, time_ms, stamp);
+            let call_line = session.id(c.entry);
+            let (line, id) = sealing_line(
+                format,
+                &anchor_body,
+                parent.as_deref(),
+                call_line,
+                c,
+                time_ms,
+                stamp,
+            );
             bytes.extend_from_slice(line.as_bytes());
             bytes.push(b'\n');
             if id.is_some() {
@@ -444,10 +452,12 @@ fn object(pairs: Vec<(&str, Value)>) -> String {
 }
 
 /// One sealing line and the id it carries (if the format gives ids).
+/// `call_line` is the id of the line holding the call.
 fn sealing_line(
     format: Format,
     anchor: &Value,
     parent: Option<&str>,
+    call_line: Option<&str>,
     call: &OpenCall,
     time_ms: i64,
     stamp: &mut Stamp,
@@ -517,7 +527,10 @@ fn sealing_line(
             }
             line.push(("timestamp", json!(time)));
             line.push(("toolUseResult", json!(format!("Error: {text}"))));
-            if let Some(uuid) = parent {
+            // The assistant line holding the call, as Claude Code's own
+            // results name it: not the parent, which for a later call of
+            // the message is the previous sealing line.
+            if let (Some(_), Some(uuid)) = (parent, call_line) {
                 line.push(("sourceToolAssistantUUID", json!(uuid)));
             }
             (object(line), id)

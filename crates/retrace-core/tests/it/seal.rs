@@ -510,3 +510,66 @@ fn claude_code_results_follow_the_whole_response() {
     assert_eq!(next["parentUuid"], "r1");
     assert_eq!(next["uuid"], "u2");
 }
+
+/// Claude Code: parallel calls, one line each, both left open. Each
+/// sealing line names the line of its own call in `sourceToolAssistantUUID`
+/// (as every result Claude Code writes does; Claude Code makes it the
+/// parent when it writes the message again), while the second hangs off
+/// the first.
+#[test]
+fn claude_code_sealing_lines_name_the_line_of_their_call() {
+    let line = |uuid: &str, parent: &str, kind: &str, message: &str| {
+        format!(
+            r#"{{"parentUuid":{parent},"isSidechain":false,"userType":"external","cwd":"/w","sessionId":"s1","version":"2.1.0","type":"{kind}","message":{message},"uuid":"{uuid}","timestamp":"2026-01-01T00:00:00.000Z"}}"#
+        )
+    };
+    let call = |id: &str| {
+        format!(
+            r#"{{"id":"m1","role":"assistant","model":"claude","content":[{{"type":"tool_use","id":"{id}","name":"Read","input":{{"file_path":"/w/{id}"}}}}]}}"#
+        )
+    };
+    let file = [
+        line(
+            "u1",
+            "null",
+            "user",
+            r#"{"role":"user","content":"read both"}"#,
+        ),
+        line("a1", r#""u1""#, "assistant", &call("t1")),
+        line("a2", r#""a1""#, "assistant", &call("t2")),
+    ]
+    .join("\n")
+        + "\n";
+    let bytes = file.as_bytes();
+    assert_eq!(seal_and_check("parallel.jsonl", bytes), 2);
+    let s = Session::from_bytes("parallel.jsonl", bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut n = 0;
+    let mut ids = counter_ids(&mut n);
+    let out = seal(
+        &s,
+        &mut &bytes[..],
+        leaf,
+        &mut Stamp {
+            time_ms: 1_800_000_000_000,
+            new_id: &mut ids,
+        },
+        false,
+    )
+    .unwrap();
+    let text = String::from_utf8(out.bytes).unwrap();
+    let sealed: Vec<Value> = text
+        .lines()
+        .skip(3)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(sealed.len(), 2);
+    for (line, (call, call_line, parent)) in sealed
+        .iter()
+        .zip([("t1", "a1", "a2"), ("t2", "a2", "sealed-1")])
+    {
+        assert_eq!(line["message"]["content"][0]["tool_use_id"], call);
+        assert_eq!(line["sourceToolAssistantUUID"], call_line, "{line}");
+        assert_eq!(line["parentUuid"], parent, "{line}");
+    }
+}
