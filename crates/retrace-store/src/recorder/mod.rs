@@ -159,6 +159,14 @@ impl Shared {
         }
     }
 
+    /// The writer thread is gone (its queue or a reply channel closed):
+    /// stopped from now on, so that no later call is accepted in the
+    /// moment before the queue's receiver is dropped too.
+    fn gone(&self) -> StoreError {
+        self.stopped.store(true, Ordering::Release);
+        self.stopped_error()
+    }
+
     fn check(&self) -> StoreResult<()> {
         if self.stopped.load(Ordering::Acquire) {
             return Err(self.stopped_error());
@@ -183,7 +191,7 @@ impl Shared {
         order
             .tx
             .send(Msg::Event(seq, Event::new(at, data)))
-            .map_err(|_| self.stopped_error())?;
+            .map_err(|_| self.gone())?;
         order.last = at;
         order.next += 1;
         Ok(seq)
@@ -197,7 +205,7 @@ impl Shared {
         order
             .tx
             .send(Msg::Event(seq, event))
-            .map_err(|_| self.stopped_error())?;
+            .map_err(|_| self.gone())?;
         order.last = order.last.max(at);
         order.next += 1;
         Ok(seq)
@@ -219,10 +227,9 @@ impl Shared {
             Err(TrySendError::Full(Msg::Event(_, e))) => {
                 Err(TryRecordError::Full(Box::new(e.data)))
             }
-            Err(TrySendError::Disconnected(Msg::Event(_, e))) => Err(TryRecordError::Stopped(
-                Box::new(e.data),
-                self.stopped_error(),
-            )),
+            Err(TrySendError::Disconnected(Msg::Event(_, e))) => {
+                Err(TryRecordError::Stopped(Box::new(e.data), self.gone()))
+            }
             Err(_) => unreachable!("an event was sent"),
         }
     }
@@ -235,14 +242,14 @@ impl Shared {
         self.order()
             .tx
             .send(Msg::Flush(durable, tx))
-            .map_err(|_| self.stopped_error())?;
+            .map_err(|_| self.gone())?;
         match rx.recv() {
             Ok(Ok(())) => Ok(()),
             Ok(Err(reason)) => Err(StoreError::RecorderStopped {
                 id: self.id.to_string(),
                 reason,
             }),
-            Err(_) => Err(self.stopped_error()),
+            Err(_) => Err(self.gone()),
         }
     }
 }
