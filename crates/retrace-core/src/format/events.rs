@@ -7,7 +7,7 @@
 //! are one stream in numeric order of the suffix, whatever order the files
 //! came in, and a missing number is reported. A `compaction` event cuts
 //! the context: its summary, then the events it kept, named by number
-//! (`seq`), then what follows it.
+//! (`seq`, see [`event_seq`]), then what follows it.
 
 use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
 use super::view::View;
@@ -34,8 +34,23 @@ fn is_known(kind: &[u8]) -> bool {
     std::str::from_utf8(kind).is_ok_and(|k| EventType::parse(k).is_some())
 }
 
-/// Where on `path` the event numbered `seq` is: its place among the lines
-/// whose `event_type` is one of the record's types, from 0.
+/// The number of event `e` in the stream `path` (the branch from the
+/// stream's first line), as the store numbers events (`seq`): from 0,
+/// counting the lines whose `event_type` is one of the record's types.
+/// `None` when `e` is not one of them or not on `path`.
+pub(crate) fn event_seq(s: &View, path: &[EntryId], e: EntryId) -> Option<u64> {
+    let mut seq = 0;
+    for &p in path {
+        let event = is_known(s.interner().get(s.entry(p).kind));
+        if p == e {
+            return event.then_some(seq);
+        }
+        seq += u64::from(event);
+    }
+    None
+}
+
+/// Where on `path` the event numbered `seq` is (see [`event_seq`]).
 fn position_of_seq(s: &View, path: &[EntryId], seq: u64) -> Option<usize> {
     let mut n = 0;
     for (i, &p) in path.iter().enumerate() {
