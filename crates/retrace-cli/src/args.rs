@@ -314,8 +314,10 @@ pub(crate) struct CompactArgs {
     /// Print the plan only; write nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The new pi entry's id (default: 8 random hex digits, as pi makes
-    /// them; Codex lines have none).
+    /// The new pi entry's id, or Claude Code's `compact_boundary` uuid
+    /// (default: 8 random hex digits, as pi makes them; UUID v4s for Claude
+    /// Code, whose summary line always gets a new one; Codex lines and
+    /// events have none).
     #[arg(long, value_name = "ID")]
     pub id: Option<String>,
     /// The new entry's time, RFC 3339 (default: now).

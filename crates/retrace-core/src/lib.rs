@@ -54,8 +54,8 @@ pub use model::bookmark::{Bookmark, BookmarkOrigin};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
 pub use model::event::{
-    part_file_name, part_of_file_name, ChangeKind, Checkpoint, Event, EventData, EventType,
-    FileChange, FinalOutput, LlmCall, StateTransition, ToolCall, UserInput,
+    part_file_name, part_of_file_name, ChangeKind, Checkpoint, Compaction, Event, EventData,
+    EventType, FileChange, FinalOutput, LlmCall, StateTransition, ToolCall, UserInput,
 };
 pub use model::format_id::Format;
 pub use model::message::{

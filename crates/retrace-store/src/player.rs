@@ -18,8 +18,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use retrace_core::redact::{RedactingSource, Rules};
 use retrace_core::{
-    Checkpoint, EventType, Inflated, Marks, Message, Part, Replay, ReplayOptions, Row, Session,
-    Source, StateTransition, Step, Usage,
+    Checkpoint, Compaction, EventType, Inflated, Marks, Message, Part, Replay, ReplayOptions, Row,
+    Session, Source, StateTransition, Step, Usage,
 };
 use retrace_io::{Bytes, OpenOptions, OutputFile};
 use serde::Serialize;
@@ -32,7 +32,7 @@ use crate::id::SessionId;
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlayerOptions {
     /// Only the key events: LLM calls, tool calls with their results, the
-    /// final output, and checkpoints.
+    /// final output, checkpoints and compactions.
     pub fast: bool,
     /// Show values as recorded; by default secrets and personal data are
     /// replaced by typed placeholders (`[REDACTED:aws_access_key]`).
@@ -66,7 +66,8 @@ pub struct PlayerStep {
     pub title: String,
     /// Everything the event says, as text: parameters and output, prompt
     /// and response with model and usage, a transition's diff, a
-    /// checkpoint's commit and files.
+    /// checkpoint's commit and files, a compaction's first kept event and
+    /// summary.
     pub details: String,
     /// A failed tool call (or a line marked as an error).
     pub is_error: bool,
@@ -102,7 +103,13 @@ pub struct SessionPlayer {
 }
 
 /// The event types fast mode keeps.
-const KEY_EVENTS: [&str; 4] = ["llm_call", "tool_call", "final_output", "checkpoint"];
+const KEY_EVENTS: [&str; 5] = [
+    "llm_call",
+    "tool_call",
+    "final_output",
+    "checkpoint",
+    "compaction",
+];
 
 impl SessionPlayer {
     /// The session `id` of the store at `root` (`{root}/{id}/`).
@@ -287,8 +294,8 @@ impl std::fmt::Debug for SessionPlayer {
 
 /// A step's title and details, from the core's messages for the event
 /// (what the viewer shows) and, where they drop something (a transition's
-/// diff, a checkpoint's files, durations), the event's `data` in the
-/// core's event record.
+/// diff, a checkpoint's files, a compaction's first kept event, durations),
+/// the event's `data` in the core's event record.
 fn describe(kind: &str, messages: &[Message], data: &Value) -> (String, String) {
     let text = |m: &Message| {
         m.content
@@ -400,6 +407,24 @@ fn describe(kind: &str, messages: &[Message], data: &Value) -> (String, String) 
             Err(_) => {
                 d = data.to_string();
                 "checkpoint".to_owned()
+            }
+        },
+        Some(EventType::Compaction) => match serde_json::from_value::<Compaction>(data.clone()) {
+            Ok(c) => {
+                let kept = match c.first_kept_event {
+                    Some(seq) => format!("events from {seq} on"),
+                    None => "no event".to_owned(),
+                };
+                let _ = writeln!(d, "kept: {kept}");
+                if let Some(tokens) = c.tokens_before {
+                    let _ = writeln!(d, "tokens before: {tokens}");
+                }
+                let _ = write!(d, "summary:\n{}", c.summary);
+                format!("compaction, keeping {kept}")
+            }
+            Err(_) => {
+                d = data.to_string();
+                "compaction".to_owned()
             }
         },
         // A type this version does not know: the core's marker text, or

@@ -130,7 +130,7 @@ fn compact_refuses_what_it_cannot_do() {
     exit_code: 2
     ----- stdout -----
     ----- stderr -----
-    retrace: [CORPUS]/pi/badlogic__pi-mono/session.jsonl: pi v1 (entries without ids) sessions cannot be compacted
+    retrace: [CORPUS]/pi/badlogic__pi-mono/session.jsonl: pi v1 sessions cannot be compacted: their entries have no ids for the compaction to name its first kept entry by. Open the session in pi once (pi migrates a v1 file to v3 in place), then compact it
     ");
     assert!(!out.exists());
     // A budget is required.
@@ -209,4 +209,226 @@ fn compact_writes_a_provider_list_anew() {
     );
     assert_eq!(got[3..], lines[lines.len() - 2..]);
     assert!(stdout(&o).contains("a new list: 2 system prompt element(s) from before the cut"));
+}
+
+/// Claude Code: a session with parallel tool calls (results written beside
+/// the next call).
+const CLAUDE_PARALLEL: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl";
+
+/// The last `n` lines of a file, parsed.
+fn last_lines(path: &str, n: usize) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len() - n..]
+        .iter()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn compact_appends_claude_code_s_boundary_and_summary() {
+    let dir = scratch("compact_claude");
+    let summary = summary_file(&dir);
+    let out = dir.join("session.jsonl");
+    let out = out.to_str().unwrap();
+    let input = corpus(CLAUDE_PARALLEL);
+    retrace_snapshot!(cmd(&[
+        "compact", &input, "--keep", "4", "--summary-file", &summary, "-o", out,
+        "--id", "00000000-0000-4000-8000-00000000c0de", "--time", "2026-01-02T00:00:00Z",
+    ]), @"
+    exit_code: 0
+    ----- stdout -----
+    [CORPUS]/claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees/ef958aa1-0e93-49f0-bb71-150f63befcd1.jsonl: compaction of the branch ending at 8ce37950-bcf0-4605-a4f3-e49a2accf726 (claude-code)
+      budget  4 message(s)
+      cut     ccd6429d-97f5-4348-9031-323915cadc32 (line 170): the earliest safe cut that fits the budget
+      before  62 message(s), ~13321 tokens
+      kept    4 message(s), ~447 tokens, within budget
+    compacted: appended a compaction after 8ce37950-bcf0-4605-a4f3-e49a2accf726: a summary, then from ccd6429d-97f5-4348-9031-323915cadc32 on (4 message(s), ~447 tokens, the earliest safe cut that fits the budget)
+    wrote [SCRATCH]/compact_claude/session.jsonl
+    ----- stderr -----
+    ");
+    // The input unchanged, then Claude Code's two lines: the boundary
+    // naming the kept lines, which stay where they are, and the summary
+    // they follow.
+    let original = std::fs::read(&input).unwrap();
+    let written = std::fs::read(out).unwrap();
+    assert_eq!(&written[..original.len()], &original[..]);
+    assert_eq!(
+        written[original.len()..]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count(),
+        2
+    );
+    let [boundary, summary_line] = &last_lines(out, 2)[..] else {
+        unreachable!()
+    };
+    assert_eq!(boundary["subtype"], "compact_boundary");
+    assert_eq!(boundary["uuid"], "00000000-0000-4000-8000-00000000c0de");
+    assert_eq!(boundary["parentUuid"], serde_json::Value::Null);
+    assert_eq!(
+        boundary["logicalParentUuid"],
+        "8ce37950-bcf0-4605-a4f3-e49a2accf726"
+    );
+    assert_eq!(
+        boundary["sessionId"],
+        "ef958aa1-0e93-49f0-bb71-150f63befcd1"
+    );
+    let kept = &boundary["compactMetadata"]["preservedMessages"];
+    assert_eq!(kept["anchorUuid"], summary_line["uuid"]);
+    let uuids = kept["uuids"].as_array().unwrap();
+    assert_eq!(uuids[0], "ccd6429d-97f5-4348-9031-323915cadc32");
+    assert_eq!(
+        *uuids.last().unwrap(),
+        "8ce37950-bcf0-4605-a4f3-e49a2accf726"
+    );
+    assert_eq!(summary_line["parentUuid"], boundary["uuid"]);
+    assert_eq!(summary_line["isCompactSummary"], true);
+    assert_eq!(
+        summary_line["message"]["content"],
+        "The user asked to read a file; it was read.\n"
+    );
+    // Read back: the summary, then the four messages kept.
+    retrace_snapshot!(cmd(&["show", out]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    ── compaction summary · 2026-01-02 00:00:00 · line 182 ──
+    The user asked to read a file; it was read.
+
+    ── assistant · claude-opus-4-7 · 2026-04-18 13:50:40 · line 170 ──
+    Experiment complete. All six tasks done.
+
+    **Summary of what happened:**
+
+    - **Round 1:** 3 teammates spawned in parallel with `isolation: "worktree"` (alice/bob/carol), each wrote ~500–900 words on plan mode / teammates / Beads on their own branch in their own worktree.
+    - **Octopus merge 1:** branches merged cleanly into master (3 new files, 333 insertions).
+    - **Hiccup:** `SendMessage` queued to terminated agents' inboxes but didn't resurrect them — they had already exited after round 1. Per the Agent docs, resuming requires the agent still to be running;…
+    - **Round 2:** 3 fresh agents (alice2/bob2/carol2) spawned with self-contained prompts pointing at the existing worktree paths — each merged master into their branch, read the two peer docs, appended …
+    - **Octopus merge 2:** round-2 branches merged into master (205 insertions across the three docs).
+
+    **Takeaway on the mechanism:** `Agent` + `isolation: "worktree"` gives real parallel fan-out with git-level isolation, and octopus merges across non-overlapping files work cleanly. But subagents termi…
+       tokens: in 1 out 506 cache read 65682 cache write 920
+
+    ── user (injected) · 2026-04-18 15:09:30 · line 178 ──
+    <local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user e…
+
+    ── user · 2026-04-18 15:09:30 · line 179 ──
+    <command-name>/exit</command-name>
+                <command-message>exit</command-message>
+                <command-args></command-args>
+
+    ── user · 2026-04-18 15:09:30 · line 180 ──
+    <local-command-stdout>See ya!</local-command-stdout>
+
+    ----- stderr -----
+    "#);
+
+    // Compacted again: from the kept lines on, after the new summary.
+    let again = dir.join("again.jsonl");
+    let again = again.to_str().unwrap();
+    let report = cmd(&[
+        "compact",
+        out,
+        "--tokens",
+        "300",
+        "--summary-file",
+        &summary,
+        "-o",
+        again,
+        "--id",
+        "00000000-0000-4000-8000-00000000c0df",
+        "--time",
+        "2026-01-03T00:00:00Z",
+        "--json",
+    ])
+    .output();
+    assert!(report.status.success(), "{}", stderr(&report));
+    let report: serde_json::Value = serde_json::from_str(&stdout(&report)).unwrap();
+    assert_eq!(report["plan"]["leaf_id"], summary_line["uuid"]);
+    assert_eq!(report["plan"]["cut_line"], 178);
+    assert_eq!(report["plan"]["kept_messages"], 3);
+    assert_eq!(
+        report["notes"][0]["id"],
+        "00000000-0000-4000-8000-00000000c0df"
+    );
+    let [boundary, _] = &last_lines(again, 2)[..] else {
+        unreachable!()
+    };
+    assert_eq!(boundary["logicalParentUuid"], summary_line["uuid"]);
+    retrace_snapshot!(cmd(&["show", again]), @"
+    exit_code: 0
+    ----- stdout -----
+    ── compaction summary · 2026-01-03 00:00:00 · line 184 ──
+    The user asked to read a file; it was read.
+
+    ── user (injected) · 2026-04-18 15:09:30 · line 178 ──
+    <local-command-caveat>Caveat: The messages below were generated by the user while running local commands. DO NOT respond to these messages or otherwise consider them in your response unless the user e…
+
+    ── user · 2026-04-18 15:09:30 · line 179 ──
+    <command-name>/exit</command-name>
+                <command-message>exit</command-message>
+                <command-args></command-args>
+
+    ── user · 2026-04-18 15:09:30 · line 180 ──
+    <local-command-stdout>See ya!</local-command-stdout>
+
+    ----- stderr -----
+    ");
+}
+
+#[test]
+fn compact_joins_a_split_event_stream_and_appends_a_compaction_event() {
+    let dir = scratch("compact_events");
+    let summary = summary_file(&dir);
+    let out = dir.join("events.jsonl");
+    let out = out.to_str().unwrap();
+    retrace_snapshot!(cmd(&[
+        "compact", &fixture("events/split"), "--keep", "3", "--summary-file", &summary, "-o",
+        out, "--time", "2026-03-01T00:00:00Z",
+    ]), @"
+    exit_code: 0
+    ----- stdout -----
+    [FIXTURES]/events/split: compaction of the branch ending at F10L2 (events)
+      budget  3 message(s)
+      cut     F10L1 (line 1): the earliest safe cut that fits the budget
+      before  23 message(s), ~55 tokens
+      kept    3 message(s), ~9 tokens, within budget
+    compacted: appended a compaction after F10L2: a summary, then from F10L1 on (3 message(s), ~9 tokens, the earliest safe cut that fits the budget)
+    wrote [SCRATCH]/compact_events/events.jsonl
+    ----- stderr -----
+    ");
+    // Every part in number order, then the event, whose number counts
+    // the events of every part.
+    let parts: String = std::iter::once("events.jsonl".to_owned())
+        .chain((1..=10).map(|n| format!("events_{n}.jsonl")))
+        .map(|p| std::fs::read_to_string(fixture(&format!("events/split/{p}"))).unwrap())
+        .collect();
+    let written = std::fs::read_to_string(out).unwrap();
+    assert_eq!(&written[..parts.len()], parts);
+    let [event] = &last_lines(out, 1)[..] else {
+        unreachable!()
+    };
+    assert_eq!(event["event_type"], "compaction");
+    assert_eq!(event["data"]["first_kept_event"], parts.lines().count() - 2);
+    retrace_snapshot!(cmd(&["show", out]), @r#"
+    exit_code: 0
+    ----- stdout -----
+    ── compaction summary · 2026-03-01 00:00:00 · line 14 ──
+    The user asked to read a file; it was read.
+
+    ── assistant · 2026-02-10 14:00:10 · line 12 ──
+    → say (tool@L12)
+       {
+         "n": 10
+       }
+
+    ── tool result · 2026-02-10 14:00:10 · line 12 ──
+    ← tool@L12
+       10
+
+    ── assistant · 2026-02-10 14:00:11 · line 13 ──
+    1 2 3 4 5 6 7 8 9 10
+
+    ----- stderr -----
+    "#);
 }

@@ -7,8 +7,18 @@
 //! `message.id`. Many fan-outs are recording artifacts; a real branch is a
 //! node with two or more typed prompts as children, written at different
 //! times.
+//!
+//! A compaction is a `compact_boundary` system line (`parentUuid: null`,
+//! `logicalParentUuid` the last line before it) and a summary `user` line
+//! (`isCompactSummary`). Context restarts at the last boundary. The lines a
+//! compaction keeps stay where they were written, before it, named in its
+//! `compactMetadata`: `preservedMessages {anchorUuid, uuids}` (Claude Code
+//! 2.1.1xx on; Claude Code's loader relinks them in that order after the
+//! anchor, the summary, and what hung under the anchor after the last) or,
+//! from older writers, `preservedSegment {headUuid, anchorUuid, tailUuid}`
+//! (the parent chain from tail up to head). `splice_kept` does the same.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use serde_json::Value;
 
@@ -68,6 +78,16 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::nested(b"message", b"content", Action::ToolResultContent),
     FieldSpec::nested(b"toolUseResult", b"agentId", weak(Slot::Agent)),
     FieldSpec::top(b"isApiErrorMessage", Action::FlagIfTrue(Flags::ERROR)),
+    FieldSpec::nested(
+        b"compactMetadata",
+        b"preservedMessages",
+        Action::FlagIfObject(Flags::KEEPS_LINES),
+    ),
+    FieldSpec::nested(
+        b"compactMetadata",
+        b"preservedSegment",
+        Action::FlagIfObject(Flags::KEEPS_LINES),
+    ),
 ];
 
 fn is_tree_type(kind: &[u8]) -> bool {
@@ -124,6 +144,43 @@ fn is_real_fork(children: &mut dyn Iterator<Item = &Entry>, interner: &Interner)
 /// compaction (`parentUuid: null`, `logicalParentUuid` set).
 fn is_compact_boundary(e: &Entry, interner: &Interner) -> bool {
     interner.get(e.subtype) == b"compact_boundary"
+}
+
+/// After a compaction that keeps lines, Claude Code writes its next line
+/// under the last line it kept, which stands before the boundary in the
+/// file, and its loader relinks the kept lines after the summary (the
+/// anchor), so that line follows them. Here a line written after such a
+/// boundary whose parent comes before it hangs under the summary (under
+/// the boundary until the summary is written), where the context reads
+/// the kept lines from (`splice_kept`). A line Claude Code hangs under an
+/// earlier kept line (a rewind into them) is read after all of them.
+fn follow_kept_lines(cx: &FileCx, links: &mut Links) {
+    // Each id's first line in the file.
+    let mut first: HashMap<Sym, usize> = HashMap::new();
+    // The last boundary that keeps lines, its id, and the anchor.
+    let mut keeping: Option<(usize, Sym, Sym)> = None;
+    for e in cx.range() {
+        let entry = &cx.entries[e];
+        if !links.node[e] {
+            continue;
+        }
+        if entry.flags.has(Flags::KEEPS_LINES)
+            && is_compact_boundary(entry, cx.interner)
+            && !entry.id.is_none()
+        {
+            keeping = Some((e, entry.id, entry.id));
+        } else if let Some((boundary, id, anchor)) = keeping.as_mut() {
+            let parent = links.parent_id[e];
+            if entry.flags.has(Flags::COMPACT_SUMMARY) && parent == *id && *anchor == *id {
+                *anchor = entry.id;
+            } else if first.get(&parent).is_some_and(|&p| p < *boundary) {
+                links.parent_id[e] = *anchor;
+            }
+        }
+        if !entry.id.is_none() {
+            first.entry(entry.id).or_insert(e);
+        }
+    }
 }
 
 /// Links each subagent file (its entries carry `agentId`) to the tool-result
@@ -216,6 +273,9 @@ impl Rules for Claude {
                 }
             },
         );
+        if cx.own().iter().any(|e| e.flags.has(Flags::KEEPS_LINES)) {
+            follow_kept_lines(cx, links);
+        }
     }
 
     fn ids_are_links(&self) -> bool {
@@ -259,6 +319,14 @@ impl Rules for Claude {
         branch[start..].to_vec()
     }
 
+    /// The lines the boundary opening `context` keeps, after its anchor.
+    fn splice_kept(&self, s: &View, body: &Value, context: Vec<EntryId>) -> Vec<EntryId> {
+        match preserved(s, body, context[0]) {
+            Some((anchor, kept)) => splice(s, context, anchor, &kept),
+            None => context,
+        }
+    }
+
     fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         is_prompt(s.entry(e), s.interner())
     }
@@ -270,6 +338,95 @@ impl Rules for Claude {
     fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(s.kind(e), "user" | "assistant") && s.entry(e).flags.has(Flags::HAS_MESSAGE)
     }
+}
+
+/// What a `compact_boundary` line keeps, as Claude Code's loader reads it:
+/// the anchor's id and the kept entries in order, from `preservedMessages`
+/// or else by walking `preservedSegment`'s chain from its tail up to its
+/// head. `None` when it keeps nothing, or names a line that is not in the
+/// boundary's file (Claude Code then relinks nothing either).
+fn preserved<'a>(s: &View, body: &'a Value, boundary: EntryId) -> Option<(&'a str, Vec<EntryId>)> {
+    let meta = body.get("compactMetadata")?;
+    let str_at = |v: &'a Value, key: &str| v.get(key).and_then(Value::as_str);
+    if let Some(list) = meta.get("preservedMessages") {
+        let anchor = str_at(list, "anchorUuid")?;
+        let uuids = list.get("uuids")?.as_array()?;
+        let ids: Vec<&str> = uuids.iter().map(Value::as_str).collect::<Option<_>>()?;
+        let mut kept = lines_by_id(s, s.entry(boundary).file, &ids)?;
+        // Named twice, read once (as Claude Code's `preservedMessages`).
+        let mut seen = HashSet::new();
+        kept.retain(|e| seen.insert(*e));
+        return (!kept.is_empty()).then_some((anchor, kept));
+    }
+    let segment = meta.get("preservedSegment")?;
+    let (head, anchor, tail) = (
+        str_at(segment, "headUuid")?,
+        str_at(segment, "anchorUuid")?,
+        str_at(segment, "tailUuid")?,
+    );
+    let [head, tail] = lines_by_id(s, s.entry(boundary).file, &[head, tail])?[..] else {
+        return None;
+    };
+    // Up the parents as written: a boundary's is null (the tree hangs it
+    // under its logical parent), so a walk that reaches one is broken.
+    let mut kept = vec![tail];
+    let mut at = tail;
+    while at != head {
+        at = s.tree().parent(at)?;
+        if is_compact_boundary(s.entry(at), s.interner()) {
+            return None;
+        }
+        kept.push(at);
+    }
+    kept.reverse();
+    Some((anchor, kept))
+}
+
+/// The line of `file` each of `ids` names, as Claude Code's loader finds
+/// it: of several lines with one uuid, the last (its map of lines by uuid
+/// keeps the last written). `None` when one names no line.
+pub(crate) fn lines_by_id(s: &View, file: FileId, ids: &[&str]) -> Option<Vec<EntryId>> {
+    let wanted: Vec<Sym> = ids
+        .iter()
+        .map(|id| s.interner().lookup(id.as_bytes()))
+        .collect();
+    if wanted.iter().any(|sym| sym.is_none()) {
+        return None;
+    }
+    let mut last: HashMap<Sym, EntryId> = wanted.iter().map(|&sym| (sym, NO_ENTRY)).collect();
+    let info = &s.files()[file.0 as usize];
+    for e in (info.first_entry..info.end_entry).map(EntryId) {
+        if let Some(slot) = last.get_mut(&s.entry(e).id) {
+            if s.tree().contains(e) {
+                *slot = e;
+            }
+        }
+    }
+    wanted
+        .iter()
+        .map(|sym| Some(last[sym]).filter(|&e| e != NO_ENTRY))
+        .collect()
+}
+
+/// No entry, in [`lines_by_id`]'s map.
+const NO_ENTRY: EntryId = EntryId(u32::MAX);
+
+/// `context` with `kept` right after the entry whose id is `anchor`, and
+/// not again later; unchanged when the anchor is not in it.
+fn splice(s: &View, context: Vec<EntryId>, anchor: &str, kept: &[EntryId]) -> Vec<EntryId> {
+    let anchor = s.interner().lookup(anchor.as_bytes());
+    let Some(a) = context
+        .iter()
+        .position(|&e| !anchor.is_none() && s.entry(e).id == anchor)
+    else {
+        return context;
+    };
+    let again: HashSet<EntryId> = kept.iter().copied().collect();
+    let mut out = Vec::with_capacity(context.len() + kept.len());
+    out.extend_from_slice(&context[..=a]);
+    out.extend_from_slice(kept);
+    out.extend(context[a + 1..].iter().filter(|e| !again.contains(e)));
+    out
 }
 
 /// One message per line; for context, a response split over lines (same

@@ -5,7 +5,9 @@
 //! (the record and the part naming rule are `model/event.rs`). The stream is linear. A long run is split over
 //! `events.jsonl`, `events_1.jsonl`, `events_2.jsonl`, …: read together they
 //! are one stream in numeric order of the suffix, whatever order the files
-//! came in, and a missing number is reported.
+//! came in, and a missing number is reported. A `compaction` event cuts
+//! the context: its summary, then the events it kept, named by number
+//! (`seq`, see [`event_seq`]), then what follows it.
 
 use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
 use super::view::View;
@@ -22,12 +24,44 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"event_type", sym(Slot::Kind)),
     FieldSpec::top(b"data", Action::FlagIfObject(Flags::HAS_DATA)),
     FieldSpec::nested(b"data", b"error", Action::FlagIfSet(Flags::ERROR)),
+    // A compaction's first kept event, by number.
+    FieldSpec::nested(b"data", b"first_kept_event", Action::Number),
 ];
 
 /// Whether `kind` names an [`EventType`] (the record's own list, so a
 /// type added there, such as `checkpoint`, is known here too).
 fn is_known(kind: &[u8]) -> bool {
     std::str::from_utf8(kind).is_ok_and(|k| EventType::parse(k).is_some())
+}
+
+/// The number of event `e` in the stream `path` (the branch from the
+/// stream's first line), as the store numbers events (`seq`): from 0,
+/// counting the lines whose `event_type` is one of the record's types.
+/// `None` when `e` is not one of them or not on `path`.
+pub(crate) fn event_seq(s: &View, path: &[EntryId], e: EntryId) -> Option<u64> {
+    let mut seq = 0;
+    for &p in path {
+        let event = is_known(s.interner().get(s.entry(p).kind));
+        if p == e {
+            return event.then_some(seq);
+        }
+        seq += u64::from(event);
+    }
+    None
+}
+
+/// Where on `path` the event numbered `seq` is (see [`event_seq`]).
+fn position_of_seq(s: &View, path: &[EntryId], seq: u64) -> Option<usize> {
+    let mut n = 0;
+    for (i, &p) in path.iter().enumerate() {
+        if is_known(s.interner().get(s.entry(p).kind)) {
+            if n == seq {
+                return Some(i);
+            }
+            n += 1;
+        }
+    }
+    None
 }
 
 pub(crate) struct Events;
@@ -132,8 +166,39 @@ impl Rules for Events {
         Box::new(normalize::events::Stream)
     }
 
+    /// From the last `compaction` on the branch: its summary, the events
+    /// from the one it names by number (`first_kept_event`) up to it
+    /// (earlier compactions among them left out: this summary replaces
+    /// theirs), then what follows. A number that names no event before it
+    /// keeps none.
+    fn context_entries(&self, s: &View, branch: &[EntryId]) -> Vec<EntryId> {
+        let Some(c) = branch.iter().rposition(|&e| self.is_compaction(s, e)) else {
+            return branch.to_vec();
+        };
+        let first = s.entry(branch[c]).number;
+        let kept = match first {
+            u32::MAX => None,
+            seq => position_of_seq(s, &branch[..c], u64::from(seq)),
+        };
+        let mut out = vec![branch[c]];
+        if let Some(k) = kept {
+            out.extend(
+                branch[k..c]
+                    .iter()
+                    .copied()
+                    .filter(|&e| !self.is_compaction(s, e)),
+            );
+        }
+        out.extend_from_slice(&branch[c + 1..]);
+        out
+    }
+
     fn is_prompt(&self, s: &View, e: EntryId) -> bool {
         s.kind(e) == "user_input"
+    }
+
+    fn is_compaction(&self, s: &View, e: EntryId) -> bool {
+        s.kind(e) == "compaction"
     }
 
     fn is_checkpoint(&self, s: &View, e: EntryId) -> bool {
@@ -145,7 +210,7 @@ impl Rules for Events {
     fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(
             s.kind(e),
-            "user_input" | "llm_call" | "tool_call" | "final_output" | "checkpoint"
+            "user_input" | "llm_call" | "tool_call" | "final_output" | "checkpoint" | "compaction"
         )
     }
 }

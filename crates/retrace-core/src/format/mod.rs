@@ -21,6 +21,8 @@ mod list;
 mod pi;
 mod registry;
 
+pub(crate) use claude::lines_by_id;
+pub(crate) use events::event_seq;
 pub use folder::{order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile};
 pub(crate) use registry::key_table;
 pub use rules::Subagent;

@@ -2,6 +2,7 @@
 //! implements, and what its hooks are given while the tree is built.
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::model::diag::Diagnostic;
 use crate::model::entry::{Entry, EntryId, FileId};
@@ -239,6 +240,15 @@ pub(crate) trait Rules: Sync {
     /// compaction.
     fn context_entries(&self, _s: &View, branch: &[EntryId]) -> Vec<EntryId> {
         branch.to_vec()
+    }
+
+    /// `context` (what [`Rules::context_entries`] gave, opened by a
+    /// compaction) with the entries that compaction keeps by id in its body
+    /// rather than where the index sees them (Claude Code's
+    /// `compactMetadata.preservedMessages`, three levels down) spliced in;
+    /// `body` is the compaction's line.
+    fn splice_kept(&self, _s: &View, _body: &Value, context: Vec<EntryId>) -> Vec<EntryId> {
+        context
     }
 
     /// Entries a branch needs before it to stand alone as a file (pi's

@@ -69,6 +69,10 @@ impl Flags {
     /// Claude Code tool result's blocks) show: a failed tool result, an
     /// error stop, an API error, a failed tool call event.
     pub const ERROR: u16 = 1 << 13;
+    /// A compaction that keeps lines written before it, naming them in its
+    /// body (Claude Code's `compactMetadata.preservedMessages` or
+    /// `preservedSegment`).
+    pub const KEEPS_LINES: u16 = 1 << 14;
 
     /// Whether `flag` (one of the constants) is set.
     pub fn has(self, flag: u16) -> bool {

@@ -11,8 +11,9 @@ use chrono::{DateTime, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-/// The kind of an event: the five an agent records, and the checkpoints the
-/// store takes of the files a tool changed.
+/// The kind of an event: the five an agent records, the checkpoints the
+/// store takes of the files a tool changed, and the compactions that cut
+/// what the model sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum EventType {
@@ -29,17 +30,22 @@ pub enum EventType {
     /// A git checkpoint of the workspace after a tool changed files:
     /// `{commit, tag, tool_name, event, files}`.
     Checkpoint,
+    /// The context cut: from here on the model sees `summary`, then the
+    /// events from `first_kept_event` (a `seq`) up to this one, then what
+    /// follows: `{summary, first_kept_event, tokens_before}`.
+    Compaction,
 }
 
 impl EventType {
     /// Every type, in the order above.
-    pub const ALL: [EventType; 6] = [
+    pub const ALL: [EventType; 7] = [
         EventType::UserInput,
         EventType::StateTransition,
         EventType::LlmCall,
         EventType::ToolCall,
         EventType::FinalOutput,
         EventType::Checkpoint,
+        EventType::Compaction,
     ];
 
     /// The name written in `event_type`.
@@ -51,6 +57,7 @@ impl EventType {
             EventType::ToolCall => "tool_call",
             EventType::FinalOutput => "final_output",
             EventType::Checkpoint => "checkpoint",
+            EventType::Compaction => "compaction",
         }
     }
 
@@ -86,6 +93,8 @@ pub enum EventData {
     FinalOutput(FinalOutput),
     /// See [`EventType::Checkpoint`].
     Checkpoint(Checkpoint),
+    /// See [`EventType::Compaction`].
+    Compaction(Compaction),
 }
 
 /// `user_input`.
@@ -186,6 +195,27 @@ pub struct Checkpoint {
     pub extra: Map<String, Value>,
 }
 
+/// `compaction`: what the model sees from here on is `summary`, then the
+/// events numbered `first_kept_event` up to this one, then the events after
+/// it. Events are numbered as the store reads them (`seq`): from 0, every
+/// part of the stream in order, counting the lines whose `event_type` is
+/// one of [`EventType::ALL`] (the number a checkpoint's `event` gives too).
+/// An earlier compaction among the kept events is not shown again.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Compaction {
+    /// What stands in for the events before the first one kept.
+    pub summary: String,
+    /// The `seq` of the first event kept; `None` keeps none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_kept_event: Option<u64>,
+    /// The estimated tokens of the context the summary replaced.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens_before: Option<u64>,
+    /// Fields not named above.
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
 /// One file of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FileChange {
@@ -228,6 +258,7 @@ impl EventData {
             EventData::ToolCall(_) => EventType::ToolCall,
             EventData::FinalOutput(_) => EventType::FinalOutput,
             EventData::Checkpoint(_) => EventType::Checkpoint,
+            EventData::Compaction(_) => EventType::Compaction,
         }
     }
 }
@@ -315,6 +346,7 @@ impl Serialize for Event {
             EventData::ToolCall(d) => serde_json::to_value(d),
             EventData::FinalOutput(d) => serde_json::to_value(d),
             EventData::Checkpoint(d) => serde_json::to_value(d),
+            EventData::Compaction(d) => serde_json::to_value(d),
         }
         .map_err(S::Error::custom)?;
         Raw {
@@ -341,6 +373,7 @@ impl<'de> Deserialize<'de> for Event {
             EventType::ToolCall => serde_json::from_value(data).map(EventData::ToolCall),
             EventType::FinalOutput => serde_json::from_value(data).map(EventData::FinalOutput),
             EventType::Checkpoint => serde_json::from_value(data).map(EventData::Checkpoint),
+            EventType::Compaction => serde_json::from_value(data).map(EventData::Compaction),
         }
         .map_err(|e| D::Error::custom(format!("data of {}: {e}", raw.event_type.as_str())))?;
         Ok(Event {
@@ -413,6 +446,9 @@ mod tests {
             json!({"event_type": "checkpoint", "timestamp": "2025-01-02T03:04:05Z",
                    "data": {"commit": "ab", "tag": "tool_ls_20250102030405", "tool_name": "ls",
                             "files": [{"path": "a", "change": "created"}], "event": 3}}),
+            json!({"event_type": "compaction", "timestamp": "2025-01-02T03:04:05Z",
+                   "data": {"summary": "s", "first_kept_event": 4, "tokens_before": 900,
+                            "by": "retrace"}}),
         ];
         for (line, ty) in lines.iter().zip(EventType::ALL) {
             let event = parse(line.clone()).unwrap();

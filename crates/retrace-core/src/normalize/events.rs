@@ -2,9 +2,11 @@
 //! `llm_call` is its prompt (what the framework sent, as an injected user
 //! message) and its response (an assistant message with the call's usage),
 //! a `tool_call` is a call and its result, `final_output` is the answer, a
-//! `state_transition` is a marker, and a `checkpoint` (the store's git
-//! commit after a tool changed files) is a marker holding a
-//! [`Part::Checkpoint`].
+//! `state_transition` is a marker, a `checkpoint` (the store's git commit
+//! after a tool changed files) is a marker holding a [`Part::Checkpoint`],
+//! and a `compaction` is its summary, a user message of
+//! [`MessageKind::CompactionSummary`] (which events it keeps is the
+//! format's `context_entries`).
 
 use serde_json::Value;
 
@@ -99,6 +101,11 @@ impl Normalize for Stream {
                 }
                 None => marker(format!("checkpoint: {data}")),
             }),
+            "compaction" => {
+                let mut m = text_message(Role::User, field(data, "summary"));
+                m.kind = MessageKind::CompactionSummary;
+                push(m);
+            }
             other => push(marker(format!("{other}: {data}"))),
         }
     }

@@ -162,8 +162,7 @@ impl Session {
         options: ContextOptions,
     ) -> Result<Vec<Message>, SourceError> {
         let rules = self.rules_of(leaf);
-        let branch = self.branch(leaf);
-        let entries = rules.context_entries(&self.view(), &branch);
+        let entries = self.context_entries(leaf, source)?;
         let mut out: Vec<Message> = Vec::new();
         if rules.document_system() {
             out.extend(self.document_system(self.entry(leaf).file, source)?);
@@ -177,6 +176,27 @@ impl Session {
         }
         normalizer.finish(&mut out);
         Ok(out)
+    }
+
+    /// The entries whose bodies make the context of the branch ending at
+    /// `leaf`, in the order the model sees them: the format's
+    /// `context_entries`, and when a compaction opens them and keeps
+    /// entries by id in its body (Claude Code), those spliced in.
+    pub(crate) fn context_entries<S: Source + ?Sized>(
+        &self,
+        leaf: EntryId,
+        source: &mut S,
+    ) -> Result<Vec<EntryId>, SourceError> {
+        let rules = self.rules_of(leaf);
+        let view = self.view();
+        let entries = rules.context_entries(&view, &self.branch(leaf));
+        match entries.first() {
+            Some(&first) if rules.is_compaction(&view, first) => match self.body(first, source)? {
+                Ok(body) => Ok(rules.splice_kept(&view, &body, entries)),
+                Err(_) => Ok(entries),
+            },
+            _ => Ok(entries),
+        }
     }
 
     /// Parses every body: grammar and UTF-8 errors the index could not see,

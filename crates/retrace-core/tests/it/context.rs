@@ -102,6 +102,47 @@ fn claude_context_restarts_at_the_compact_boundary() {
     assert_eq!(context[0].kind, MessageKind::CompactionSummary);
 }
 
+/// The labels of a context's messages, each by its first line.
+fn labels(context: &[retrace_core::Message]) -> Vec<&str> {
+    context.iter().map(|m| m.entries[0].as_str()).collect()
+}
+
+#[test]
+fn claude_compaction_keeps_the_chain_its_preserved_segment_names() {
+    let (s, bytes) = open_clean_fixture("claude/preserved-segment.jsonl");
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.id(leaf), Some("a5"));
+    // The summary, the chain from u2 up to a4 (written before the
+    // boundary), then the turn written under the attachment that came with
+    // the compaction: what Claude Code's loader reads.
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    assert_eq!(labels(&context), ["cs", "u2", "a4", "u3", "a5"]);
+    assert_eq!(context[0].kind, MessageKind::CompactionSummary);
+}
+
+#[test]
+fn claude_compaction_keeps_every_line_its_preserved_messages_list() {
+    let (s, bytes) = open_clean_fixture("claude/preserved-messages.jsonl");
+    let leaf = s.tree().default_leaf().unwrap();
+    assert_eq!(s.id(leaf), Some("a5"));
+    // The list, not the parent chain from a4 up to a1 (which misses the
+    // parallel call a2 and its result r2), in its order after the summary.
+    let context = s.context(leaf, &mut &bytes[..]).unwrap();
+    assert_eq!(
+        labels(&context),
+        ["cs", "a1", "r2", "r1", "a3", "u2", "a4", "u3", "a5"]
+    );
+    assert_eq!(context[1].entries, ["a1", "a2"]);
+    assert_eq!(context[1].tool_calls().count(), 2);
+    // u3 was written under a4, the last kept line: it follows the
+    // compaction, which is no rewind.
+    assert_eq!(s.tree().parent(find(&s, "u3")), Some(find(&s, "cs")));
+    assert_eq!(s.tree().real_branch_points().count(), 0);
+    // Before the compaction, the branch ending at a4 reads as it was.
+    let context = s.context(find(&s, "a4"), &mut &bytes[..]).unwrap();
+    assert_eq!(labels(&context), ["u1", "a1", "r2", "r1", "a3", "u2", "a4"]);
+}
+
 #[test]
 fn claude_branch_includes_structural_side_lines() {
     // Parallel Task calls: results of the first calls are written beside the

@@ -313,3 +313,50 @@ fn a_checkpoint_without_a_commit_is_shown_as_written() {
     assert_eq!(context[0].kind, MessageKind::Marker);
     assert_eq!(context[0].text(), r#"checkpoint: {"files":"?","tag":"t"}"#);
 }
+
+#[test]
+fn a_compaction_event_cuts_the_context_to_its_summary_and_the_events_it_kept() {
+    // Given in the other order: the parts are one stream in number order.
+    let (s, files) = open_fixtures(&[
+        "events/compaction/events_1.jsonl",
+        "events/compaction/events.jsonl",
+    ]);
+    let mut src = source(&files);
+    assert_eq!(s.format(), Format::Events);
+    assert!(s.diagnostics().is_empty(), "{:?}", s.diagnostics());
+    let leaf = s.tree().default_leaf().unwrap();
+    let context = s.context(leaf, &mut src[..]).unwrap();
+    let at = |m: &retrace_core::Message| m.entries[0].clone();
+    // Labels name files in the order given: F1 is part 0, `events.jsonl`.
+    // The second compaction (part 1, line 4) keeps from event 2, the
+    // first tool call in part 0; the first compaction among the kept
+    // events is not shown, its summary replaced.
+    assert_eq!(context[0].kind, MessageKind::CompactionSummary);
+    assert_eq!(
+        context[0].text(),
+        "Trains were found; the user picked the 10:00."
+    );
+    let rest: Vec<String> = context[1..].iter().map(at).collect();
+    assert_eq!(
+        rest,
+        ["F1L3", "F1L3", "F1L5", "L1", "L2", "L2", "L3", "L5", "L6"]
+    );
+    assert!(context
+        .iter()
+        .all(|m| m.text() != "The user wants a trip to Lyon."));
+    // Before the second compaction, the first one: its summary, event 2
+    // on.
+    let first_part_end = entry_at(&s, 1, 5);
+    let context = s.context(first_part_end, &mut src[..]).unwrap();
+    assert_eq!(context[0].text(), "The user wants a trip to Lyon.");
+    let rest: Vec<String> = context[1..].iter().map(at).collect();
+    assert_eq!(rest, ["F1L3", "F1L3", "F1L5"]);
+    // A row marks each compaction.
+    let rows = s.rows(leaf);
+    assert_eq!(
+        rows.iter()
+            .filter(|r| r.marks.has(retrace_core::Marks::COMPACTION))
+            .count(),
+        2
+    );
+}

@@ -82,6 +82,7 @@ fn tag(d: &EventData) -> String {
         EventData::ToolCall(d) => d.tool_name.clone(),
         EventData::FinalOutput(d) => d.output.as_str().unwrap().to_owned(),
         EventData::Checkpoint(d) => format!("checkpoint {}", d.tool_name),
+        EventData::Compaction(d) => format!("compaction {}", d.summary),
     }
 }
 

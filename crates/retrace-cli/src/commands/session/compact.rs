@@ -1,15 +1,19 @@
 //! `retrace compact`: the compaction plan of a branch (where to cut so the
 //! kept tail fits a budget, never between a tool call and its result), and
-//! the compacted session written in its own format, into a new file: for
-//! pi and Codex, the input file unchanged with the compaction appended; for
-//! a provider list, the list written anew (`CompactionPlan::appends`).
+//! the compacted session written in its own format into a new file: the
+//! input file unchanged (an event stream's parts joined), then what the
+//! format appends when it compacts (pi a `compaction` entry, Claude Code a
+//! `compact_boundary` and its summary, Codex a `compacted` line, an event
+//! stream a `compaction` event); a provider list is written anew whole
+//! (`CompactionPlan::appends`).
 
 use std::io::Write;
 use std::path::Path;
 
 use anyhow::Result;
 use retrace_core::{
-    compact, compaction_plan, Budget, CompactionPlan, EditError, Note, Source, Stamp,
+    compact, compaction_plan, Budget, CompactionPlan, EditError, EntryId, FileId, Format, Note,
+    Session, Source, Stamp,
 };
 use retrace_io::OutputFile;
 use serde::Serialize;
@@ -84,24 +88,26 @@ fn run(args: &CompactArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
         };
         let edited =
             compact(session, &mut loaded.source, &plan, summary, &mut stamp).map_err(edit_error)?;
-        // The leaf's file as read, then the lines appended (pi, Codex); a
-        // list is written anew whole.
-        let original = match plan.appends() {
-            true => {
-                let file = session.entry(leaf).file;
-                let size = session.files()[file.0 as usize].size;
-                loaded
-                    .source
-                    .read(file, 0..size)
-                    .map_err(|e| InputError::new(e).on(path))?
-                    .into_owned()
-            }
-            false => Vec::new(),
-        };
         let cannot =
             |e: &dyn std::fmt::Display| InputError::new(e).on(format!("{out}: cannot write"));
         let mut dest = OutputFile::create(Path::new(out)).map_err(|e| cannot(&e))?;
-        dest.write_all(&original).map_err(|e| cannot(&e))?;
+        // A list is written anew whole: nothing of the input before it.
+        let files = match plan.appends() {
+            true => copied_files(session, leaf),
+            false => Vec::new(),
+        };
+        for (i, &file) in files.iter().enumerate() {
+            let size = session.files()[file.0 as usize].size;
+            let original = loaded
+                .source
+                .read(file, 0..size)
+                .map_err(|e| InputError::new(e).on(path))?;
+            dest.write_all(&original).map_err(|e| cannot(&e))?;
+            // Parts joined: each ends its last line.
+            if i + 1 < files.len() && !original.is_empty() && !original.ends_with(b"\n") {
+                dest.write_all(b"\n").map_err(|e| cannot(&e))?;
+            }
+        }
         dest.write_all(&edited.bytes).map_err(|e| cannot(&e))?;
         dest.flush().map_err(|e| cannot(&e))?;
         notes = edited.notes;
@@ -166,6 +172,24 @@ fn text(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
         Some(file) => writeln!(out, "wrote {file}"),
         None => writeln!(out, "(dry run: nothing written)"),
     }
+}
+
+/// The files the output copies before the compaction: the leaf's, or for
+/// an event stream every part its branch runs through, joined in order
+/// (the compaction names its first kept event by its number in the whole
+/// stream).
+fn copied_files(session: &Session, leaf: EntryId) -> Vec<FileId> {
+    let file = session.entry(leaf).file;
+    if session.file_format(file) != Format::Events {
+        return vec![file];
+    }
+    let mut files: Vec<FileId> = session
+        .branch(leaf)
+        .iter()
+        .map(|&e| session.entry(e).file)
+        .collect();
+    files.dedup();
+    files
 }
 
 /// Whether `out` names the input (the same file, through any path).

@@ -123,6 +123,10 @@ fn summary(e: &StoredEvent) -> String {
             d.files.len(),
             plural(d.files.len())
         ),
+        EventData::Compaction(d) => match d.first_kept_event {
+            Some(seq) => format!("kept from {seq} on: {}", d.summary),
+            None => format!("kept nothing: {}", d.summary),
+        },
     };
     format!(
         "{:>5}  {}  {:<16}  {}",
