@@ -442,9 +442,7 @@ test('repair a crash right after a tool call: sealed, and Claude Code sends the 
   assertSealed((await resume(repaired)).messages, calls, 'crash-repaired');
 });
 
-test('compact: Claude Code resumes from the summary', { skip: noCorpus }, async (t) => {
-  // retrace does not compact Claude Code sessions yet (it refuses them);
-  // this test runs once it does.
+test('compact: Claude Code resumes from the summary', { skip: noCorpus }, async () => {
   const input = sessions[0];
   const sid = path.basename(input, '.jsonl');
   const summaryFile = path.join(tmp, 'summary.txt');
@@ -452,13 +450,7 @@ test('compact: Claude Code resumes from the summary', { skip: noCorpus }, async 
   fs.writeFileSync(summaryFile, summary);
   const out = path.join(tmp, `compact-${runs++}`, `${sid}.jsonl`);
   fs.mkdirSync(path.dirname(out));
-  try {
-    retrace('-q', 'compact', input, '--keep', '4', '--summary-file', summaryFile, '-o', out);
-  } catch (e) {
-    assert.match(String(e.stderr), /claude-code sessions cannot be compacted/);
-    t.skip('retrace does not compact Claude Code sessions yet');
-    return;
-  }
+  retrace('-q', 'compact', input, '--keep', '4', '--summary-file', summaryFile, '-o', out);
   const [compacted, full] = await Promise.all([resume(out), resumeWhole(input)]);
   assertPaired(compacted.messages, 'compacted');
   assert.ok(JSON.stringify(compacted.messages[0]).includes(summary), 'the history opens with the summary');
