@@ -44,6 +44,16 @@ pub enum Request {
     /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
     /// `retrace redact --mode MODE` writes them; sent back as a `Blob`.
     Download { file: u32, mode: String },
+    /// Where the branch ending at `leaf` can be forked and which of its
+    /// tool calls have no result (`retrace_core::safe_points`,
+    /// `open_calls`); answered by [`Response::EditPoints`].
+    EditPoints { leaf: u32 },
+    /// A new session forked at row `row` of the branch ending at `leaf`
+    /// (`retrace_core::fork`); sent back as a `Blob` with its notes.
+    Fork { leaf: u32, row: u32 },
+    /// The branch ending at `leaf` with its unpaired calls sealed
+    /// (`retrace_core::seal`); sent back as a `Blob` with its notes.
+    Seal { leaf: u32 },
 }
 
 /// From the worker to the page, written as `{"kind": …, "data": {…}}` and
@@ -107,6 +117,15 @@ pub enum Response {
     #[serde(skip)]
     DownloadDone {
         name: String,
+        /// What a fork or a seal did (the core's notes), one a line.
+        notes: Vec<String>,
+    },
+    /// The rows of a branch that are safe fork points (its last row, a
+    /// leaf, too) and its tool calls without a result (`name (id)`).
+    EditPoints {
+        leaf: u32,
+        rows: Vec<u32>,
+        open: Vec<String>,
     },
     /// Segment previews, (segment, preview); segments where nothing is
     /// said have none.
@@ -276,6 +295,12 @@ impl Response {
             scan: ScanReport,
         }
         #[derive(Deserialize)]
+        struct EditPoints {
+            leaf: u32,
+            rows: Vec<u32>,
+            open: Vec<String>,
+        }
+        #[derive(Deserialize)]
         struct DownloadProgress {
             file: u32,
             done: u64,
@@ -355,6 +380,14 @@ impl Response {
                     file: d.file,
                     done: d.done,
                     total: d.total,
+                }
+            }
+            "edit_points" => {
+                let e: EditPoints = read(data)?;
+                Response::EditPoints {
+                    leaf: e.leaf,
+                    rows: e.rows,
+                    open: e.open,
                 }
             }
             other => {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 use js_sys::{Array, Uint8Array};
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    event_line, order_files, search, segment_preview, EntryId, FileId, Flags, Inflated, Listing,
+    event_line, fork, open_calls, order_files, safe_points, seal, search, segment_preview,
+    EntryId, ForkLineage, SealOptions, FileId, Flags, Inflated, Listing,
     Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
@@ -21,7 +22,7 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use crate::protocol::{
     FileSummary, Request, Response, RowBody, RowInfo, Rows, SegmentInfo, SubagentInfo, Summary,
 };
-use crate::sensitive::{download_name, Download, Scan};
+use crate::sensitive::{download_name, edited_name, Download, Scan};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -143,6 +144,17 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 }
                 open.downloads.push_back(Download::new(file, mode));
                 open.start_jobs();
+                Ok(Response::Ready)
+            }
+            Request::EditPoints { leaf } => open.edit_points(leaf),
+            Request::Fork { leaf, row } => {
+                let (name, edited) = open.fork(leaf, row, &new_uuid(), js_sys::Date::now())?;
+                post_edited(name, edited);
+                Ok(Response::Ready)
+            }
+            Request::Seal { leaf } => {
+                let (name, edited) = open.seal(leaf, &mut new_uuid, js_sys::Date::now())?;
+                post_edited(name, edited);
                 Ok(Response::Ready)
             }
             Request::Open { .. } => unreachable!("handled above"),
@@ -551,6 +563,96 @@ impl<S: Source> Open<S> {
         })
     }
 
+    /// The safe fork points of the branch ending at `leaf`, as row
+    /// indices (its last row too: a leaf can always be forked), and its
+    /// tool calls left without a result.
+    fn edit_points(&mut self, leaf: u32) -> Result<Response, String> {
+        let rows = self.rows(leaf)?.to_vec();
+        let at = EntryId(leaf);
+        let points = safe_points(&self.session, &mut self.source, at).map_err(|e| e.to_string())?;
+        let mut safe: Vec<u32> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.entries
+                    .last()
+                    .is_some_and(|e| points.iter().any(|p| p.entry == *e))
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        if let Some(last) = rows.len().checked_sub(1) {
+            if safe.last() != Some(&(last as u32)) {
+                safe.push(last as u32);
+            }
+        }
+        let open = open_calls(&self.session, &mut self.source, at)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|c| format!("{} ({})", c.name, c.id))
+            .collect();
+        Ok(Response::EditPoints {
+            leaf,
+            rows: safe,
+            open,
+        })
+    }
+
+    /// A new session forked at row `row` of the branch ending at `leaf`,
+    /// with the name to save it under: `{id}.jsonl` for Claude Code (its
+    /// file names the session), `{stem}.fork.jsonl` otherwise.
+    fn fork(
+        &mut self,
+        leaf: u32,
+        row: u32,
+        id: &str,
+        now_ms: f64,
+    ) -> Result<(String, retrace_core::Edited), String> {
+        let rows = self.rows(leaf)?;
+        let last = rows.len().checked_sub(1);
+        let at = match rows.get(row as usize) {
+            _ if Some(row as usize) == last => EntryId(leaf),
+            Some(r) => *r.entries.last().expect("a row has entries"),
+            None => return Err(format!("no row {row} on this branch")),
+        };
+        let file = self.session.entry(at).file;
+        let name = self.session.files()[file.0 as usize].name.clone();
+        let lineage = ForkLineage {
+            new_session_id: id.to_owned(),
+            parent_path: Some(name.clone()),
+            time: chrono::DateTime::from_timestamp_millis(now_ms as i64).unwrap_or_default(),
+        };
+        let edited = fork(&self.session, &mut self.source, at, &lineage)
+            .map_err(|e| format!("cannot fork at {}: {e}", self.session.label(at)))?;
+        let name = if self.session.file_format(file) == retrace_core::Format::ClaudeCode {
+            format!("{id}.jsonl")
+        } else {
+            edited_name(&name, "fork")
+        };
+        Ok((name, edited))
+    }
+
+    /// The branch ending at `leaf` with each call left without a result
+    /// answered (`{stem}.sealed.jsonl`).
+    fn seal(
+        &mut self,
+        leaf: u32,
+        new_id: &mut dyn FnMut() -> String,
+        now_ms: f64,
+    ) -> Result<(String, retrace_core::Edited), String> {
+        self.rows(leaf)?;
+        let at = EntryId(leaf);
+        let options = SealOptions {
+            time_ms: now_ms as i64,
+            new_id,
+            dry_run: false,
+        };
+        let edited = seal(&self.session, &mut self.source, at, options)
+            .map_err(|e| format!("cannot seal: {e}"))?;
+        let file = self.session.entry(at).file;
+        let name = edited_name(&self.session.files()[file.0 as usize].name, "sealed");
+        Ok((name, edited))
+    }
+
     /// Starts the background job loop unless it runs.
     fn start_jobs(&mut self) {
         if !self.ticking {
@@ -725,6 +827,51 @@ fn schedule_tick() {
     });
     let _ =
         scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
+}
+
+/// A random UUID v4 (the id of a forked session or of a sealing line, as
+/// the CLI draws them).
+fn new_uuid() -> String {
+    let mut bytes = [0u8; 16];
+    for b in &mut bytes {
+        *b = (js_sys::Math::random() * 256.0) as u8;
+    }
+    uuid_v4(bytes)
+}
+
+/// `bytes` as a UUID v4 (version and variant bits set).
+fn uuid_v4(mut bytes: [u8; 16]) -> String {
+    bytes[6] = (bytes[6] & 0x0f) | 0x40;
+    bytes[8] = (bytes[8] & 0x3f) | 0x80;
+    let mut out = String::with_capacity(36);
+    for (i, b) in bytes.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push_str(&format!("{b:02x}"));
+    }
+    out
+}
+
+/// Hands a fork's or a seal's bytes to the page as a download, with the
+/// core's notes.
+fn post_edited(name: String, edited: retrace_core::Edited) {
+    let notes: Vec<String> = edited.notes.into_iter().map(|n| n.message).collect();
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/x-ndjson");
+    let parts = Array::of1(&Uint8Array::from(edited.bytes.as_slice()));
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
+        post(&Response::Failed {
+            message: "cannot assemble the new file".to_owned(),
+        });
+        return;
+    };
+    let message = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&message, &"download".into(), &blob);
+    let _ = js_sys::Reflect::set(&message, &"name".into(), &name.into());
+    let _ = js_sys::Reflect::set(&message, &"notes".into(), &notes.join("\n").into());
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let _ = scope.post_message(&message);
 }
 
 /// Hands a finished download to the page: a `Blob` cannot travel as JSON,

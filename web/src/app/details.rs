@@ -145,6 +145,7 @@ pub fn Details() -> impl IntoView {
             {overview}
             {stats}
             <super::sensitive::Review/>
+            <super::edit::EditPanel/>
             {diagnostics}
         </aside>
     }
