@@ -1,6 +1,8 @@
 //! Fork and seal: a new session file made in the worker by the core's
 //! `fork` and `seal` (the CLI's `retrace fork` and `retrace seal`) and
 //! saved as a download, with what the core did.
+//!
+//! Few reactive pieces and no view switching: the bundle has a budget.
 
 use leptos::prelude::*;
 
@@ -17,21 +19,28 @@ pub struct Points {
     pub open: Vec<String>,
 }
 
-/// "fork here" on a row that is a safe fork point or the branch's end.
-pub fn fork_button(index: usize) -> Option<impl IntoView> {
+/// "fork here" on a row, shown where the row is a safe fork point or the
+/// branch's end.
+pub fn fork_button(index: usize) -> impl IntoView {
     let v = viewer();
-    let leaf = v
-        .edit
-        .with(|e| e.as_ref().filter(|p| p.rows.contains(&(index as u32))).map(|p| p.leaf))?;
-    Some(view! {
+    let safe = move || {
+        v.edit
+            .with(|e| e.as_ref().is_some_and(|p| p.rows.contains(&(index as u32))))
+    };
+    view! {
         <button
             class="fork-here"
+            hidden=move || !safe()
             title="Download a new session: this branch up to here (retrace fork)"
-            on:click=move |_| client::send(&Request::Fork { leaf, row: index as u32 }, &[])
+            on:click=move |_| {
+                if let Some(leaf) = v.leaf.get_untracked() {
+                    client::send(&Request::Fork { leaf, row: index as u32 }, &[]);
+                }
+            }
         >
             "fork here"
         </button>
-    })
+    }
 }
 
 /// The panel's section: seal the branch's unpaired calls, ask for fork
@@ -39,59 +48,52 @@ pub fn fork_button(index: usize) -> Option<impl IntoView> {
 #[component]
 pub fn EditPanel() -> impl IntoView {
     let v = viewer();
-    let actions = move || {
-        let leaf = v.leaf.get()?;
-        let points = v.edit.get();
-        Some(match points {
-            None => view! {
-                <button
-                    id="edit-points"
-                    on:click=move |_| client::send(&Request::EditPoints { leaf }, &[])
-                >
-                    "Find fork points and unpaired calls"
-                </button>
-            }
-            .into_any(),
-            Some(p) if p.open.is_empty() => view! {
-                <p class="dim small" id="edit-status">
-                    {format!("{} fork points on this branch; no unpaired tool call.", p.rows.len())}
-                </p>
-            }
-            .into_any(),
-            Some(p) => {
-                let n = p.open.len();
-                view! {
-                    <p id="edit-status">
-                        {format!("{n} tool call{} without a result: ", if n == 1 { "" } else { "s" })}
-                        {p.open.join(", ")}
-                    </p>
-                    <button
-                        id="seal"
-                        on:click=move |_| client::send(&Request::Seal { leaf }, &[])
-                    >
-                        "Seal and download"
-                    </button>
-                }
-                .into_any()
-            }
+    let status = move || {
+        v.edit.with(|e| match e {
+            None => String::new(),
+            Some(p) if p.open.is_empty() => format!(
+                "{} fork points on this branch; no unpaired tool call.",
+                p.rows.len()
+            ),
+            Some(p) => format!(
+                "{} tool call{} without a result: {}",
+                p.open.len(),
+                if p.open.len() == 1 { "" } else { "s" },
+                p.open.join(", ")
+            ),
         })
     };
+    let known = move || v.edit.with(Option::is_some);
+    let open = move || v.edit.with(|e| e.as_ref().is_some_and(|p| !p.open.is_empty()));
+    let leaf_request = move |seal: bool| {
+        if let Some(leaf) = v.leaf.get_untracked() {
+            let request = if seal {
+                Request::Seal { leaf }
+            } else {
+                Request::EditPoints { leaf }
+            };
+            client::send(&request, &[]);
+        }
+    };
     let notes = move || {
-        let (name, notes) = v.edited.get()?;
-        Some(view! {
-            <div id="edit-notes">
-                <p>{format!("Saved {name}:")}</p>
-                <ul>{notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}</ul>
-            </div>
+        v.edited.with(|e| {
+            e.as_ref().map_or(String::new(), |(name, notes)| {
+                format!("Saved {name}: {}", notes.join(" "))
+            })
         })
     };
     view! {
         <h3>"Fork and seal"</h3>
-        {actions}
-        {notes}
+        <button id="edit-points" hidden=known on:click=move |_| leaf_request(false)>
+            "Find fork points and unpaired calls"
+        </button>
+        <p id="edit-status" hidden=move || !known()>{status}</p>
+        <button id="seal" hidden=move || !open() on:click=move |_| leaf_request(true)>
+            "Seal and download"
+        </button>
+        <p id="edit-notes" hidden=move || v.edited.with(Option::is_none)>{notes}</p>
         <p class="dim small">
-            "The same bytes as " <code>"retrace fork"</code> " and " <code>"retrace seal"</code>
-            " write (new ids and time from this tab); made in this tab."
+            "The same bytes as retrace fork and retrace seal write (new ids and time from this tab)."
         </p>
     }
 }

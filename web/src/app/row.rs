@@ -103,7 +103,7 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             <span class="spacer"></span>
             <span class="time">{time}</span>
-            {move || super::edit::fork_button(index)}
+            {super::edit::fork_button(index)}
             <button class="where" title="Link to this row" on:click=move |_| v.focus_row(index)>{where_}</button>
         </header>
     }
