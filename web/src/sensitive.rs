@@ -237,7 +237,10 @@ mod tests {
         );
         assert_eq!(download_name("rollout.jsonl.gz"), "rollout.redacted.jsonl");
         assert_eq!(download_name("notes"), "notes.redacted");
-        assert_eq!(edited_name("a/branching.jsonl", "fork"), "branching.fork.jsonl");
+        assert_eq!(
+            edited_name("a/branching.jsonl", "fork"),
+            "branching.fork.jsonl"
+        );
         assert_eq!(edited_name("x.jsonl.gz", "sealed"), "x.sealed.jsonl");
     }
 }

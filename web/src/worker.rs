@@ -10,9 +10,9 @@ use std::sync::Arc;
 use js_sys::{Array, Uint8Array};
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    event_line, fork, open_calls, order_files, safe_points, seal, search, segment_preview,
-    EntryId, ForkLineage, SealOptions, FileId, Flags, Inflated, Listing,
-    Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats, SEARCH_LIMIT,
+    event_line, fork, open_calls, order_files, safe_points, seal, search, segment_preview, EntryId,
+    FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row, RowKind, SealOptions, SearchFilter,
+    Session, Source, SourceError, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;

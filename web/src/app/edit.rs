@@ -64,7 +64,10 @@ pub fn EditPanel() -> impl IntoView {
         })
     };
     let known = move || v.edit.with(Option::is_some);
-    let open = move || v.edit.with(|e| e.as_ref().is_some_and(|p| !p.open.is_empty()));
+    let open = move || {
+        v.edit
+            .with(|e| e.as_ref().is_some_and(|p| !p.open.is_empty()))
+    };
     let leaf_request = move |seal: bool| {
         if let Some(leaf) = v.leaf.get_untracked() {
             let request = if seal {
