@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-import { corpus, drop, files, launch, opened, page, retraceBin, serve, shot } from './harness.mjs';
+import { corpus, drop, files, launch, opened, out, page, retraceBin, serve, shot } from './harness.mjs';
 
 // pi v3 with a bash call (call-2) left without a result; one safe fork point, e1.
 const PI = `${corpus}/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl`;
@@ -58,9 +58,9 @@ test('seal: the download answers every call, as retrace seal writes it', async (
     // The notes the CLI prints, shown on the page.
     await p.waitForSelector('#edit-notes');
     assert.match(await p.textContent('#edit-notes'), /had no result: sealed as an error/);
-    const out = `${process.env.TMPDIR || '/tmp'}/retrace-e2e-${got.name}`;
-    fs.writeFileSync(out, got.text);
-    const report = JSON.parse(retrace('validate', '--json', out));
+    const saved = `${out}/${got.name}`;
+    fs.writeFileSync(saved, got.text);
+    const report = JSON.parse(retrace('validate', '--json', saved));
     assert.equal(report.calls_without_result, 0, `${got.name}: ${JSON.stringify(report)}`);
     assert.equal(report.errors, 0);
     // The same lines as the CLI's, but for the sealing lines' new ids and time.
@@ -99,9 +99,9 @@ test('fork here: the download is the branch up to the row, with a new session id
   const drop_ = ({ timestamp, parentSession, ...rest }) => rest;
   assert.deepEqual(drop_(header), drop_(JSON.parse(want[0])));
   // Its branch is the source's prefix up to e1.
-  const out = `${process.env.TMPDIR || '/tmp'}/retrace-e2e-${got.name}`;
-  fs.writeFileSync(out, got.text);
-  assert.deepEqual(lines(retrace('cat', out)).slice(1), lines(retrace('cat', '--leaf', 'e1', PI)).slice(1));
+  const saved = `${out}/${got.name}`;
+  fs.writeFileSync(saved, got.text);
+  assert.deepEqual(lines(retrace('cat', saved)).slice(1), lines(retrace('cat', '--leaf', 'e1', PI)).slice(1));
   assert.deepEqual(p.errors, []);
   await p.close();
 });
