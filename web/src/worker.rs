@@ -10,9 +10,9 @@ use std::sync::Arc;
 use js_sys::{Array, Uint8Array};
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    event_line, fork, open_calls, order_files, safe_points, seal, search, segment_preview, EntryId,
-    FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row, RowKind, SealOptions, SearchFilter,
-    Session, Source, SourceError, Stats, SEARCH_LIMIT,
+    entry_ids, event_line, fork, open_calls, order_files, safe_points, seal, search,
+    segment_preview, uuid_v4, EntryId, FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row,
+    RowKind, SearchFilter, Session, Source, SourceError, Stamp, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -148,12 +148,13 @@ fn handle(data: &JsValue) -> Vec<Response> {
             }
             Request::EditPoints { leaf } => open.edit_points(leaf),
             Request::Fork { leaf, row } => {
-                let (name, edited) = open.fork(leaf, row, &new_uuid(), js_sys::Date::now())?;
+                let id = uuid_v4(random_bytes());
+                let (name, edited) = open.fork(leaf, row, &id, js_sys::Date::now())?;
                 post_edited(name, edited);
                 Ok(Response::Ready)
             }
             Request::Seal { leaf } => {
-                let (name, edited) = open.seal(leaf, &mut new_uuid, js_sys::Date::now())?;
+                let (name, edited) = open.seal(leaf, random_bytes, js_sys::Date::now())?;
                 post_edited(name, edited);
                 Ok(Response::Ready)
             }
@@ -619,7 +620,7 @@ impl<S: Source> Open<S> {
         let lineage = ForkLineage {
             new_session_id: id.to_owned(),
             parent_path: Some(name.clone()),
-            time: chrono::DateTime::from_timestamp_millis(now_ms as i64).unwrap_or_default(),
+            time_ms: now_ms as i64,
         };
         let edited = fork(&self.session, &mut self.source, at, &lineage)
             .map_err(|e| format!("cannot fork at {}: {e}", self.session.label(at)))?;
@@ -632,21 +633,22 @@ impl<S: Source> Open<S> {
     }
 
     /// The branch ending at `leaf` with each call left without a result
-    /// answered (`{stem}.sealed.jsonl`).
+    /// answered (`{stem}.sealed.jsonl`), its new lines' ids made from
+    /// `random` bytes as the CLI makes them.
     fn seal(
         &mut self,
         leaf: u32,
-        new_id: &mut dyn FnMut() -> String,
+        random: impl FnMut() -> [u8; 16],
         now_ms: f64,
     ) -> Result<(String, retrace_core::Edited), String> {
         self.rows(leaf)?;
         let at = EntryId(leaf);
-        let options = SealOptions {
+        let mut new_id = entry_ids(&self.session, None, random);
+        let mut stamp = Stamp {
             time_ms: now_ms as i64,
-            new_id,
-            dry_run: false,
+            new_id: &mut new_id,
         };
-        let edited = seal(&self.session, &mut self.source, at, options)
+        let edited = seal(&self.session, &mut self.source, at, &mut stamp, false)
             .map_err(|e| format!("cannot seal: {e}"))?;
         let file = self.session.entry(at).file;
         let name = edited_name(&self.session.files()[file.0 as usize].name, "sealed");
@@ -829,28 +831,20 @@ fn schedule_tick() {
         scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
 }
 
-/// A random UUID v4 (the id of a forked session or of a sealing line, as
-/// the CLI draws them).
-fn new_uuid() -> String {
+/// 16 bytes from the browser's random source, for new ids (the core
+/// draws none); `Math.random` should `crypto` fail, since a maker of pi
+/// ids draws until it finds one not taken.
+fn random_bytes() -> [u8; 16] {
     let mut bytes = [0u8; 16];
-    for b in &mut bytes {
-        *b = (js_sys::Math::random() * 256.0) as u8;
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let drawn = scope
+        .crypto()
+        .and_then(|c| c.get_random_values_with_u8_array(&mut bytes))
+        .is_ok();
+    if !drawn {
+        bytes.fill_with(|| (js_sys::Math::random() * 256.0) as u8);
     }
-    uuid_v4(bytes)
-}
-
-/// `bytes` as a UUID v4 (version and variant bits set).
-fn uuid_v4(mut bytes: [u8; 16]) -> String {
-    bytes[6] = (bytes[6] & 0x0f) | 0x40;
-    bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    let mut out = String::with_capacity(36);
-    for (i, b) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            out.push('-');
-        }
-        out.push_str(&format!("{b:02x}"));
-    }
-    out
+    bytes
 }
 
 /// Hands a fork's or a seal's bytes to the page as a download, with the

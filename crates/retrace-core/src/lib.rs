@@ -42,10 +42,10 @@ pub mod redact;
 mod test_rng;
 
 pub use edit::{
-    compact, estimate_tokens, fork, open_calls, plan as compaction_plan, repair, resume_check,
-    safe_points, salvage, seal, snapshot, snapshot_side_car, Bookmark, Budget, CompactionPlan,
-    CutRule, EditError, Edited, ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint,
-    Salvage, SnapshotFile, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
+    compact, entry_ids, estimate_tokens, fork, open_calls, plan as compaction_plan, repair,
+    resume_check, safe_points, salvage, seal, snapshot, snapshot_side_car, uuid_v4, Bookmark,
+    Budget, CompactionPlan, CutRule, EditError, Edited, ForkLineage, Note, OpenCall, Rejected,
+    Resumable, SafePoint, Salvage, SnapshotFile, SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
 };
 pub use format::{order_files, side_car, subagent_dir, Listing, SessionFile, Subagent};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
