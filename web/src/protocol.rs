@@ -12,16 +12,16 @@ use serde::{Deserialize, Serialize};
 // are: no mirror types to drift.
 pub use retrace_core::{Hit, SearchFilter, Stats};
 
-/// From the page to the worker.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// From the page to the worker, written as `{"kind": …, fields…}` and read
+/// with [`Request::from_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Request {
     /// Read the files sent along (one session: a main file and its side
-    /// files). `leaf` is a leaf label to resolve (from a deep link).
+    /// files). `leaf_label` and `entry` are labels to resolve (from a deep
+    /// link).
     Open {
-        #[serde(default)]
-        leaf: Option<String>,
-        #[serde(default)]
+        leaf_label: Option<String>,
         entry: Option<String>,
     },
     /// The rows of the branch ending at `leaf`.
@@ -54,6 +54,87 @@ pub enum Request {
     /// The branch ending at `leaf` with its unpaired calls sealed
     /// (`retrace_core::seal`); sent back as a `Blob` with its notes.
     Seal { leaf: u32 },
+}
+
+impl Request {
+    /// Reads what the page wrote. By hand rather than derived, as
+    /// [`Response::from_json`]: serde's derive for an internally tagged
+    /// enum buffers the request in a generic tree first, and its code was
+    /// the largest function of the worker's wasm (growing with each kind).
+    /// Here one struct takes the fields of every kind and the kind picks
+    /// those it needs.
+    pub fn from_json(text: &str) -> Result<Request, serde_json::Error> {
+        use serde::de::Error;
+
+        #[derive(Deserialize)]
+        struct Fields {
+            kind: String,
+            leaf: Option<u32>,
+            leaf_label: Option<String>,
+            entry: Option<String>,
+            start: Option<u32>,
+            end: Option<u32>,
+            row: Option<u32>,
+            image: Option<u32>,
+            file: Option<u32>,
+            query: Option<String>,
+            filter: Option<SearchFilter>,
+            segments: Option<Vec<u32>>,
+            hide: Option<bool>,
+            mode: Option<String>,
+        }
+        let f: Fields = serde_json::from_str(text)?;
+        let kind = f.kind.as_str();
+        let missing = |field: &str| {
+            serde_json::Error::custom(format!("a `{kind}` request without `{field}`"))
+        };
+        let leaf = || f.leaf.ok_or_else(|| missing("leaf"));
+        let row = || f.row.ok_or_else(|| missing("row"));
+        Ok(match kind {
+            "open" => Request::Open {
+                leaf_label: f.leaf_label,
+                entry: f.entry,
+            },
+            "branch" => Request::Branch { leaf: leaf()? },
+            "bodies" => Request::Bodies {
+                leaf: leaf()?,
+                start: f.start.ok_or_else(|| missing("start"))?,
+                end: f.end.ok_or_else(|| missing("end"))?,
+            },
+            "search" => Request::Search {
+                query: f.query.ok_or_else(|| missing("query"))?,
+                filter: f.filter.ok_or_else(|| missing("filter"))?,
+            },
+            "stats" => Request::Stats,
+            "image" => Request::Image {
+                leaf: leaf()?,
+                row: row()?,
+                image: f.image.ok_or_else(|| missing("image"))?,
+            },
+            "previews" => Request::Previews {
+                segments: f.segments.ok_or_else(|| missing("segments"))?,
+            },
+            "sensitive" => Request::Sensitive {
+                hide: f.hide.ok_or_else(|| missing("hide"))?,
+            },
+            "scan" => Request::Scan,
+            "download" => Request::Download {
+                file: f.file.ok_or_else(|| missing("file"))?,
+                mode: f.mode.ok_or_else(|| missing("mode"))?,
+            },
+            "edit_points" => Request::EditPoints { leaf: leaf()? },
+            "fork" => Request::Fork {
+                leaf: leaf()?,
+                row: row()?,
+            },
+            "seal" => Request::Seal { leaf: leaf()? },
+            other => {
+                return Err(serde_json::Error::custom(format!(
+                    "unknown request kind `{other}`"
+                )))
+            }
+        })
+    }
 }
 
 /// From the worker to the page, written as `{"kind": …, "data": {…}}` and
@@ -645,6 +726,11 @@ mod tests {
                 done: 1,
                 total: 2,
             },
+            Response::EditPoints {
+                leaf: 4,
+                rows: vec![1, 3],
+                open: vec!["bash (call-2)".into()],
+            },
         ];
         for r in all {
             let json = serde_json::to_string(&r).unwrap();
@@ -652,6 +738,71 @@ mod tests {
             assert_eq!(serde_json::to_string(&back).unwrap(), json);
         }
         assert!(Response::from_json(r#"{"kind":"nope"}"#).is_err());
+    }
+
+    #[test]
+    fn every_request_reads_back() {
+        let all = [
+            Request::Open {
+                leaf_label: Some("e9".into()),
+                entry: None,
+            },
+            Request::Open {
+                leaf_label: None,
+                entry: Some("L3".into()),
+            },
+            Request::Branch { leaf: 9 },
+            Request::Bodies {
+                leaf: 9,
+                start: 2,
+                end: 14,
+            },
+            Request::Search {
+                query: "q \"x\"".into(),
+                filter: SearchFilter {
+                    events: true,
+                    ..SearchFilter::default()
+                },
+            },
+            Request::Stats,
+            Request::Image {
+                leaf: 1,
+                row: 2,
+                image: 3,
+            },
+            Request::Previews {
+                segments: vec![0, 4],
+            },
+            Request::Sensitive { hide: false },
+            Request::Scan,
+            Request::Download {
+                file: 1,
+                mode: "typed".into(),
+            },
+            Request::EditPoints { leaf: 7 },
+            Request::Fork { leaf: 7, row: 12 },
+            Request::Seal { leaf: 7 },
+        ];
+        for r in all {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(Request::from_json(&json).unwrap(), r, "{json}");
+        }
+        assert_eq!(
+            serde_json::to_string(&Request::Fork { leaf: 7, row: 12 }).unwrap(),
+            r#"{"kind":"fork","leaf":7,"row":12}"#
+        );
+        for (bad, says) in [
+            (r#"{"kind":"nope"}"#, "unknown request kind `nope`"),
+            (
+                r#"{"kind":"fork","leaf":1}"#,
+                "a `fork` request without `row`",
+            ),
+            (r#"{"kind":"branch","leaf":"e1"}"#, "invalid type"),
+            (r#"{"leaf":1}"#, "missing field `kind`"),
+        ] {
+            let e = Request::from_json(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

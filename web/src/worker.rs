@@ -85,7 +85,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_default();
-    let request: Request = match serde_json::from_str(&text) {
+    let request = match Request::from_json(&text) {
         Ok(r) => r,
         Err(e) => {
             return vec![Response::Failed {
@@ -94,7 +94,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
         }
     };
     match request {
-        Request::Open { leaf, entry } => {
+        Request::Open { leaf_label, entry } => {
             let files: Vec<File> = js_sys::Reflect::get(data, &"files".into())
                 .ok()
                 .map(|v| v.unchecked_into::<Array>())
@@ -106,7 +106,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 next
             });
             wasm_bindgen_futures::spawn_local(async move {
-                let result = open(files, leaf.as_deref(), entry.as_deref(), generation).await;
+                let result = open(files, leaf_label.as_deref(), entry.as_deref(), generation).await;
                 match result {
                     Ok(Some(summary)) => post(&Response::Opened {
                         summary: Box::new(summary),

@@ -167,7 +167,7 @@ impl Viewer {
         self.progress.set(Some((0, total)));
         client::send(
             &Request::Open {
-                leaf: spot.leaf,
+                leaf_label: spot.leaf,
                 entry: spot.entry,
             },
             &files,
