@@ -206,7 +206,7 @@ fn message_view(index: usize, m: Message) -> impl IntoView {
             u.input, u.output, u.cache_read, u.cache_write
         ));
         if let Some(cost) = u.cost {
-            meta.push(format!("${cost:.4}"));
+            meta.push(format!("${}", crate::state::fixed(cost, 4)));
         }
     }
     if let Some(stop) = m
