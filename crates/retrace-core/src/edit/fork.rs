@@ -246,12 +246,13 @@ fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result
 /// A splice of a line: replace `range` with `with`.
 type Splice = (std::ops::Range<usize>, String);
 
+/// What a line gets: its splices, or `None` to leave it out.
+type LineEdit<'a> = dyn FnMut(&[u8], &LineScan) -> Option<Vec<Splice>> + 'a;
+
 /// Applies the splices each line of `bytes` asks `edit` for (`None`: the
 /// line is left out); how many lines changed and how many were left out.
-fn edit_lines(
-    bytes: &mut Vec<u8>,
-    mut edit: impl FnMut(&[u8], &LineScan) -> Option<Vec<Splice>>,
-) -> (usize, usize) {
+/// `edit` is a `dyn`: one copy of this for every format, not one each.
+fn edit_lines(bytes: &mut Vec<u8>, edit: &mut LineEdit) -> (usize, usize) {
     let mut out = Vec::with_capacity(bytes.len() + 64);
     let mut scan = LineScan::default();
     let (mut changed, mut dropped) = (0, 0);
@@ -271,7 +272,15 @@ fn edit_lines(
             continue;
         }
         changed += 1;
-        splices.sort_by_key(|(r, _)| r.start);
+        // A line has a splice or two: sorted in place, without a generic
+        // sort's code.
+        for i in 1..splices.len() {
+            let mut j = i;
+            while j > 0 && splices[j - 1].0.start > splices[j].0.start {
+                splices.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         let mut at = 0;
         for (range, with) in splices {
             out.extend_from_slice(&line[at..range.start]);
@@ -304,7 +313,7 @@ fn claude_session_ids(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note
     let new = quoted(&lineage.new_session_id);
     let new = new[1..new.len() - 1].to_owned();
     let mut old: Option<String> = None;
-    let (changed, _) = edit_lines(bytes, |line, scan| {
+    let (changed, _) = edit_lines(bytes, &mut |line, scan| {
         let splices = top_strings(scan, line, "sessionId").map(|range| {
             old.get_or_insert_with(|| String::from_utf8_lossy(&line[range.clone()]).into());
             (range, new.clone())
@@ -339,7 +348,7 @@ fn claude_session_ids(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note
 fn codex_meta(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note, EditError> {
     let mut old: Option<String> = None;
     let mut first = true;
-    let (changed, dropped) = edit_lines(bytes, |line, scan| {
+    let (changed, dropped) = edit_lines(bytes, &mut |line, scan| {
         if is_rollback(line, scan) {
             return None;
         }
