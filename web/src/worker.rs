@@ -150,12 +150,12 @@ fn handle(data: &JsValue) -> Vec<Response> {
             Request::Fork { leaf, row } => {
                 let id = uuid_v4(random_bytes());
                 let (name, edited) = open.fork(leaf, row, &id, js_sys::Date::now())?;
-                post_edited(name, edited);
+                post_edited(&name, edited);
                 Ok(Response::Ready)
             }
             Request::Seal { leaf } => {
                 let (name, edited) = open.seal(leaf, random_bytes, js_sys::Date::now())?;
-                post_edited(name, edited);
+                post_edited(&name, edited);
                 Ok(Response::Ready)
             }
             Request::Open { .. } => unreachable!("handled above"),
@@ -849,42 +849,34 @@ fn random_bytes() -> [u8; 16] {
 
 /// Hands a fork's or a seal's bytes to the page as a download, with the
 /// core's notes.
-fn post_edited(name: String, edited: retrace_core::Edited) {
+fn post_edited(name: &str, edited: retrace_core::Edited) {
     let notes: Vec<String> = edited.notes.into_iter().map(|n| n.message).collect();
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type("application/x-ndjson");
     let parts = Array::of1(&Uint8Array::from(edited.bytes.as_slice()));
-    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&parts, &options) else {
-        post(&Response::Failed {
-            message: "cannot assemble the new file".to_owned(),
-        });
-        return;
-    };
-    let message = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&message, &"download".into(), &blob);
-    let _ = js_sys::Reflect::set(&message, &"name".into(), &name.into());
-    let _ = js_sys::Reflect::set(&message, &"notes".into(), &notes.join("\n").into());
-    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
-    let _ = scope.post_message(&message);
+    post_file(name, &parts, "notes", notes.join("\n").into());
 }
 
-/// Hands a finished download to the page: a `Blob` cannot travel as JSON,
-/// so it goes beside the JSON.
+/// Hands a finished redacted copy to the page as a download.
 fn post_download(session: &Session, job: &Download) {
     let name = download_name(&session.files()[job.file as usize].name);
+    post_file(&name, &job.chunks, "file", job.file.into());
+}
+
+/// Hands a file made here to the page, which saves it: a `Blob` cannot
+/// travel as JSON, so it goes beside the JSON, with one more field (`file`:
+/// the input a redacted copy is of; `notes`: what a fork or a seal did).
+fn post_file(name: &str, parts: &Array, key: &str, value: JsValue) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/x-ndjson");
-    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&job.chunks, &options)
-    else {
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(parts, &options) else {
         post(&Response::Failed {
-            message: "cannot assemble the redacted file".to_owned(),
+            message: format!("cannot assemble {name}"),
         });
         return;
     };
     let message = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&message, &"download".into(), &blob);
     let _ = js_sys::Reflect::set(&message, &"name".into(), &name.into());
-    let _ = js_sys::Reflect::set(&message, &"file".into(), &job.file.into());
+    let _ = js_sys::Reflect::set(&message, &key.into(), &value);
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let _ = scope.post_message(&message);
 }
