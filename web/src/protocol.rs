@@ -7,6 +7,7 @@
 
 use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 // Values the core computes for the CLI and the viewer alike cross as they
 // are: no mirror types to drift.
@@ -61,73 +62,98 @@ impl Request {
     /// [`Response::from_json`]: serde's derive for an internally tagged
     /// enum buffers the request in a generic tree first, and its code was
     /// the largest function of the worker's wasm (growing with each kind).
-    /// Here one struct takes the fields of every kind and the kind picks
-    /// those it needs.
+    /// Here the request is read as a `serde_json::Value`, with the parser
+    /// the worker reads every body with, and the kind picks its fields.
     pub fn from_json(text: &str) -> Result<Request, serde_json::Error> {
         use serde::de::Error;
 
-        #[derive(Deserialize)]
-        struct Fields {
-            kind: String,
-            leaf: Option<u32>,
-            leaf_label: Option<String>,
-            entry: Option<String>,
-            start: Option<u32>,
-            end: Option<u32>,
-            row: Option<u32>,
-            image: Option<u32>,
-            file: Option<u32>,
-            query: Option<String>,
-            filter: Option<SearchFilter>,
-            segments: Option<Vec<u32>>,
-            hide: Option<bool>,
-            mode: Option<String>,
-        }
-        let f: Fields = serde_json::from_str(text)?;
-        let kind = f.kind.as_str();
-        let missing = |field: &str| {
-            serde_json::Error::custom(format!("a `{kind}` request without `{field}`"))
+        let v: Value = serde_json::from_slice(text.as_bytes())?;
+        let kind = v
+            .get("kind")
+            .and_then(Value::as_str)
+            .ok_or_else(|| serde_json::Error::custom("a request without a `kind`"))?;
+        let fail = |field: &str| {
+            serde_json::Error::custom(format!("a `{kind}` request without a valid `{field}`"))
         };
-        let leaf = || f.leaf.ok_or_else(|| missing("leaf"));
-        let row = || f.row.ok_or_else(|| missing("row"));
+        let number = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| fail(field))
+        };
+        let text = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| fail(field))
+        };
+        let flag = |field: &str, within: &Value| {
+            within
+                .get(field)
+                .and_then(Value::as_bool)
+                .ok_or_else(|| fail(field))
+        };
+        let label = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
         Ok(match kind {
             "open" => Request::Open {
-                leaf_label: f.leaf_label,
-                entry: f.entry,
+                leaf_label: label("leaf_label"),
+                entry: label("entry"),
             },
-            "branch" => Request::Branch { leaf: leaf()? },
+            "branch" => Request::Branch {
+                leaf: number("leaf")?,
+            },
             "bodies" => Request::Bodies {
-                leaf: leaf()?,
-                start: f.start.ok_or_else(|| missing("start"))?,
-                end: f.end.ok_or_else(|| missing("end"))?,
+                leaf: number("leaf")?,
+                start: number("start")?,
+                end: number("end")?,
             },
-            "search" => Request::Search {
-                query: f.query.ok_or_else(|| missing("query"))?,
-                filter: f.filter.ok_or_else(|| missing("filter"))?,
-            },
+            "search" => {
+                let filter = v.get("filter").ok_or_else(|| fail("filter"))?;
+                Request::Search {
+                    query: text("query")?,
+                    filter: SearchFilter {
+                        user: flag("user", filter)?,
+                        assistant: flag("assistant", filter)?,
+                        tool: flag("tool", filter)?,
+                        events: flag("events", filter)?,
+                    },
+                }
+            }
             "stats" => Request::Stats,
             "image" => Request::Image {
-                leaf: leaf()?,
-                row: row()?,
-                image: f.image.ok_or_else(|| missing("image"))?,
+                leaf: number("leaf")?,
+                row: number("row")?,
+                image: number("image")?,
             },
             "previews" => Request::Previews {
-                segments: f.segments.ok_or_else(|| missing("segments"))?,
+                segments: v
+                    .get("segments")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("segments"))?,
             },
             "sensitive" => Request::Sensitive {
-                hide: f.hide.ok_or_else(|| missing("hide"))?,
+                hide: flag("hide", &v)?,
             },
             "scan" => Request::Scan,
             "download" => Request::Download {
-                file: f.file.ok_or_else(|| missing("file"))?,
-                mode: f.mode.ok_or_else(|| missing("mode"))?,
+                file: number("file")?,
+                mode: text("mode")?,
             },
-            "edit_points" => Request::EditPoints { leaf: leaf()? },
+            "edit_points" => Request::EditPoints {
+                leaf: number("leaf")?,
+            },
             "fork" => Request::Fork {
-                leaf: leaf()?,
-                row: row()?,
+                leaf: number("leaf")?,
+                row: number("row")?,
             },
-            "seal" => Request::Seal { leaf: leaf()? },
+            "seal" => Request::Seal {
+                leaf: number("leaf")?,
+            },
             other => {
                 return Err(serde_json::Error::custom(format!(
                     "unknown request kind `{other}`"
@@ -795,10 +821,27 @@ mod tests {
             (r#"{"kind":"nope"}"#, "unknown request kind `nope`"),
             (
                 r#"{"kind":"fork","leaf":1}"#,
-                "a `fork` request without `row`",
+                "a `fork` request without a valid `row`",
             ),
-            (r#"{"kind":"branch","leaf":"e1"}"#, "invalid type"),
-            (r#"{"leaf":1}"#, "missing field `kind`"),
+            (
+                r#"{"kind":"branch","leaf":"e1"}"#,
+                "a `branch` request without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"branch","leaf":4294967296}"#,
+                "without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"search","query":"q","filter":{"user":true}}"#,
+                "without a valid `assistant`",
+            ),
+            (
+                r#"{"kind":"previews","segments":[1,"x"]}"#,
+                "without a valid `segments`",
+            ),
+            (r#"{"leaf":1}"#, "a request without a `kind`"),
+            ("[1]", "a request without a `kind`"),
+            ("{", "EOF"),
         ] {
             let e = Request::from_json(bad).unwrap_err().to_string();
             assert!(e.contains(says), "{bad}: {e}");
