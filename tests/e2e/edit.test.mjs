@@ -1,6 +1,8 @@
 // Fork and seal in the viewer: the files it downloads are what the CLI's
-// `retrace fork` and `retrace seal` write (the core's same functions),
-// apart from the new ids and time the tab draws.
+// `retrace fork` and `retrace seal` write (the core's same functions), byte
+// for byte once the CLI is given the tab's time and ids (a fork's id; a
+// seal's new entry ids are drawn at random on both sides, so the CLI's are
+// swapped for the tab's) and a pi fork's parent is named as a tab names it.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -48,7 +50,14 @@ async function download(p, selector) {
   return { name: d.suggestedFilename(), text: fs.readFileSync(await d.path(), 'utf8') };
 }
 
-test('seal: the download answers every call, as retrace seal writes it', async () => {
+/** The ids of the sealing lines of `text`, in order (pi `id`, Claude Code `uuid`). */
+const sealingIds = (text) => lines(text)
+  .filter((l) => l.includes('sealed by retrace'))
+  .map((l) => JSON.parse(l))
+  .map((v) => v.id ?? v.uuid)
+  .filter((id) => id !== undefined);
+
+test('seal: the download is what retrace seal writes, byte for byte', async () => {
   for (const fixture of [PI, CLAUDE]) {
     const p = await openWithPoints(fixture);
     assert.match(await p.textContent('#edit-status'), /1 tool call without a result/);
@@ -63,14 +72,23 @@ test('seal: the download answers every call, as retrace seal writes it', async (
     const report = JSON.parse(retrace('validate', '--json', saved));
     assert.equal(report.calls_without_result, 0, `${got.name}: ${JSON.stringify(report)}`);
     assert.equal(report.errors, 0);
-    // The same lines as the CLI's, but for the sealing lines' new ids and time.
-    const want = lines(retrace('seal', fixture));
-    const have = lines(got.text);
-    assert.equal(have.length, want.length);
-    const strip = (l) => JSON.stringify(JSON.parse(l), (k, v) => (['id', 'uuid', 'timestamp', 'parentId', 'parentUuid'].includes(k) ? undefined : v));
-    for (let i = 0; i < want.length; i++) {
-      if (want[i] !== have[i]) assert.equal(strip(have[i]), strip(want[i]), `line ${i + 1}`);
+    // The CLI at the tab's time (the last sealing line's: the branch's end
+    // is sealed at the time given, a call before it at its own time) ...
+    const sealing = lines(got.text).filter((l) => l.includes('sealed by retrace'));
+    assert.equal(sealing.length, 1);
+    let want = retrace('seal', '--time', JSON.parse(sealing.at(-1)).timestamp, fixture);
+    // ... with the ids it drew swapped for the tab's, which are new (pi: 8
+    // hex digits, as pi makes them).
+    const [tab, cli] = [sealingIds(got.text), sealingIds(want)];
+    assert.equal(tab.length, cli.length);
+    assert.equal(tab.length, fixture === PI ? 1 : 0);
+    const source = fs.readFileSync(fixture, 'utf8');
+    for (const [i, id] of tab.entries()) {
+      assert.match(id, /^[0-9a-f]{8}$/);
+      assert.ok(!source.includes(`"${id}"`), `${id} is not in the file`);
+      want = want.split(`"${cli[i]}"`).join(`"${id}"`);
     }
+    assert.equal(got.text, want);
     assert.deepEqual(p.errors, []);
     await shot(p, `seal-${stem}`);
     await p.close();
@@ -87,17 +105,15 @@ test('fork here: the download is the branch up to the row, with a new session id
   assert.equal(got.name, 'branching.fork.jsonl');
   await p.waitForSelector('#edit-notes');
   assert.match(await p.textContent('#edit-notes'), /copied line for line/);
-  const have = lines(got.text);
-  const header = JSON.parse(have[0]);
+  const header = JSON.parse(lines(got.text)[0]);
   assert.match(header.id, UUID);
   assert.equal(header.parentSession, 'branching.jsonl');
-  // The CLI with the same id: the same bytes but for the header's time and
-  // parent (a full path there).
-  const want = lines(retrace('fork', '--at', 'sfp:0', '--id', header.id, PI));
-  assert.equal(have.length, want.length);
-  assert.deepEqual(have.slice(1), want.slice(1));
-  const drop_ = ({ timestamp, parentSession, ...rest }) => rest;
-  assert.deepEqual(drop_(header), drop_(JSON.parse(want[0])));
+  // The CLI with the tab's id and time writes the same bytes, but for the
+  // parent: its full path there, the file's name in a tab (which has no
+  // path).
+  const want = retrace('fork', '--at', 'sfp:0', '--id', header.id, '--time', header.timestamp, PI)
+    .replace(JSON.stringify(fs.realpathSync(PI)), JSON.stringify('branching.jsonl'));
+  assert.equal(got.text, want);
   // Its branch is the source's prefix up to e1.
   const saved = `${out}/${got.name}`;
   fs.writeFileSync(saved, got.text);
@@ -115,7 +131,7 @@ test('fork here on Claude Code: the file is named after the new session', async 
   // notes say so.)
   await p.waitForSelector('#edit-notes');
   assert.match(await p.textContent('#edit-notes'), /sessionId/);
-  assert.deepEqual(lines(got.text), lines(retrace('fork', '--at', 'sfp:0', '--id', id, CLAUDE)));
+  assert.equal(got.text, retrace('fork', '--at', 'sfp:0', '--id', id, CLAUDE));
   assert.deepEqual(p.errors, []);
   await p.close();
 });

@@ -406,6 +406,10 @@ pub(crate) struct SealArgs {
     /// Only list the calls that would be sealed; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// The time of sealing lines at the branch's end, RFC 3339 [default:
+    /// now] (for reproducible output).
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
     /// Write the sealed session here (atomically; `.gz` compresses)
     /// instead of to stdout.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
