@@ -31,8 +31,13 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
                     .ok()
                     .and_then(|n| n.as_string())
                     .unwrap_or_else(|| "redacted.jsonl".to_owned());
+                let notes = Reflect::get(&data, &"notes".into())
+                    .ok()
+                    .and_then(|n| n.as_string())
+                    .map(|n| n.lines().map(str::to_owned).collect())
+                    .unwrap_or_default();
                 save(&blob, &name);
-                on_response(Response::DownloadDone { name });
+                on_response(Response::DownloadDone { name, notes });
                 return;
             }
         }

@@ -7,21 +7,22 @@
 
 use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind};
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 // Values the core computes for the CLI and the viewer alike cross as they
 // are: no mirror types to drift.
 pub use retrace_core::{Hit, SearchFilter, Stats};
 
-/// From the page to the worker.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+/// From the page to the worker, written as `{"kind": …, fields…}` and read
+/// with [`Request::from_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Request {
     /// Read the files sent along (one session: a main file and its side
-    /// files). `leaf` is a leaf label to resolve (from a deep link).
+    /// files). `leaf_label` and `entry` are labels to resolve (from a deep
+    /// link).
     Open {
-        #[serde(default)]
-        leaf: Option<String>,
-        #[serde(default)]
+        leaf_label: Option<String>,
         entry: Option<String>,
     },
     /// The rows of the branch ending at `leaf`.
@@ -44,6 +45,122 @@ pub enum Request {
     /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
     /// `retrace redact --mode MODE` writes them; sent back as a `Blob`.
     Download { file: u32, mode: String },
+    /// Where the branch ending at `leaf` can be forked and which of its
+    /// tool calls have no result (`retrace_core::safe_points`,
+    /// `open_calls`); answered by [`Response::EditPoints`].
+    EditPoints { leaf: u32 },
+    /// A new session forked at row `row` of the branch ending at `leaf`
+    /// (`retrace_core::fork`); sent back as a `Blob` with its notes.
+    Fork { leaf: u32, row: u32 },
+    /// The branch ending at `leaf` with its unpaired calls sealed
+    /// (`retrace_core::seal`); sent back as a `Blob` with its notes.
+    Seal { leaf: u32 },
+}
+
+impl Request {
+    /// Reads what the page wrote. By hand rather than derived, as
+    /// [`Response::from_json`]: serde's derive for an internally tagged
+    /// enum buffers the request in a generic tree first, and its code was
+    /// the largest function of the worker's wasm (growing with each kind).
+    /// Here the request is read as a `serde_json::Value`, with the parser
+    /// the worker reads every body with, and the kind picks its fields.
+    pub fn from_json(text: &str) -> Result<Request, serde_json::Error> {
+        use serde::de::Error;
+
+        let v: Value = serde_json::from_slice(text.as_bytes())?;
+        let kind = v
+            .get("kind")
+            .and_then(Value::as_str)
+            .ok_or_else(|| serde_json::Error::custom("a request without a `kind`"))?;
+        let fail = |field: &str| {
+            serde_json::Error::custom(format!("a `{kind}` request without a valid `{field}`"))
+        };
+        let number = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| fail(field))
+        };
+        let text = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| fail(field))
+        };
+        let flag = |field: &str, within: &Value| {
+            within
+                .get(field)
+                .and_then(Value::as_bool)
+                .ok_or_else(|| fail(field))
+        };
+        let label = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
+        Ok(match kind {
+            "open" => Request::Open {
+                leaf_label: label("leaf_label"),
+                entry: label("entry"),
+            },
+            "branch" => Request::Branch {
+                leaf: number("leaf")?,
+            },
+            "bodies" => Request::Bodies {
+                leaf: number("leaf")?,
+                start: number("start")?,
+                end: number("end")?,
+            },
+            "search" => {
+                let filter = v.get("filter").ok_or_else(|| fail("filter"))?;
+                Request::Search {
+                    query: text("query")?,
+                    filter: SearchFilter {
+                        user: flag("user", filter)?,
+                        assistant: flag("assistant", filter)?,
+                        tool: flag("tool", filter)?,
+                        events: flag("events", filter)?,
+                    },
+                }
+            }
+            "stats" => Request::Stats,
+            "image" => Request::Image {
+                leaf: number("leaf")?,
+                row: number("row")?,
+                image: number("image")?,
+            },
+            "previews" => Request::Previews {
+                segments: v
+                    .get("segments")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("segments"))?,
+            },
+            "sensitive" => Request::Sensitive {
+                hide: flag("hide", &v)?,
+            },
+            "scan" => Request::Scan,
+            "download" => Request::Download {
+                file: number("file")?,
+                mode: text("mode")?,
+            },
+            "edit_points" => Request::EditPoints {
+                leaf: number("leaf")?,
+            },
+            "fork" => Request::Fork {
+                leaf: number("leaf")?,
+                row: number("row")?,
+            },
+            "seal" => Request::Seal {
+                leaf: number("leaf")?,
+            },
+            other => {
+                return Err(serde_json::Error::custom(format!(
+                    "unknown request kind `{other}`"
+                )))
+            }
+        })
+    }
 }
 
 /// From the worker to the page, written as `{"kind": …, "data": {…}}` and
@@ -107,6 +224,15 @@ pub enum Response {
     #[serde(skip)]
     DownloadDone {
         name: String,
+        /// What a fork or a seal did (the core's notes), one a line.
+        notes: Vec<String>,
+    },
+    /// The rows of a branch that are safe fork points (its last row, a
+    /// leaf, too) and its tool calls without a result (`name (id)`).
+    EditPoints {
+        leaf: u32,
+        rows: Vec<u32>,
+        open: Vec<String>,
     },
     /// Segment previews, (segment, preview); segments where nothing is
     /// said have none.
@@ -280,6 +406,12 @@ impl Response {
             scan: ScanReport,
         }
         #[derive(Deserialize)]
+        struct EditPoints {
+            leaf: u32,
+            rows: Vec<u32>,
+            open: Vec<String>,
+        }
+        #[derive(Deserialize)]
         struct DownloadProgress {
             file: u32,
             done: u64,
@@ -359,6 +491,14 @@ impl Response {
                     file: d.file,
                     done: d.done,
                     total: d.total,
+                }
+            }
+            "edit_points" => {
+                let e: EditPoints = read(data)?;
+                Response::EditPoints {
+                    leaf: e.leaf,
+                    rows: e.rows,
+                    open: e.open,
                 }
             }
             other => {
@@ -616,6 +756,11 @@ mod tests {
                 done: 1,
                 total: 2,
             },
+            Response::EditPoints {
+                leaf: 4,
+                rows: vec![1, 3],
+                open: vec!["bash (call-2)".into()],
+            },
         ];
         for r in all {
             let json = serde_json::to_string(&r).unwrap();
@@ -623,6 +768,88 @@ mod tests {
             assert_eq!(serde_json::to_string(&back).unwrap(), json);
         }
         assert!(Response::from_json(r#"{"kind":"nope"}"#).is_err());
+    }
+
+    #[test]
+    fn every_request_reads_back() {
+        let all = [
+            Request::Open {
+                leaf_label: Some("e9".into()),
+                entry: None,
+            },
+            Request::Open {
+                leaf_label: None,
+                entry: Some("L3".into()),
+            },
+            Request::Branch { leaf: 9 },
+            Request::Bodies {
+                leaf: 9,
+                start: 2,
+                end: 14,
+            },
+            Request::Search {
+                query: "q \"x\"".into(),
+                filter: SearchFilter {
+                    events: true,
+                    ..SearchFilter::default()
+                },
+            },
+            Request::Stats,
+            Request::Image {
+                leaf: 1,
+                row: 2,
+                image: 3,
+            },
+            Request::Previews {
+                segments: vec![0, 4],
+            },
+            Request::Sensitive { hide: false },
+            Request::Scan,
+            Request::Download {
+                file: 1,
+                mode: "typed".into(),
+            },
+            Request::EditPoints { leaf: 7 },
+            Request::Fork { leaf: 7, row: 12 },
+            Request::Seal { leaf: 7 },
+        ];
+        for r in all {
+            let json = serde_json::to_string(&r).unwrap();
+            assert_eq!(Request::from_json(&json).unwrap(), r, "{json}");
+        }
+        assert_eq!(
+            serde_json::to_string(&Request::Fork { leaf: 7, row: 12 }).unwrap(),
+            r#"{"kind":"fork","leaf":7,"row":12}"#
+        );
+        for (bad, says) in [
+            (r#"{"kind":"nope"}"#, "unknown request kind `nope`"),
+            (
+                r#"{"kind":"fork","leaf":1}"#,
+                "a `fork` request without a valid `row`",
+            ),
+            (
+                r#"{"kind":"branch","leaf":"e1"}"#,
+                "a `branch` request without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"branch","leaf":4294967296}"#,
+                "without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"search","query":"q","filter":{"user":true}}"#,
+                "without a valid `assistant`",
+            ),
+            (
+                r#"{"kind":"previews","segments":[1,"x"]}"#,
+                "without a valid `segments`",
+            ),
+            (r#"{"leaf":1}"#, "a request without a `kind`"),
+            ("[1]", "a request without a `kind`"),
+            ("{", "EOF"),
+        ] {
+            let e = Request::from_json(bad).unwrap_err().to_string();
+            assert!(e.contains(says), "{bad}: {e}");
+        }
     }
 
     #[test]

@@ -211,11 +211,17 @@ impl Download {
 
 /// The name a redacted copy of `name` is saved under.
 pub fn download_name(name: &str) -> String {
+    edited_name(name, "redacted")
+}
+
+/// The name a changed copy of `name` is saved under: `{stem}.{what}.{ext}`
+/// (`session.fork.jsonl`, `session.sealed.jsonl`), gzip dropped.
+pub fn edited_name(name: &str, what: &str) -> String {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     let base = base.strip_suffix(".gz").unwrap_or(base);
     match base.rsplit_once('.') {
-        Some((stem, ext)) if !stem.is_empty() => format!("{stem}.redacted.{ext}"),
-        _ => format!("{base}.redacted"),
+        Some((stem, ext)) if !stem.is_empty() => format!("{stem}.{what}.{ext}"),
+        _ => format!("{base}.{what}"),
     }
 }
 
@@ -231,5 +237,10 @@ mod tests {
         );
         assert_eq!(download_name("rollout.jsonl.gz"), "rollout.redacted.jsonl");
         assert_eq!(download_name("notes"), "notes.redacted");
+        assert_eq!(
+            edited_name("a/branching.jsonl", "fork"),
+            "branching.fork.jsonl"
+        );
+        assert_eq!(edited_name("x.jsonl.gz", "sealed"), "x.sealed.jsonl");
     }
 }

@@ -159,13 +159,50 @@ pub fn live_segments(outline: &[SegmentInfo], current: u32, default: Option<u32>
     live
 }
 
+// The page writes its numbers with integers: a float's `{:.1}` or `{}`
+// would link Rust's float printer, kilobytes of the bundle.
+
+/// `n / 10^places` with `places` decimals: `decimal(1234, 1)` is `123.4`.
+pub fn decimal(n: u64, places: u32) -> String {
+    let scale = 10u64.pow(places);
+    match places {
+        0 => n.to_string(),
+        _ => {
+            let frac = (n % scale).to_string();
+            let zeros = "0".repeat(places as usize - frac.len());
+            format!("{}.{zeros}{frac}", n / scale)
+        }
+    }
+}
+
+/// `x` rounded to `places` decimals, half away from zero, written so:
+/// `fixed(0.0126, 2)` is `0.01`, `fixed(-2.5, 0)` is `-3`.
+pub fn fixed(x: f64, places: u32) -> String {
+    let n = (x.abs() * 10f64.powi(places as i32)).round() as u64;
+    let sign = if x < 0.0 && n > 0 { "-" } else { "" };
+    format!("{sign}{}", decimal(n, places))
+}
+
+/// Milliseconds as seconds, as short as exact: `2000` is `2`, `2500` is
+/// `2.5`, `1234` is `1.234`.
+pub fn seconds(ms: u64) -> String {
+    let mut s = decimal(ms, 3);
+    while s.ends_with('0') {
+        s.pop();
+    }
+    if s.ends_with('.') {
+        s.pop();
+    }
+    s
+}
+
 /// Human duration: `850 ms`, `12.3 s`, `4 min 5 s`, `2 h 3 min`, `3 d 4 h`.
 pub fn duration(ms: i64) -> String {
     let ms = ms.max(0);
     let s = ms / 1000;
     match s {
         _ if ms < 1000 => format!("{ms} ms"),
-        0..=59 => format!("{:.1} s", ms as f64 / 1000.0),
+        0..=59 => format!("{} s", decimal((ms as u64 + 50) / 100, 1)),
         60..=3599 => format!("{} min {} s", s / 60, s % 60),
         3600..=86_399 => format!("{} h {} min", s / 3600, (s % 3600) / 60),
         _ => format!("{} d {} h", s / 86_400, (s % 86_400) / 3600),
@@ -176,9 +213,9 @@ pub fn duration(ms: i64) -> String {
 pub fn bytes(n: u64) -> String {
     match n {
         0..=999 => format!("{n} B"),
-        1_000..=999_999 => format!("{:.1} KB", n as f64 / 1e3),
-        1_000_000..=999_999_999 => format!("{:.1} MB", n as f64 / 1e6),
-        _ => format!("{:.2} GB", n as f64 / 1e9),
+        1_000..=999_999 => format!("{} KB", decimal((n + 50) / 100, 1)),
+        1_000_000..=999_999_999 => format!("{} MB", decimal((n + 50_000) / 100_000, 1)),
+        _ => format!("{} GB", decimal((n + 5_000_000) / 10_000_000, 2)),
     }
 }
 
@@ -244,8 +281,31 @@ mod tests {
         assert_eq!(duration(12_345), "12.3 s");
         assert_eq!(duration(245_000), "4 min 5 s");
         assert_eq!(duration(7_380_000), "2 h 3 min");
+        assert_eq!(duration(59_960), "60.0 s");
+        assert_eq!(bytes(512), "512 B");
+        assert_eq!(bytes(12_049), "12.0 KB");
+        assert_eq!(bytes(3_450_000), "3.5 MB");
         assert_eq!(bytes(1_020_000_000), "1.02 GB");
+        assert_eq!(bytes(999_999_999_999), "1000.00 GB");
         assert_eq!(count(1_234_567), "1\u{2009}234\u{2009}567");
         assert_eq!(count(999), "999");
+    }
+
+    #[test]
+    fn numbers_with_decimals_in_integers() {
+        assert_eq!(decimal(1234, 1), "123.4");
+        assert_eq!(decimal(5, 3), "0.005");
+        assert_eq!(decimal(7, 0), "7");
+        assert_eq!(fixed(0.0126, 2), "0.01");
+        assert_eq!(fixed(1.23456, 4), "1.2346");
+        assert_eq!(fixed(12.5, 0), "13");
+        assert_eq!(fixed(-2.5, 0), "-3");
+        assert_eq!(fixed(-0.0001, 2), "0.00");
+        assert_eq!(fixed(33.3333, 3), "33.333");
+        assert_eq!(seconds(2000), "2");
+        assert_eq!(seconds(2500), "2.5");
+        assert_eq!(seconds(1234), "1.234");
+        assert_eq!(seconds(0), "0");
+        assert_eq!(seconds(10), "0.01");
     }
 }

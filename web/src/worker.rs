@@ -10,8 +10,9 @@ use std::sync::Arc;
 use js_sys::{Array, Uint8Array};
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    event_line, order_files, search, segment_preview, EntryId, FileId, Flags, Inflated, Listing,
-    Reader, Row, RowKind, SearchFilter, Session, Source, SourceError, Stats, SEARCH_LIMIT,
+    entry_ids, event_line, fork, open_calls, order_files, safe_points, seal, search,
+    segment_preview, uuid_v4, EntryId, FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row,
+    RowKind, SearchFilter, Session, Source, SourceError, Stamp, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -21,7 +22,7 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use crate::protocol::{
     FileSummary, Request, Response, RowBody, RowInfo, Rows, SegmentInfo, SubagentInfo, Summary,
 };
-use crate::sensitive::{download_name, Download, Scan};
+use crate::sensitive::{download_name, edited_name, Download, Scan};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -84,7 +85,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
         .ok()
         .and_then(|v| v.as_string())
         .unwrap_or_default();
-    let request: Request = match serde_json::from_str(&text) {
+    let request = match Request::from_json(&text) {
         Ok(r) => r,
         Err(e) => {
             return vec![Response::Failed {
@@ -93,7 +94,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
         }
     };
     match request {
-        Request::Open { leaf, entry } => {
+        Request::Open { leaf_label, entry } => {
             let files: Vec<File> = js_sys::Reflect::get(data, &"files".into())
                 .ok()
                 .map(|v| v.unchecked_into::<Array>())
@@ -105,7 +106,7 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 next
             });
             wasm_bindgen_futures::spawn_local(async move {
-                let result = open(files, leaf.as_deref(), entry.as_deref(), generation).await;
+                let result = open(files, leaf_label.as_deref(), entry.as_deref(), generation).await;
                 match result {
                     Ok(Some(summary)) => post(&Response::Opened {
                         summary: Box::new(summary),
@@ -143,6 +144,18 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 }
                 open.downloads.push_back(Download::new(file, mode));
                 open.start_jobs();
+                Ok(Response::Ready)
+            }
+            Request::EditPoints { leaf } => open.edit_points(leaf),
+            Request::Fork { leaf, row } => {
+                let id = uuid_v4(random_bytes());
+                let (name, edited) = open.fork(leaf, row, &id, js_sys::Date::now())?;
+                post_edited(&name, edited);
+                Ok(Response::Ready)
+            }
+            Request::Seal { leaf } => {
+                let (name, edited) = open.seal(leaf, random_bytes, js_sys::Date::now())?;
+                post_edited(&name, edited);
                 Ok(Response::Ready)
             }
             Request::Open { .. } => unreachable!("handled above"),
@@ -559,6 +572,97 @@ impl<S: Source> Open<S> {
         })
     }
 
+    /// The safe fork points of the branch ending at `leaf`, as row
+    /// indices (its last row too: a leaf can always be forked), and its
+    /// tool calls left without a result.
+    fn edit_points(&mut self, leaf: u32) -> Result<Response, String> {
+        let rows = self.rows(leaf)?.to_vec();
+        let at = EntryId(leaf);
+        let points = safe_points(&self.session, &mut self.source, at).map_err(|e| e.to_string())?;
+        let mut safe: Vec<u32> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                r.entries
+                    .last()
+                    .is_some_and(|e| points.iter().any(|p| p.entry == *e))
+            })
+            .map(|(i, _)| i as u32)
+            .collect();
+        if let Some(last) = rows.len().checked_sub(1) {
+            if safe.last() != Some(&(last as u32)) {
+                safe.push(last as u32);
+            }
+        }
+        let open = open_calls(&self.session, &mut self.source, at)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|c| format!("{} ({})", c.name, c.id))
+            .collect();
+        Ok(Response::EditPoints {
+            leaf,
+            rows: safe,
+            open,
+        })
+    }
+
+    /// A new session forked at row `row` of the branch ending at `leaf`,
+    /// with the name to save it under: `{id}.jsonl` for Claude Code (its
+    /// file names the session), `{stem}.fork.jsonl` otherwise.
+    fn fork(
+        &mut self,
+        leaf: u32,
+        row: u32,
+        id: &str,
+        now_ms: f64,
+    ) -> Result<(String, retrace_core::Edited), String> {
+        let rows = self.rows(leaf)?;
+        let last = rows.len().checked_sub(1);
+        let at = match rows.get(row as usize) {
+            _ if Some(row as usize) == last => EntryId(leaf),
+            Some(r) => *r.entries.last().expect("a row has entries"),
+            None => return Err(format!("no row {row} on this branch")),
+        };
+        let file = self.session.entry(at).file;
+        let name = self.session.files()[file.0 as usize].name.clone();
+        let lineage = ForkLineage {
+            new_session_id: id.to_owned(),
+            parent_path: Some(name.clone()),
+            time_ms: now_ms as i64,
+        };
+        let edited = fork(&self.session, &mut self.source, at, &lineage)
+            .map_err(|e| format!("cannot fork at {}: {e}", self.session.label(at)))?;
+        let name = if self.session.file_format(file) == retrace_core::Format::ClaudeCode {
+            format!("{id}.jsonl")
+        } else {
+            edited_name(&name, "fork")
+        };
+        Ok((name, edited))
+    }
+
+    /// The branch ending at `leaf` with each call left without a result
+    /// answered (`{stem}.sealed.jsonl`), its new lines' ids made from
+    /// `random` bytes as the CLI makes them.
+    fn seal(
+        &mut self,
+        leaf: u32,
+        random: impl FnMut() -> [u8; 16],
+        now_ms: f64,
+    ) -> Result<(String, retrace_core::Edited), String> {
+        self.rows(leaf)?;
+        let at = EntryId(leaf);
+        let mut new_id = entry_ids(&self.session, None, random);
+        let mut stamp = Stamp {
+            time_ms: now_ms as i64,
+            new_id: &mut new_id,
+        };
+        let edited = seal(&self.session, &mut self.source, at, &mut stamp, false)
+            .map_err(|e| format!("cannot seal: {e}"))?;
+        let file = self.session.entry(at).file;
+        let name = edited_name(&self.session.files()[file.0 as usize].name, "sealed");
+        Ok((name, edited))
+    }
+
     /// Starts the background job loop unless it runs.
     fn start_jobs(&mut self) {
         if !self.ticking {
@@ -735,23 +839,52 @@ fn schedule_tick() {
         scope.set_timeout_with_callback_and_timeout_and_arguments_0(callback.unchecked_ref(), 0);
 }
 
-/// Hands a finished download to the page: a `Blob` cannot travel as JSON,
-/// so it goes beside the JSON.
+/// 16 bytes from the browser's random source, for new ids (the core
+/// draws none); `Math.random` should `crypto` fail, since a maker of pi
+/// ids draws until it finds one not taken.
+fn random_bytes() -> [u8; 16] {
+    let mut bytes = [0u8; 16];
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let drawn = scope
+        .crypto()
+        .and_then(|c| c.get_random_values_with_u8_array(&mut bytes))
+        .is_ok();
+    if !drawn {
+        bytes.fill_with(|| (js_sys::Math::random() * 256.0) as u8);
+    }
+    bytes
+}
+
+/// Hands a fork's or a seal's bytes to the page as a download, with the
+/// core's notes.
+fn post_edited(name: &str, edited: retrace_core::Edited) {
+    let notes: Vec<String> = edited.notes.into_iter().map(|n| n.message).collect();
+    let parts = Array::of1(&Uint8Array::from(edited.bytes.as_slice()));
+    post_file(name, &parts, "notes", notes.join("\n").into());
+}
+
+/// Hands a finished redacted copy to the page as a download.
 fn post_download(session: &Session, job: &Download) {
     let name = download_name(&session.files()[job.file as usize].name);
+    post_file(&name, &job.chunks, "file", job.file.into());
+}
+
+/// Hands a file made here to the page, which saves it: a `Blob` cannot
+/// travel as JSON, so it goes beside the JSON, with one more field (`file`:
+/// the input a redacted copy is of; `notes`: what a fork or a seal did).
+fn post_file(name: &str, parts: &Array, key: &str, value: JsValue) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/x-ndjson");
-    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(&job.chunks, &options)
-    else {
+    let Ok(blob) = web_sys::Blob::new_with_u8_array_sequence_and_options(parts, &options) else {
         post(&Response::Failed {
-            message: "cannot assemble the redacted file".to_owned(),
+            message: format!("cannot assemble {name}"),
         });
         return;
     };
     let message = js_sys::Object::new();
     let _ = js_sys::Reflect::set(&message, &"download".into(), &blob);
     let _ = js_sys::Reflect::set(&message, &"name".into(), &name.into());
-    let _ = js_sys::Reflect::set(&message, &"file".into(), &job.file.into());
+    let _ = js_sys::Reflect::set(&message, &key.into(), &value);
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     let _ = scope.post_message(&message);
 }

@@ -414,6 +414,10 @@ pub(crate) struct SealArgs {
     /// Only list the calls that would be sealed; write nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// The time of sealing lines at the branch's end, RFC 3339 [default:
+    /// now] (for reproducible output).
+    #[arg(long, hide = true)]
+    pub time: Option<String>,
     /// Write the sealed session here (atomically; `.gz` compresses)
     /// instead of to stdout.
     #[arg(short = 'o', long = "output", value_name = "OUT")]
@@ -422,10 +426,6 @@ pub(crate) struct SealArgs {
     /// needs `-o`, or `--dry-run`).
     #[arg(long)]
     pub json: bool,
-    /// The sealing lines' time, RFC 3339 [default: now] (for reproducible
-    /// output).
-    #[arg(long, hide = true)]
-    pub time: Option<String>,
 }
 
 #[derive(Args)]

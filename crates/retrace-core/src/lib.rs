@@ -42,10 +42,10 @@ pub mod redact;
 mod test_rng;
 
 pub use edit::{
-    compact, estimate_tokens, fork, open_calls, plan as compaction_plan, repair, resume_check,
-    safe_points, salvage, seal, snapshot, Budget, CompactionPlan, CutRule, EditError, Edited,
-    ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint, Salvage, SnapshotTarget, Stage,
-    Stamp, IMAGE_TOKENS,
+    compact, entry_ids, estimate_tokens, fork, open_calls, plan as compaction_plan, repair,
+    resume_check, safe_points, salvage, seal, snapshot, uuid_v4, Budget, CompactionPlan, CutRule,
+    EditError, Edited, ForkLineage, Note, OpenCall, Rejected, Resumable, SafePoint, Salvage,
+    SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
 };
 pub use format::{
     order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile, Subagent,

@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 
 use super::viewer;
-use crate::state::{bytes, count, duration};
+use crate::state::{bytes, count, duration, fixed};
 
 #[component]
 pub fn Details() -> impl IntoView {
@@ -44,7 +44,7 @@ pub fn Details() -> impl IntoView {
                 })}
                 <dt>"Index"</dt>
                 <dd>
-                    {format!("{:.0} ms ({:.0} ms waiting for reads) · worker memory ", s.open_ms, s.read_ms)}
+                    {format!("{} ms ({} ms waiting for reads) · worker memory ", fixed(s.open_ms, 0), fixed(s.read_ms, 0))}
                     <span id="worker-memory">{bytes(s.memory)}</span>
                 </dd>
             </dl>
@@ -80,7 +80,7 @@ pub fn Details() -> impl IntoView {
                         <td>{count(m.output_tokens)}</td>
                         <td>{count(m.cache_read_tokens)}</td>
                         <td>{count(m.cache_write_tokens)}</td>
-                        <td>{m.cost_usd.map(|c| format!("${c:.2}")).unwrap_or_default()}</td>
+                        <td>{m.cost_usd.map(|c| format!("${}", fixed(c, 2))).unwrap_or_default()}</td>
                     </tr>
                 }
             })
@@ -145,6 +145,7 @@ pub fn Details() -> impl IntoView {
             {overview}
             {stats}
             <super::sensitive::Review/>
+            <super::edit::EditPanel/>
             {diagnostics}
         </aside>
     }

@@ -7,7 +7,7 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{DragEvent, File, FileList};
 
 use super::{viewer, Viewer};
-use crate::state::bytes;
+use crate::state::{bytes, fixed};
 
 fn files_of(list: Option<FileList>) -> Vec<File> {
     let Some(list) = list else {
@@ -185,8 +185,8 @@ pub fn Status() -> impl IntoView {
                 if let Some((done, total)) = v.progress.get() {
                     let pct = if total > 0 { done as f64 * 100.0 / total as f64 } else { 0.0 };
                     view! {
-                        <div class="progress" role="progressbar" aria-valuenow=format!("{pct:.0}")>
-                            <div class="bar" style=format!("width: {pct:.1}%")></div>
+                        <div class="progress" role="progressbar" aria-valuenow=fixed(pct, 0)>
+                            <div class="bar" style=format!("width: {}%", fixed(pct, 1))></div>
                             <span>{format!("reading {} of {}", bytes(done), bytes(total))}</span>
                         </div>
                     }
@@ -212,7 +212,7 @@ pub fn Status() -> impl IntoView {
                             " · "
                             {format!("{} entries", crate::state::count(s.figures.entries as u64))}
                             " · "
-                            {format!("indexed in {:.0} ms", s.open_ms)}
+                            {format!("indexed in {} ms", fixed(s.open_ms, 0))}
                         </span>
                     }
                         .into_any()

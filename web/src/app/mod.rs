@@ -2,6 +2,7 @@
 
 mod conversation;
 mod details;
+mod edit;
 mod loading;
 mod player;
 mod row;
@@ -55,6 +56,10 @@ pub struct Viewer {
     pub scan: RwSignal<Option<ScanReport>>,
     /// A redacted download being written: (file, done, total).
     pub download: RwSignal<Option<(u32, u64, u64)>>,
+    /// Where the branch shown can be forked and its unpaired calls.
+    pub edit: RwSignal<Option<edit::Points>>,
+    /// The last fork or seal saved: its file name and the core's notes.
+    pub edited: RwSignal<Option<(String, Vec<String>)>>,
     /// Images asked for, by (row, image), as `data:` URLs.
     pub images: RwSignal<HashMap<(usize, usize), String>>,
     pub stats_pending: RwSignal<bool>,
@@ -128,6 +133,8 @@ impl Viewer {
             hide_sensitive: RwSignal::new(true),
             scan: RwSignal::new(None),
             download: RwSignal::new(None),
+            edit: RwSignal::new(None),
+            edited: RwSignal::new(None),
             images: RwSignal::new(HashMap::new()),
             stats_pending: RwSignal::new(false),
             stats_asked: RwSignal::new(false),
@@ -149,6 +156,7 @@ impl Viewer {
         self.previews.set(HashMap::new());
         self.scan.set(None);
         self.download.set(None);
+        self.edited.set(None);
         self.failure.set(None);
         self.stats.set(None);
         self.stats_asked.set(false);
@@ -159,7 +167,7 @@ impl Viewer {
         self.progress.set(Some((0, total)));
         client::send(
             &Request::Open {
-                leaf: spot.leaf,
+                leaf_label: spot.leaf,
                 entry: spot.entry,
             },
             &files,
@@ -178,6 +186,7 @@ impl Viewer {
         self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
         self.images.set(HashMap::new());
+        self.edit.set(None);
         self.focus.set(None);
         REQUESTED.with(|r| *r.borrow_mut() = (Some(leaf), HashSet::new()));
         REPLAY.with(|r| r.borrow_mut().pause());
@@ -436,6 +445,11 @@ fn on_response(v: Viewer, response: Response) {
             }
             sync_replay(v);
             v.request_bodies();
+            // Fork points and unpaired calls read every body of the
+            // branch: asked for at once only for a session small enough.
+            if summary_size(&v) <= AUTO_STATS_BYTES {
+                client::send(&Request::EditPoints { leaf }, &[]);
+            }
             if v.stats_pending.get_untracked() {
                 v.stats_pending.set(false);
                 v.stats_asked.set(true);
@@ -505,7 +519,17 @@ fn on_response(v: Viewer, response: Response) {
         Response::DownloadProgress { file, done, total } => {
             v.download.set(Some((file, done, total)))
         }
-        Response::DownloadDone { .. } => v.download.set(None),
+        Response::DownloadDone { name, notes } => {
+            v.download.set(None);
+            if !notes.is_empty() {
+                v.edited.set(Some((name, notes)));
+            }
+        }
+        Response::EditPoints { leaf, rows, open } => {
+            if v.leaf.get_untracked() == Some(leaf) {
+                v.edit.set(Some(edit::Points { leaf, rows, open }));
+            }
+        }
         Response::Failed { message } => {
             v.progress.set(None);
             v.failure.set(Some(message));

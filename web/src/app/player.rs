@@ -7,7 +7,7 @@ use retrace_core::{Marks, ReplayOptions, Speed};
 
 use super::{viewer, REPLAY};
 use crate::protocol::Rows;
-use crate::state::duration;
+use crate::state::{duration, fixed, seconds};
 
 #[component]
 pub fn Player() -> impl IntoView {
@@ -50,7 +50,7 @@ pub fn Player() -> impl IntoView {
                     view! {
                         <button
                             class=format!("marker {kind}")
-                            style=format!("left: {left:.3}%")
+                            style=format!("left: {}%", fixed(left, 3))
                             title=title
                             on:click=move |_| v.focus_row(row)
                         ></button>
@@ -112,7 +112,7 @@ pub fn Player() -> impl IntoView {
                     type="number"
                     min="0"
                     step="0.5"
-                    prop:value=move || (v.options.get().max_gap_ms as f64 / 1000.0).to_string()
+                    prop:value=move || seconds(v.options.get().max_gap_ms)
                     on:change=move |ev| {
                         if let Ok(s) = event_target_value(&ev).parse::<f64>() {
                             let ms = (s.max(0.0) * 1000.0) as u64;
@@ -124,7 +124,7 @@ pub fn Player() -> impl IntoView {
             </label>
             <div class="scrubber">
                 <div class="track">
-                    <div class="played" style=move || format!("width: {:.3}%", at() as f64 * 100.0 / total() as f64)></div>
+                    <div class="played" style=move || format!("width: {}%", fixed(at() as f64 * 100.0 / total() as f64, 3))></div>
                     {markers}
                 </div>
                 <input

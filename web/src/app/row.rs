@@ -111,6 +111,7 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             <span class="spacer"></span>
             <span class="time">{time}</span>
+            {super::edit::fork_button(index)}
             <button class="where" title="Link to this row" on:click=move |_| v.focus_row(index)>{where_}</button>
         </header>
     }
@@ -213,7 +214,7 @@ fn message_view(index: usize, m: Message) -> impl IntoView {
             u.input, u.output, u.cache_read, u.cache_write
         ));
         if let Some(cost) = u.cost {
-            meta.push(format!("${cost:.4}"));
+            meta.push(format!("${}", crate::state::fixed(cost, 4)));
         }
     }
     if let Some(stop) = m

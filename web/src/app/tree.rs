@@ -157,7 +157,10 @@ fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> 
     if seg.has_default {
         meta.push_str(" · latest");
     }
-    let style = format!("padding-left: {}em", 0.4 + seg.depth as f32 * 0.9);
+    let style = format!(
+        "padding-left: {}em",
+        crate::state::decimal(4 + 9 * u64::from(seg.depth), 1)
+    );
     let class = format!(
         "segment{}{}{}",
         if on_path { " on-path" } else { "" },

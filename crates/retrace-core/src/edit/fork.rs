@@ -30,11 +30,9 @@
 //!
 //! Generic lines give [`EditError::Unsupported`].
 
-use chrono::DateTime;
-use serde_json::{json, Map, Value};
+use serde_json::Value;
 
 use crate::model::entry::EntryId;
-use crate::model::event::{Event, EventData, StateTransition};
 use crate::model::format_id::Format;
 use crate::model::time::format_rfc3339_ms;
 use crate::read::scan::{scan_line, LineScan, ValueKind};
@@ -200,37 +198,50 @@ fn check_point(session: &Session, source: &mut dyn Source, at: EntryId) -> Resul
 
 /// A JSON string literal.
 fn quoted(s: &str) -> String {
-    Value::from(s).to_string()
+    serde_json::to_string(s).expect("a string serializes")
 }
 
-/// pi: a new header line in place of the first.
+/// pi: a new header line in place of the first: `type`, `version`, the
+/// new `id` and `timestamp`, `cwd`, the header's other fields (in key
+/// order), then the parent.
 fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result<Note, EditError> {
     let end = bytes
         .iter()
         .position(|&b| b == b'\n')
         .unwrap_or(bytes.len());
-    let old: Map<String, Value> = serde_json::from_slice(&bytes[..end])
-        .ok()
-        .filter(|m: &Map<String, Value>| m.get("type").and_then(Value::as_str) == Some("session"))
-        .ok_or_else(|| EditError::Invalid("the branch has no pi session header".into()))?;
+    // Parsed as a `Value`, the type every body is read as (one parser in
+    // the viewer's worker, not two).
+    let old = match serde_json::from_slice(&bytes[..end]) {
+        Ok(Value::Object(old)) if old.get("type").and_then(Value::as_str) == Some("session") => old,
+        _ => {
+            return Err(EditError::Invalid(
+                "the branch has no pi session header".into(),
+            ))
+        }
+    };
     let parent_key = if version == 1 {
         "branchedFrom"
     } else {
         "parentSession"
     };
-    let mut fields: Vec<(String, Value)> = Vec::new();
+    let mut line = String::from("{");
+    let mut field = |key: &str, value: &str| {
+        if line.len() > 1 {
+            line.push(',');
+        }
+        line.push_str(&quoted(key));
+        line.push(':');
+        line.push_str(value);
+    };
     for key in ["type", "version"] {
         if let Some(v) = old.get(key) {
-            fields.push((key.into(), v.clone()));
+            field(key, &v.to_string());
         }
     }
-    fields.push(("id".into(), lineage.new_session_id.clone().into()));
-    fields.push((
-        "timestamp".into(),
-        format_rfc3339_ms(lineage.time_ms).into(),
-    ));
+    field("id", &quoted(&lineage.new_session_id));
+    field("timestamp", &quoted(&format_rfc3339_ms(lineage.time_ms)));
     if let Some(cwd) = old.get("cwd") {
-        fields.push(("cwd".into(), cwd.clone()));
+        field("cwd", &cwd.to_string());
     }
     let named = [
         "type",
@@ -243,20 +254,11 @@ fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result
     ];
     for (k, v) in &old {
         if !named.contains(&k.as_str()) {
-            fields.push((k.clone(), v.clone()));
+            field(k, &v.to_string());
         }
     }
     if let Some(parent) = &lineage.parent_path {
-        fields.push((parent_key.into(), parent.clone().into()));
-    }
-    let mut line = String::from("{");
-    for (i, (k, v)) in fields.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        line.push_str(&quoted(k));
-        line.push(':');
-        line.push_str(&v.to_string());
+        field(parent_key, &quoted(parent));
     }
     line.push('}');
     // Keep the header's line ending (`\r\n` or `\n`).
@@ -286,12 +288,13 @@ fn pi_header(bytes: &mut Vec<u8>, version: u32, lineage: &ForkLineage) -> Result
 /// A splice of a line: replace `range` with `with`.
 type Splice = (std::ops::Range<usize>, String);
 
+/// What a line gets: its splices, or `None` to leave it out.
+type LineEdit<'a> = dyn FnMut(&[u8], &LineScan) -> Option<Vec<Splice>> + 'a;
+
 /// Applies the splices each line of `bytes` asks `edit` for (`None`: the
 /// line is left out); how many lines changed and how many were left out.
-fn edit_lines(
-    bytes: &mut Vec<u8>,
-    mut edit: impl FnMut(&[u8], &LineScan) -> Option<Vec<Splice>>,
-) -> (usize, usize) {
+/// `edit` is a `dyn`: one copy of this for every format, not one each.
+fn edit_lines(bytes: &mut Vec<u8>, edit: &mut LineEdit) -> (usize, usize) {
     let mut out = Vec::with_capacity(bytes.len() + 64);
     let mut scan = LineScan::default();
     let (mut changed, mut dropped) = (0, 0);
@@ -311,7 +314,15 @@ fn edit_lines(
             continue;
         }
         changed += 1;
-        splices.sort_by_key(|(r, _)| r.start);
+        // A line has a splice or two: sorted in place, without a generic
+        // sort's code.
+        for i in 1..splices.len() {
+            let mut j = i;
+            while j > 0 && splices[j - 1].0.start > splices[j].0.start {
+                splices.swap(j - 1, j);
+                j -= 1;
+            }
+        }
         let mut at = 0;
         for (range, with) in splices {
             out.extend_from_slice(&line[at..range.start]);
@@ -344,7 +355,7 @@ fn claude_session_ids(bytes: &mut Vec<u8>, lineage: &ForkLineage) -> Result<Note
     let new = quoted(&lineage.new_session_id);
     let new = new[1..new.len() - 1].to_owned();
     let mut old: Option<String> = None;
-    let (changed, _) = edit_lines(bytes, |line, scan| {
+    let (changed, _) = edit_lines(bytes, &mut |line, scan| {
         let splices = top_strings(scan, line, "sessionId").map(|range| {
             old.get_or_insert_with(|| String::from_utf8_lossy(&line[range.clone()]).into());
             (range, new.clone())
@@ -383,7 +394,7 @@ fn codex_meta(
 ) -> Result<Note, EditError> {
     let mut old: Option<String> = None;
     let mut first = true;
-    let (changed, _) = edit_lines(bytes, |line, scan| {
+    let (changed, _) = edit_lines(bytes, &mut |line, scan| {
         if old.is_some() {
             return Some(Vec::new());
         }
@@ -452,30 +463,36 @@ fn codex_meta(
 }
 
 /// Event streams: a `state_transition` appended that records the lineage.
+/// The line is written here, as `model::event::Event` would serialize it
+/// (`data`'s keys sorted, the time to the microsecond): going through
+/// `Event` and `serde_json::Value` cost the viewer's worker kilobytes.
 fn events_lineage(
     bytes: &mut Vec<u8>,
     session: &Session,
     at: EntryId,
     lineage: &ForkLineage,
 ) -> Result<Note, EditError> {
-    let time = DateTime::from_timestamp_millis(lineage.time_ms)
-        .ok_or_else(|| EditError::Invalid(format!("{} ms is out of range", lineage.time_ms)))?;
-    let event = Event::new(
-        time,
-        EventData::StateTransition(StateTransition {
-            from_node: "parent".into(),
-            to_node: "fork".into(),
-            state_diff: json!({
-                "lineage": {
-                    "session_id": lineage.new_session_id,
-                    "parent_session": lineage.parent_path,
-                    "forked_at": session.label(at),
-                }
-            }),
-            extra: Map::new(),
-        }),
-    );
-    let line = serde_json::to_string(&event).map_err(|e| EditError::Invalid(e.to_string()))?;
+    // Years 0000 to 9999: what RFC 3339 can write.
+    if !(-62_167_219_200_000..=253_402_300_799_999).contains(&lineage.time_ms) {
+        return Err(EditError::Invalid(format!(
+            "{} ms is out of range",
+            lineage.time_ms
+        )));
+    }
+    let time = format_rfc3339_ms(lineage.time_ms);
+    let mut line = String::from(r#"{"event_type":"state_transition","timestamp":""#);
+    // To the microsecond, as `Event` writes it.
+    line.push_str(&time[..time.len() - 1]);
+    line.push_str(r#"000Z","data":{"from_node":"parent","state_diff":{"lineage":{"forked_at":"#);
+    line.push_str(&quoted(&session.label(at)));
+    line.push_str(r#","parent_session":"#);
+    match &lineage.parent_path {
+        Some(p) => line.push_str(&quoted(p)),
+        None => line.push_str("null"),
+    }
+    line.push_str(r#","session_id":"#);
+    line.push_str(&quoted(&lineage.new_session_id));
+    line.push_str(r#"}},"to_node":"fork"}}"#);
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
     }

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::model::entry::EntryId;
 use crate::source::SourceError;
 
+mod ids;
 mod points;
 mod lists;
 mod gemini;
@@ -27,6 +28,7 @@ mod compact;
 
 pub use compact::{compact, estimate_tokens, plan, Budget, CompactionPlan, CutRule, IMAGE_TOKENS};
 pub use fork::{fork, ForkLineage};
+pub use ids::{entry_ids, uuid_v4};
 pub use points::{safe_points, SafePoint};
 pub use repair::{repair, salvage, Salvage};
 pub use resume::{resume_check, Resumable};
@@ -40,7 +42,8 @@ pub struct Stamp<'a> {
     pub time_ms: i64,
     /// A new id, called once per line written where the format gives lines
     /// ids (pi: 8 hex digits; Claude Code: a UUID). An operation checks it
-    /// is not already in the session.
+    /// is not already in the session. [`entry_ids`] makes them as the
+    /// format's agent does, from the caller's random bytes.
     pub new_id: &'a mut dyn FnMut() -> String,
 }
 

@@ -25,7 +25,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{gemini, lists};
 use crate::edit::{Answer, EditError, Edited, Note, Stamp};
@@ -424,28 +424,36 @@ pub(crate) fn replace_parent(line: &[u8], old: &str, new: Option<&str>) -> Vec<u
         while line.get(at).is_some_and(|b| b.is_ascii_whitespace()) {
             at += 1;
         }
-        let quoted = format!("\"{old}\"");
-        if line[at..].starts_with(quoted.as_bytes()) {
+        let was = format!("\"{old}\"");
+        if line[at..].starts_with(was.as_bytes()) {
             let mut out = Vec::with_capacity(line.len() + 40);
             out.extend_from_slice(&line[..at]);
-            out.extend_from_slice(json!(new).to_string().as_bytes());
-            out.extend_from_slice(&line[at + quoted.len()..]);
+            out.extend_from_slice(new.map_or_else(|| "null".to_owned(), quoted).as_bytes());
+            out.extend_from_slice(&line[at + was.len()..]);
             return out;
         }
     }
     line.to_vec()
 }
 
-/// A JSON object with its keys in the order given (as agents write them).
-fn object(pairs: Vec<(&str, Value)>) -> String {
+/// A JSON string literal.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).expect("a string serializes")
+}
+
+/// A JSON object with its keys in the order given (as agents write them),
+/// each value already JSON. Lines are written as text rather than built
+/// as `serde_json::Value`s, which cost the viewer's worker kilobytes; the
+/// nested objects keep the key order a `Value` gave them (sorted).
+fn object(pairs: &[(&str, String)]) -> String {
     let mut out = String::from("{");
-    for (i, (k, v)) in pairs.into_iter().enumerate() {
+    for (i, (k, v)) in pairs.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
-        out.push_str(&json!(k).to_string());
+        out.push_str(&quoted(k));
         out.push(':');
-        out.push_str(&v.to_string());
+        out.push_str(v);
     }
     out.push('}');
     out
@@ -462,40 +470,39 @@ fn sealing_line(
     time_ms: i64,
     stamp: &mut Stamp,
 ) -> (String, Option<String>) {
-    let time = format_rfc3339_ms(time_ms);
-    let text = text(call);
+    let time = quoted(&format_rfc3339_ms(time_ms));
+    let said = text(call);
+    let text = quoted(&said);
+    let (call_id, name) = (quoted(&call.id), quoted(&call.name));
     // Ids only where the session's lines have them (old pi and minimal
     // Claude Code files link lines by order).
     let id = parent.map(|_| (stamp.new_id)());
     match format {
         Format::Pi { .. } => {
-            let mut line = vec![("type", json!("message"))];
+            let mut line = vec![("type", r#""message""#.to_owned())];
             if let (Some(id), Some(parent)) = (&id, parent) {
-                line.push(("id", json!(id)));
-                line.push(("parentId", json!(parent)));
+                line.push(("id", quoted(id)));
+                line.push(("parentId", quoted(parent)));
             }
-            line.push(("timestamp", json!(time)));
+            line.push(("timestamp", time));
             line.push((
                 "message",
-                json!({
-                    "role": "toolResult",
-                    "toolCallId": call.id,
-                    "toolName": call.name,
-                    "content": [{"type": "text", "text": text}],
-                    "isError": true,
-                    "timestamp": time_ms,
-                }),
+                format!(
+                    r#"{{"content":[{{"text":{text},"type":"text"}}],"isError":true,"role":"toolResult","timestamp":{time_ms},"toolCallId":{call_id},"toolName":{name}}}"#
+                ),
             ));
-            (object(line), id)
+            (object(&line), id)
         }
         Format::ClaudeCode => {
             let mut line = Vec::new();
             if let Some(parent) = parent {
-                line.push(("parentUuid", json!(parent)));
+                line.push(("parentUuid", quoted(parent)));
             }
             line.push((
                 "isSidechain",
-                anchor.get("isSidechain").cloned().unwrap_or(json!(false)),
+                anchor
+                    .get("isSidechain")
+                    .map_or_else(|| "false".to_owned(), Value::to_string),
             ));
             for key in [
                 "userType",
@@ -506,34 +513,28 @@ fn sealing_line(
                 "agentId",
             ] {
                 if let Some(v) = anchor.get(key) {
-                    line.push((key, v.clone()));
+                    line.push((key, v.to_string()));
                 }
             }
-            line.push(("type", json!("user")));
+            line.push(("type", r#""user""#.to_owned()));
             line.push((
                 "message",
-                json!({
-                    "role": "user",
-                    "content": [{
-                        "type": "tool_result",
-                        "tool_use_id": call.id,
-                        "content": text,
-                        "is_error": true,
-                    }],
-                }),
+                format!(
+                    r#"{{"content":[{{"content":{text},"is_error":true,"tool_use_id":{call_id},"type":"tool_result"}}],"role":"user"}}"#
+                ),
             ));
             if let Some(id) = &id {
-                line.push(("uuid", json!(id)));
+                line.push(("uuid", quoted(id)));
             }
-            line.push(("timestamp", json!(time)));
-            line.push(("toolUseResult", json!(format!("Error: {text}"))));
+            line.push(("timestamp", time));
+            line.push(("toolUseResult", quoted(&format!("Error: {said}"))));
             // The assistant line holding the call, as Claude Code's own
             // results name it: not the parent, which for a later call of
             // the message is the previous sealing line.
             if let (Some(_), Some(uuid)) = (parent, call_line) {
-                line.push(("sourceToolAssistantUUID", json!(uuid)));
+                line.push(("sourceToolAssistantUUID", quoted(uuid)));
             }
-            (object(line), id)
+            (object(&line), id)
         }
         _ => {
             // Codex: a custom (freeform) call is answered in kind.
@@ -541,15 +542,15 @@ fn sealing_line(
                 Some("custom_tool_call") => "custom_tool_call_output",
                 _ => "function_call_output",
             };
-            let line = vec![
-                ("timestamp", json!(time)),
-                ("type", json!("response_item")),
+            let line = [
+                ("timestamp", time),
+                ("type", r#""response_item""#.to_owned()),
                 (
                     "payload",
-                    json!({"type": kind, "call_id": call.id, "output": text}),
+                    format!(r#"{{"call_id":{call_id},"output":{text},"type":"{kind}"}}"#),
                 ),
             ];
-            (object(line), None)
+            (object(&line), None)
         }
     }
 }

@@ -277,6 +277,14 @@ pub fn searchable_text(message: &Message) -> String {
     out
 }
 
+/// Milliseconds as seconds to a tenth, rounded half up (`1250` →
+/// `1.3`). In integers: formatting a float would link the float printer
+/// into the viewer's worker, several kilobytes for this one line.
+fn tenths(ms: u64) -> String {
+    let t = ms.saturating_add(50) / 100;
+    format!("{}.{}", t / 10, t % 10)
+}
+
 /// One line saying what an event entry (not a message) is: a setting
 /// change, a hook line, a compaction boundary…; for an entry of unknown
 /// type, its type and first few scalar fields. At most 300 characters.
@@ -310,7 +318,7 @@ pub fn event_line(body: &Value) -> String {
                 (Some("turn_duration"), _) => body
                     .get("durationMs")
                     .and_then(Value::as_u64)
-                    .map(|ms| format!("turn took {:.1} s", ms as f64 / 1000.0)),
+                    .map(|ms| format!("turn took {} s", tenths(ms))),
                 (sub, Some(c)) if !c.is_empty() => Some(match sub {
                     Some(sub) => format!("{sub}: {c}"),
                     None => c,
@@ -412,6 +420,18 @@ mod tests {
         // Fields in key order (serde_json sorts object keys).
         let v = json(r#"{"type":"future_entry","id":"x","note":"hi","n":3}"#);
         assert_eq!(event_line(&v), "future_entry · n: 3 · note: hi");
+        for (ms, says) in [
+            (0, "0.0"),
+            (49, "0.0"),
+            (50, "0.1"),
+            (1250, "1.3"),
+            (61_949, "61.9"),
+        ] {
+            let v = json(&format!(
+                r#"{{"type":"system","subtype":"turn_duration","durationMs":{ms}}}"#
+            ));
+            assert_eq!(event_line(&v), format!("turn took {says} s"));
+        }
         let long = format!(r#"{{"type":"system","content":"{}"}}"#, "x".repeat(400));
         assert_eq!(event_line(&json(&long)).chars().count(), 301);
     }

@@ -6,8 +6,8 @@
 use std::collections::HashSet;
 
 use retrace_core::{
-    fork, safe_points, snapshot, EditError, EntryId, ForkLineage, Format, Session, SnapshotTarget,
-    Stamp,
+    fork, safe_points, snapshot, EditError, EntryId, Event, EventData, ForkLineage, Format,
+    Session, SnapshotTarget, Stamp,
 };
 
 use crate::api_rules::validate_branch;
@@ -117,8 +117,24 @@ fn fork_branch(
                 // The lineage event, last.
                 let last = got.pop().expect("the lineage event");
                 let text = String::from_utf8(last).unwrap();
-                assert!(text.contains("\"state_transition\""), "{text}");
-                assert!(text.contains(NEW_ID), "{text}");
+                // Exactly the line `Event` writes for it (fork writes it
+                // by hand).
+                let event: Event = serde_json::from_str(&text).unwrap();
+                assert_eq!(serde_json::to_string(&event).unwrap(), text);
+                assert_eq!(event.timestamp.timestamp_millis(), TIME_MS);
+                let EventData::StateTransition(t) = &event.data else {
+                    panic!("{text}")
+                };
+                assert_eq!((&*t.from_node, &*t.to_node), ("parent", "fork"), "{text}");
+                assert_eq!(
+                    t.state_diff["lineage"],
+                    serde_json::json!({
+                        "session_id": NEW_ID,
+                        "parent_session": "/sessions/source.jsonl",
+                        "forked_at": p.id,
+                    }),
+                    "{text}"
+                );
             }
             Format::ClaudeCode => want = want.iter().map(|l| new_session_id(l)).collect(),
             _ => {}

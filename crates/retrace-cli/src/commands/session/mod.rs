@@ -158,48 +158,12 @@ pub(super) fn stamp_time(given: Option<&str>) -> Result<i64> {
     }
 }
 
-/// New entry ids for a sealed or repaired session, as its agent makes
-/// them: pi's 8 hex digits (not used in the file, nor drawn twice),
-/// otherwise UUID v4s (Claude Code's `uuid`s).
-/// `given` (`--id`), if any, is the first id drawn.
+/// New entry ids for a sealed, repaired, snapshotted or compacted session,
+/// as its agent makes them (`retrace_core::entry_ids` has the rule), from
+/// random UUIDs' bytes. `given` (`--id`), if any, is the first id drawn.
 pub(super) fn entry_ids<'a>(
     session: &'a retrace_core::Session,
-    mut given: Option<&'a str>,
+    given: Option<&'a str>,
 ) -> impl FnMut() -> String + 'a {
-    let pi = matches!(session.format(), retrace_core::Format::Pi { .. });
-    let mut drawn = std::collections::HashSet::new();
-    move || {
-        if let Some(id) = given.take() {
-            drawn.insert(id.to_owned());
-            return id.to_owned();
-        }
-        let id = if pi {
-            new_id(|id| drawn.contains(id) || session.find(id).is_some())
-        } else {
-            uuid::Uuid::new_v4().to_string()
-        };
-        drawn.insert(id.clone());
-        id
-    }
-}
-
-/// A new entry id as pi makes them: 8 hex digits of a random UUID, drawn
-/// again while `taken`.
-pub(super) fn new_id(taken: impl Fn(&str) -> bool) -> String {
-    loop {
-        let id = uuid::Uuid::new_v4().simple().to_string()[..8].to_owned();
-        if !taken(&id) {
-            return id;
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn ids_are_eight_hex_digits_not_taken() {
-        let id = super::new_id(|id| id.starts_with('0'));
-        assert_eq!(id.len(), 8);
-        assert!(id.bytes().all(|b| b.is_ascii_hexdigit()) && !id.starts_with('0'));
-    }
+    retrace_core::entry_ids(session, given, || *uuid::Uuid::new_v4().as_bytes())
 }

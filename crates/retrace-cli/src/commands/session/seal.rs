@@ -11,7 +11,7 @@ use retrace_core::{seal, Stamp};
 use retrace_io::OutputFile;
 use serde::Serialize;
 
-use super::leaf;
+use super::{leaf, stamp_time};
 use crate::args::{OutputOptions, ReadArgs, SealArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -52,7 +52,7 @@ fn run(args: &SealArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     let mut new_id = super::entry_ids(&loaded.session, None);
     let mut stamp = Stamp {
-        time_ms: super::stamp_time(args.time.as_deref())?,
+        time_ms: stamp_time(args.time.as_deref())?,
         new_id: &mut new_id,
     };
     let edited = seal(
