@@ -29,6 +29,10 @@
 //!   Google list whose tail starts with a user turn the summary opens that
 //!   turn instead (turns alternate).
 
+// Without the `list-writers` feature only the layout helpers that
+// `gemini.rs` shares and the compaction path are used.
+#![cfg_attr(not(feature = "list-writers"), allow(dead_code))]
+
 use std::collections::HashMap;
 
 use serde_json::{json, Value};

@@ -27,7 +27,9 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
-use super::{gemini, lists};
+use super::gemini;
+#[cfg(feature = "list-writers")]
+use super::lists;
 use crate::edit::{Answer, EditError, Edited, Note, Stamp};
 use crate::model::entry::EntryId;
 use crate::model::format_id::Format;
@@ -307,8 +309,16 @@ pub fn seal(
             out.bytes = bytes;
             out.notes.push(note);
         }
+        #[cfg(feature = "list-writers")]
         Format::MessageList { api } => {
             out.bytes = lists::seal(session, source, leaf, api, &answers())?;
+        }
+        #[cfg(not(feature = "list-writers"))]
+        Format::MessageList { .. } => {
+            return Err(EditError::Unsupported {
+                format: format.name(),
+                what: "sealed by this build (it leaves out the list writers and the migration they build on; `retrace seal` has them)",
+            });
         }
         _ => {
             let entries = session.standalone_branch(leaf);
