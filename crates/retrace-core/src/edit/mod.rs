@@ -41,9 +41,10 @@ pub struct Stamp<'a> {
     /// When the lines are written, milliseconds since the Unix epoch.
     pub time_ms: i64,
     /// A new id, called once per line written where the format gives lines
-    /// ids (pi: 8 hex digits; Claude Code: a UUID). An operation checks it
-    /// is not already in the session. [`entry_ids`] makes them as the
-    /// format's agent does, from the caller's random bytes.
+    /// ids (pi: 8 hex digits; Claude Code: a UUID). [`entry_ids`] makes
+    /// them as the format's agent does, none already in the session, from
+    /// the caller's random bytes; snapshot and compact also refuse an id the
+    /// session holds (a caller's `--id`).
     pub new_id: &'a mut dyn FnMut() -> String,
 }
 
