@@ -41,8 +41,12 @@ impl Role {
 }
 
 /// One piece of a message's content.
+///
+/// Read back through [`PartWire`], one flat struct: serde's derive for an
+/// internally tagged enum buffers every object first and came to 19 KB of
+/// the viewer's page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "snake_case")]
+#[serde(tag = "type", rename_all = "snake_case", try_from = "PartWire")]
 pub enum Part {
     /// Plain or markdown text.
     Text {
@@ -115,6 +119,88 @@ pub enum Part {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         untracked: Vec<String>,
     },
+}
+
+/// A [`Part`] as written: `type` and the union of every variant's fields.
+#[derive(Deserialize)]
+struct PartWire {
+    #[serde(rename = "type")]
+    kind: PartKind,
+    text: Option<String>,
+    #[serde(default)]
+    redacted: bool,
+    #[serde(default)]
+    signature: bool,
+    id: Option<String>,
+    name: Option<String>,
+    arguments: Option<serde_json::Value>,
+    call_id: Option<String>,
+    output: Option<String>,
+    #[serde(default)]
+    is_error: bool,
+    media_type: Option<String>,
+    byte_size: Option<u64>,
+    commit: Option<String>,
+    parent: Option<String>,
+    tag: Option<String>,
+    tool: Option<String>,
+    #[serde(default)]
+    files: Vec<FileChange>,
+    #[serde(default)]
+    untracked: Vec<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum PartKind {
+    Text,
+    Thinking,
+    ToolCall,
+    ToolResult,
+    Image,
+    Checkpoint,
+}
+
+impl TryFrom<PartWire> for Part {
+    type Error = String;
+
+    fn try_from(w: PartWire) -> Result<Part, String> {
+        fn need<T>(v: Option<T>, field: &str, kind: &str) -> Result<T, String> {
+            v.ok_or_else(|| format!("missing field `{field}` in a `{kind}` part"))
+        }
+        Ok(match w.kind {
+            PartKind::Text => Part::Text {
+                text: need(w.text, "text", "text")?,
+            },
+            PartKind::Thinking => Part::Thinking {
+                text: need(w.text, "text", "thinking")?,
+                redacted: w.redacted,
+                signature: w.signature,
+            },
+            PartKind::ToolCall => Part::ToolCall {
+                id: need(w.id, "id", "tool_call")?,
+                name: need(w.name, "name", "tool_call")?,
+                arguments: w.arguments.unwrap_or(serde_json::Value::Null),
+            },
+            PartKind::ToolResult => Part::ToolResult {
+                call_id: need(w.call_id, "call_id", "tool_result")?,
+                output: need(w.output, "output", "tool_result")?,
+                is_error: w.is_error,
+            },
+            PartKind::Image => Part::Image {
+                media_type: need(w.media_type, "media_type", "image")?,
+                byte_size: need(w.byte_size, "byte_size", "image")?,
+            },
+            PartKind::Checkpoint => Part::Checkpoint {
+                commit: need(w.commit, "commit", "checkpoint")?,
+                parent: w.parent,
+                tag: w.tag,
+                tool: w.tool,
+                files: w.files,
+                untracked: w.untracked,
+            },
+        })
+    }
 }
 
 impl Part {
@@ -472,6 +558,30 @@ mod tests {
         let plain = Message::new(Role::User);
         let json = serde_json::to_string(&plain).unwrap();
         assert_eq!(serde_json::from_str::<Message>(&json).unwrap(), plain);
+    }
+
+    #[test]
+    fn a_part_read_back_names_what_is_missing() {
+        let err = serde_json::from_str::<Part>(r#"{"type":"tool_result","output":"ok"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("missing field `call_id` in a `tool_result` part"),
+            "{err}"
+        );
+        let err = serde_json::from_str::<Part>(r#"{"type":"video","text":"x"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown variant `video`"), "{err}");
+        let part: Part = serde_json::from_str(r#"{"type":"thinking","text":"hm"}"#).unwrap();
+        assert_eq!(
+            part,
+            Part::Thinking {
+                text: "hm".into(),
+                redacted: false,
+                signature: false
+            }
+        );
     }
 
     #[test]
