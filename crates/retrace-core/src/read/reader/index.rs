@@ -238,10 +238,55 @@ fn parse_epoch(s: &[u8]) -> Option<i64> {
             n
         });
     }
-    let seconds: f64 = text.parse().ok()?;
-    seconds
-        .is_finite()
-        .then(|| (seconds * 1000.0).round() as i64)
+    seconds_as_ms(text)
+}
+
+/// Decimal seconds (`1739999999.123456`, `-2.5`, `1.7e9`) as milliseconds,
+/// rounded half away from zero, in integers: Rust's float parser and its
+/// tables were 12 KB of the viewer's worker for this one use.
+fn seconds_as_ms(text: &str) -> Option<i64> {
+    let (negative, text) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(at) => (&text[..at], text[at + 1..].parse::<i32>().ok()?),
+        None => (text, 0),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty()
+        || !whole
+            .bytes()
+            .chain(fraction.bytes())
+            .all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    // digits × 10^shift milliseconds; 19 significant digits are more than
+    // any clock writes.
+    let mut digits: i128 = 0;
+    let mut shift = exponent.checked_add(3)?;
+    let mut significant = 0;
+    for b in whole.bytes().chain(fraction.bytes()) {
+        if significant < 19 {
+            digits = digits * 10 + i128::from(b - b'0');
+            significant += usize::from(digits != 0);
+        } else {
+            shift += 1;
+        }
+    }
+    shift = shift.checked_sub(i32::try_from(fraction.len()).ok()?)?;
+    let ms = if shift >= 0 {
+        digits.checked_mul(10i128.checked_pow(u32::try_from(shift).ok()?)?)?
+    } else {
+        match 10i128.checked_pow(shift.unsigned_abs()) {
+            Some(div) => (digits + div / 2) / div,
+            None => 0,
+        }
+    };
+    let ms = i64::try_from(ms).ok()?;
+    Some(if negative { -ms } else { ms })
 }
 
 fn parse_int(s: &[u8]) -> Option<i64> {
@@ -256,4 +301,51 @@ fn string_after_key<'a>(rest: &'a [u8], quote: &[u8]) -> Option<&'a [u8]> {
     let rest = rest.trim_ascii_start().strip_prefix(quote)?;
     let end = memchr::memchr2(b'"', b'\\', rest)?;
     rest[end..].starts_with(quote).then(|| &rest[..end])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_epoch, seconds_as_ms};
+
+    #[test]
+    fn epoch_numbers_as_milliseconds() {
+        assert_eq!(parse_epoch(b"1739999999123"), Some(1_739_999_999_123));
+        assert_eq!(parse_epoch(b"1739999999"), Some(1_739_999_999_000));
+        assert_eq!(parse_epoch(b" 1739999999.1234 "), Some(1_739_999_999_123));
+        assert_eq!(parse_epoch(b"1739999999.9995"), Some(1_740_000_000_000));
+        assert_eq!(parse_epoch(b"-2.5"), Some(-2_500));
+        assert_eq!(parse_epoch(b"-0.0005"), Some(-1));
+        assert_eq!(parse_epoch(b"1.7399e9"), Some(1_739_900_000_000));
+        assert_eq!(parse_epoch(b"17399E-1"), Some(1_739_900));
+        assert_eq!(parse_epoch(b".5"), Some(500));
+        assert_eq!(parse_epoch(b"5."), Some(5_000));
+        assert_eq!(
+            parse_epoch(b"1739999999.123456789012345678901234"),
+            Some(1_739_999_999_123)
+        );
+        for bad in [
+            "", "-", ".", "1.2.3", "1e", "e5", "abc", "1,5", "NaN", "inf", "1e999999",
+        ] {
+            assert_eq!(seconds_as_ms(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn seconds_agree_with_the_float_parser() {
+        let mut rng = crate::test_rng::Rng(7);
+        for _ in 0..20_000 {
+            let whole = rng.below(2_000_000_000);
+            let digits = rng.below(7);
+            let fraction: String = (0..digits)
+                .map(|_| char::from(b'0' + rng.below(10) as u8))
+                .collect();
+            let text = format!("{whole}.{fraction}");
+            let float: f64 = text.parse().unwrap();
+            let want = (float * 1000.0).round() as i64;
+            let got = seconds_as_ms(&text).unwrap();
+            // The float rounds a half that is not exactly representable
+            // either way; the integers round the decimal as written.
+            assert!((got - want).abs() <= 1, "{text}: {got} vs {want}");
+        }
+    }
 }
