@@ -1,10 +1,12 @@
 //! One row of the conversation: a message with its parts, or an event line.
 
 use leptos::prelude::*;
-use retrace_core::{short_commit, FileChange, Marks, Message, MessageKind, Part, Role, RowKind};
+use retrace_core::{
+    diff_of_tool_call, short_commit, DiffLine as Line, FileChange, Marks, Message, MessageKind,
+    Part, Role, RowKind,
+};
 
 use super::viewer;
-use crate::diff::{self, Line};
 use crate::markdown::to_html;
 use crate::protocol::{RowBody, RowInfo};
 
@@ -411,7 +413,7 @@ fn text_view(text: &str) -> impl IntoView {
 }
 
 fn tool_call_view(id: String, name: String, arguments: serde_json::Value) -> impl IntoView {
-    let diff = diff::of_tool_call(&name, &arguments);
+    let diff = diff_of_tool_call(&name, &arguments);
     let pretty = match &arguments {
         serde_json::Value::String(s) => s.clone(),
         other => serde_json::to_string_pretty(other).unwrap_or_default(),
