@@ -64,10 +64,11 @@ test('Codex: `bash -lc ls` reads as `$ ls` with its output inside', async () => 
   assert.equal(first.title, '$ ls');
   assert.equal(first.command, '$ ls');
   assert.ok(first.output.includes('LM Studio configuration.md\nREADME.md'), first.output);
-  assert.ok(list.some((b) => b.tool === 'update_plan' && b.kind.includes('tool-plan')));
+  // A word with spaces is quoted as a shell would need it.
+  assert.ok(list.some((b) => b.title === "$ cat 'LM Studio configuration.md'"), list.map((b) => b.title).join('\n'));
   await common(p, list);
   // The rows that held the results are folded into the calls' rows.
-  assert.ok(await p.locator('.row.folded').count() > 10);
+  assert.ok(await p.locator('.row.folded').count() >= 2);
   await p.close();
 });
 
