@@ -9,13 +9,13 @@
 //!   the page and is never held in memory whole.
 //!
 //! They talk through [`protocol`]. Logic that needs no browser lives in
-//! plain modules ([`state`], [`markdown`], [`diff`], [`describe`]) and is
+//! plain modules ([`state`], [`markdown`], [`highlight`], [`describe`]) and is
 //! tested natively.
 
 pub mod app;
 pub mod client;
 pub mod describe;
-pub mod diff;
+pub mod highlight;
 pub mod markdown;
 pub mod protocol;
 pub mod sensitive;

@@ -5,7 +5,7 @@
 //! rows on screen. Messages travel as JSON strings; the files of an
 //! [`Request::Open`] travel beside the JSON in the same `postMessage`.
 
-use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind};
+use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind, RowPairing};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -638,6 +638,10 @@ pub struct RowBody {
     pub event: Option<String>,
     /// The body did not parse (the diagnostic says why).
     pub broken: bool,
+    /// How its tool calls and results pair with other rows (`None` when
+    /// it has none that do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<RowPairing>,
 }
 
 #[cfg(test)]
@@ -686,6 +690,11 @@ mod tests {
                     message: None,
                     event: Some("e".into()),
                     broken: false,
+                    pairing: Some(RowPairing {
+                        folded_into: Some(1),
+                        answered: vec!["c1".into()],
+                        ..RowPairing::default()
+                    }),
                 }],
             },
             Response::SearchResults {

@@ -12,7 +12,7 @@ use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
     entry_ids, event_line, fork, open_calls, order_files, safe_points, seal, search,
     segment_preview, uuid_v4, EntryId, FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row,
-    RowKind, SearchFilter, Session, Source, SourceError, Stamp, Stats, SEARCH_LIMIT,
+    RowKind, RowPairing, SearchFilter, Session, Source, SourceError, Stamp, Stats, SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -562,8 +562,8 @@ impl<S: Source> Open<S> {
         let end = (end as usize).min(rows.len());
         let start = (start as usize).min(end);
         let mut items = Vec::with_capacity(end - start);
-        for row in &rows[start..end] {
-            items.push(self.body(row)?);
+        for i in start..end {
+            items.push(self.body(&rows, i)?);
         }
         Ok(Response::Bodies {
             leaf,
@@ -726,12 +726,20 @@ impl<S: Source> Open<S> {
         }
     }
 
-    fn body(&mut self, row: &Row) -> Result<RowBody, String> {
+    /// Row `i` of `rows`: its message with how its calls and results pair
+    /// with the rows around it (one block per call on the page), or its
+    /// event line.
+    fn body(&mut self, rows: &[Row], i: usize) -> Result<RowBody, String> {
+        let row = &rows[i];
         self.shown(|s, source| {
             if row.kind == RowKind::Message {
                 let message = s.row_message(row, source).map_err(|e| e.to_string())?;
-                if message.is_some() {
+                if let Some(m) = &message {
+                    let pairing = s
+                        .row_pairing(rows, i, m, source)
+                        .map_err(|e| e.to_string())?;
                     return Ok(RowBody {
+                        pairing: (pairing != RowPairing::default()).then_some(pairing),
                         message,
                         event: None,
                         broken: false,
@@ -747,11 +755,13 @@ impl<S: Source> Open<S> {
                     message: None,
                     event: Some(event_line(&v)),
                     broken: false,
+                    pairing: None,
                 },
                 Err(_) => RowBody {
                     message: None,
                     event: None,
                     broken: true,
+                    pairing: None,
                 },
             })
         })

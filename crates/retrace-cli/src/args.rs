@@ -197,6 +197,29 @@ pub(crate) struct ShowArgs {
     /// (`[REDACTED:kind]`).
     #[arg(long)]
     pub redact: bool,
+    /// Cut each block (text, thinking, tool input and output) to N lines;
+    /// the user's own messages are never cut. Default: nothing cut when
+    /// piped, tool output cut to 40 lines on a terminal.
+    #[arg(long, value_name = "N")]
+    pub max_lines: Option<usize>,
+    /// Cut lines to N characters (the user's own messages aside).
+    #[arg(long, value_name = "N")]
+    pub width: Option<usize>,
+    /// Colour: on a terminal unless `NO_COLOR` is set (auto), always, or
+    /// never. Terminal colours in tool output are kept only with colour.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub color: ColorChoice,
+}
+
+/// When `show` writes colour.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set.
+    Auto,
+    /// Always, even piped.
+    Always,
+    /// Never.
+    Never,
 }
 
 #[derive(Args)]

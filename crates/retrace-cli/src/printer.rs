@@ -146,6 +146,11 @@ impl Printer {
         text(&mut self.stdout)
     }
 
+    /// Whether output is JSON (`--json`).
+    pub fn is_json(&self) -> bool {
+        self.json
+    }
+
     /// A note on stderr (`retrace: …`): what a command did besides its
     /// output. Not with `-q`.
     pub fn note(&mut self, message: &str) -> io::Result<()> {

@@ -37,6 +37,7 @@ mod format;
 mod session;
 mod edit;
 mod replay;
+mod reading;
 pub mod redact;
 #[cfg(test)]
 mod test_rng;
@@ -69,6 +70,10 @@ pub use read::file::FileInfo;
 pub use read::framing::starts_like_document;
 pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
+pub use reading::{
+    ansi, command_of_argv, diff_lines, diff_of_tool_call, language_of, pair_calls, value_text,
+    DiffLine, Pair, RowPairing, RowResult, ToolOutput, ToolView, PAIRING_REACH,
+};
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{
     entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check, Export,

@@ -6,6 +6,7 @@ mod edit;
 mod loading;
 mod player;
 mod row;
+mod tool;
 mod search;
 mod sensitive;
 mod tree;

@@ -1,16 +1,16 @@
 //! One row of the conversation: a message with its parts, or an event line.
 
-use leptos::prelude::*;
-use retrace_core::{short_commit, FileChange, Marks, Message, MessageKind, Part, Role, RowKind};
+use std::collections::HashMap;
 
+use leptos::prelude::*;
+use retrace_core::{
+    short_commit, DiffLine as Line, FileChange, Marks, Message, MessageKind, Part, Role, RowKind,
+};
+
+use super::tool::{self, Answer, Missing};
 use super::viewer;
-use crate::diff::{self, Line};
 use crate::markdown::to_html;
 use crate::protocol::{RowBody, RowInfo};
-
-/// Tool output lines and characters shown before "show all".
-const OUTPUT_LINES: usize = 24;
-const OUTPUT_CHARS: usize = 4_000;
 /// Characters of text rendered as markdown; longer texts show as plain
 /// text (markdown of a megabyte blocks the page).
 const MARKDOWN_MAX: usize = 30_000;
@@ -30,13 +30,22 @@ pub fn RowView(index: usize) -> impl IntoView {
         })
     };
     let focused = move || v.focus.get() == Some(index);
+    // A row of results shown in their calls' blocks above.
+    let folded = move || {
+        body.with(|b| {
+            b.as_ref()
+                .and_then(|b| b.pairing.as_ref())
+                .is_some_and(|p| p.folded_into.is_some())
+        })
+    };
     move || {
         let info = info()?;
         let class = format!(
-            "row {}{}{}",
+            "row {}{}{}{}",
             row_class(&info),
             if is_error() { " error" } else { "" },
             if focused() { " focused" } else { "" },
+            if folded() { " folded" } else { "" },
         );
         let label = info.label.clone();
         Some(view! {
@@ -119,7 +128,7 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
 
 /// The subagent a row's tool result reports on, as a block that opens its
 /// conversation (the subagent's own file).
-fn subagent_view(entry: u32, count: u32) -> impl IntoView {
+pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
     let v = viewer();
     let found = v.summary.with_untracked(|s| {
         let s = s.as_ref()?;
@@ -177,12 +186,12 @@ fn body_view(index: usize, body: RowBody) -> impl IntoView {
         return view! { <div class="event-line">{event}</div> }.into_any();
     }
     match body.message {
-        Some(m) => message_view(index, m).into_any(),
+        Some(m) => message_view(index, m, body.pairing.unwrap_or_default()).into_any(),
         None => ().into_any(),
     }
 }
 
-fn message_view(index: usize, m: Message) -> impl IntoView {
+fn message_view(index: usize, m: Message, pairing: retrace_core::RowPairing) -> impl IntoView {
     if m.kind == MessageKind::Marker {
         // A git checkpoint: its commit, tag and files.
         if m.content
@@ -232,13 +241,58 @@ fn message_view(index: usize, m: Message) -> impl IntoView {
     };
     let role = m.role;
     let mut images = 0;
-    let parts = m
-        .content
+    // Each call's result: from this message (a Gemini CLI record, an
+    // event stream's call) or another row; results shown in a call's
+    // block are not shown again.
+    let calls: Vec<String> = m.tool_calls().map(|(id, _)| id.to_owned()).collect();
+    let mut answers: HashMap<String, Answer> = HashMap::new();
+    let mut content = Vec::with_capacity(m.content.len());
+    for p in m.content {
+        match p {
+            Part::ToolResult {
+                call_id,
+                output,
+                is_error,
+            } if calls.contains(&call_id) => {
+                answers.insert(
+                    call_id,
+                    Answer {
+                        output,
+                        is_error,
+                        stderr: None,
+                        interrupted: false,
+                        row: None,
+                    },
+                );
+            }
+            Part::ToolResult { call_id, .. } if pairing.answered.contains(&call_id) => {}
+            p => content.push(p),
+        }
+    }
+    for r in pairing.results {
+        answers.insert(r.call_id.clone(), r.into());
+    }
+    let parts = content
         .into_iter()
         .map(|p| {
             let image = images;
             if matches!(p, Part::Image { .. }) {
                 images += 1;
+            }
+            if let Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } = p
+            {
+                let answer = answers
+                    .remove(&id)
+                    .ok_or(if pairing.unanswered.contains(&id) {
+                        Missing::Never
+                    } else {
+                        Missing::NotNear
+                    });
+                return tool::call_block(id, name, arguments, answer).into_any();
             }
             part_view(p, role, (index, image)).into_any()
         })
@@ -286,11 +340,8 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                 .into_any()
             }
         }
-        Part::ToolCall {
-            id,
-            name,
-            arguments,
-        } => tool_call_view(id, name, arguments).into_any(),
+        // Calls are blocks of their own (`tool.rs`), built by the message.
+        Part::ToolCall { .. } => ().into_any(),
         Part::ToolResult {
             call_id,
             output,
@@ -403,35 +454,16 @@ fn text_view(text: &str) -> impl IntoView {
     if text.trim().is_empty() {
         return ().into_any();
     }
-    if text.len() > MARKDOWN_MAX {
+    // Terminal output (a command's colours) reads as a terminal, not as
+    // markdown.
+    if text.len() > MARKDOWN_MAX || retrace_core::ansi::has_escapes(text) {
         return output_view(text.to_owned(), false).into_any();
     }
     let html = to_html(text);
     view! { <div class="md" inner_html=html></div> }.into_any()
 }
 
-fn tool_call_view(id: String, name: String, arguments: serde_json::Value) -> impl IntoView {
-    let diff = diff::of_tool_call(&name, &arguments);
-    let pretty = match &arguments {
-        serde_json::Value::String(s) => s.clone(),
-        other => serde_json::to_string_pretty(other).unwrap_or_default(),
-    };
-    view! {
-        <div class="tool-call">
-            <div class="tool-head">
-                <span class="arrow">"→"</span>
-                <span class="tool-name">{name}</span>
-                <code class="call-id">{id}</code>
-            </div>
-            {match diff {
-                Some(lines) => diff_view(lines).into_any(),
-                None => output_view(pretty, false).into_any(),
-            }}
-        </div>
-    }
-}
-
-fn diff_view(lines: Vec<Line>) -> impl IntoView {
+pub(super) fn diff_view(lines: Vec<Line>) -> impl IntoView {
     let rows = lines
         .into_iter()
         .map(|l| {
@@ -447,37 +479,8 @@ fn diff_view(lines: Vec<Line>) -> impl IntoView {
     view! { <div class="diff">{rows}</div> }
 }
 
-/// Preformatted output, shortened to its first lines (and characters: one
-/// line can be a megabyte of minified JSON) with a button for the rest.
+/// Preformatted output with its terminal colours, shortened to its first
+/// lines with a button for the rest.
 fn output_view(text: String, is_error: bool) -> impl IntoView {
-    let short = shorten_output(&text);
-    let total = text.lines().count();
-    let expanded = RwSignal::new(short.is_none());
-    let short = short.unwrap_or_default();
-    let full = StoredValue::new(text);
-    view! {
-        <pre class="output" class:failed=is_error>
-            {move || if expanded.get() { full.get_value() } else { short.clone() }}
-        </pre>
-        {move || (!expanded.get()).then(|| view! {
-            <button class="expand" on:click=move |_| expanded.set(true)>
-                {format!("show all {total} lines")}
-            </button>
-        })}
-    }
-}
-
-/// The first lines of `text` when it is too long to show whole.
-fn shorten_output(text: &str) -> Option<String> {
-    let cut_at_chars = text.char_indices().nth(OUTPUT_CHARS).map(|(i, _)| i);
-    let cut_at_lines = text
-        .match_indices('\n')
-        .nth(OUTPUT_LINES - 1)
-        .map(|(i, _)| i)
-        .filter(|_| text.lines().count() > OUTPUT_LINES + 4);
-    let cut = match (cut_at_chars, cut_at_lines) {
-        (Some(a), Some(b)) => a.min(b),
-        (a, b) => a.or(b)?,
-    };
-    Some(format!("{}…", &text[..cut]))
+    tool::terminal(text, if is_error { "output failed" } else { "output" })
 }

@@ -50,8 +50,8 @@ fn a_pi_snapshot_is_marked_in_tree_show_and_the_list() {
     sanitized
 
     ── assistant · alpha · 2026-01-01 00:00:07 · line 8 ──
-    → bash (call-2)
-       {}
+    ▶ bash  (call-2)
+       ← no result on this branch
        tokens: in 20 out 10 cache read 0 cache write 0
 
     ----- stderr -----
@@ -64,13 +64,9 @@ fn a_pi_snapshot_is_marked_in_tree_show_and_the_list() {
     sanitized
 
     ── assistant · alpha · 2026-01-01 00:00:03 · line 4 ──
-    → read (call-1)
-       {}
+    ▶ read  (call-1)
+       │ redacted fixture
        tokens: in 10 out 5 cache read 0 cache write 0
-
-    ── tool result · 2026-01-01 00:00:04 · line 5 ──
-    ← call-1
-       redacted fixture
 
     ── assistant · alpha · 2026-01-01 00:00:06 · line 7 · ⚑ answer ──
     sanitized

@@ -153,22 +153,16 @@ fn cat_of_a_gemini_branch_takes_each_message_as_last_written() {
     );
     // The conversation says "41 passed; 1 failed", not the rewound "And
     // run clippy too."
-    retrace_snapshot!(cmd(&["show", &path]), @r#"
+    retrace_snapshot!(cmd(&["show", &path]), @"
     exit_code: 0
     ----- stdout -----
     ── user · 2026-02-09 09:00:02 · line 2 ──
     Run the tests.
 
     ── assistant · gemini-2.5-pro · 2026-02-09 09:00:05 · line 5 ──
-    → run_shell_command (run_shell_command-1770627605000-c3d4e5f6)
-       {
-         "command": "cargo test"
-       }
+    ▶ run_shell_command · $ cargo test  (run_shell_command-1770627605000-c3d4e5f6)
+       │ test result: FAILED. 41 passed; 1 failed
        tokens: in 6120 out 14 cache read 0 cache write 0
-
-    ── tool result · 2026-02-09 09:00:05 · line 5 ──
-    ← run_shell_command-1770627605000-c3d4e5f6
-       test result: FAILED. 41 passed; 1 failed
 
     ── user · 2026-02-09 09:01:10 · line 8 ──
     Which test fails?
@@ -178,7 +172,7 @@ fn cat_of_a_gemini_branch_takes_each_message_as_last_written() {
        tokens: in 2084 out 6 cache read 4096 cache write 0
 
     ----- stderr -----
-    "#);
+    ");
     // The branch rewound away, too: its answer (line 6) was written after
     // the rewrite, so the call is done there as well.
     let d = "d3f5b7c9-e1a3-4d5f-9b7c-9e1a3d5f7b9c";

@@ -22,30 +22,21 @@ fn show_marks_the_stores_checkpoints_with_their_files() {
        tokens: in 40 out 12 cache read 0 cache write 0
 
     ── assistant · 2026-02-10 14:00:01 · line 3 ──
-    → write_file (tool@L3)
-       {
-         "files": [
-           "src/main.rs",
-           "notes.md"
-         ]
-       }
-
-    ── tool result · 2026-02-10 14:00:01 · line 3 ──
-    ← tool@L3
-       wrote 2 files
+    ▶ write_file  (tool@L3)
+       files:
+          [
+            "src/main.rs",
+            "notes.md"
+          ]
+       │ wrote 2 files
 
     ── event · 2026-02-10 14:00:01 · line 4 ──
     ◆ checkpoint 3f2a1c9 tool_write_file_20260210140001 — write_file: src/main.rs (updated), notes.md (created)
 
     ── assistant · 2026-02-10 14:00:02 · line 5 ──
-    → delete_file (tool@L5)
-       {
-         "path": "old_notes.txt"
-       }
-
-    ── tool result · 2026-02-10 14:00:02 · line 5 ──
-    ← tool@L5
-       deleted
+    ▶ delete_file  (tool@L5)
+       path: old_notes.txt
+       │ deleted
 
     ── event · 2026-02-10 14:00:02 · line 6 ──
     ◆ checkpoint 9c8b7a6 tool_delete_file_20260210140002 — delete_file: old_notes.txt (deleted)
@@ -106,7 +97,7 @@ fn show_marks_a_codex_ghost_snapshot() {
     </environment_context>
 
     ── user · 2025-11-17 21:32:46 · line 3 ──
-    finish up the users work by rigging up the chatbot-ui to use lmstudio instead of their initial implementatiion of ollama. the user just replace endpoints and names in files that mentioned ollama, so l…
+    finish up the users work by rigging up the chatbot-ui to use lmstudio instead of their initial implementatiion of ollama. the user just replace endpoints and names in files that mentioned ollama, so look for functions etc... that still need work to get this working. "LM Studio configuration.md" read this to help you
 
     ── event · 2025-11-17 21:32:47 · line 6 ──
     ◆ checkpoint a01966e (on 0f022a0) · 16 untracked before, kept on restore
@@ -120,35 +111,40 @@ fn show_marks_a_codex_ghost_snapshot() {
     ── assistant · gpt-5.1-codex · 2025-11-17 21:32:50 · line 10 ──
     [thinking]
        **Planning repository inspection**
-    → shell (call_GfHib9GW3d5m9EB1wMTper0j)
-       {
-         "command": [
-           "bash",
-           "-lc",
-           "ls"
-         ],
-         "workdir": "/home/user/projects/temp/chatbot-ui"
-       }
+    [/thinking]
+    ▶ shell · $ ls  (call_GfHib9GW3d5m9EB1wMTper0j)
+       in /home/user/projects/temp/chatbot-ui
+       │ LM Studio configuration.md
+       │ README.md
+       │ __tests__
+       │ app
+       │ components
+       │ components.json
+       │ context
+       │ db
+       │ debug-supabase_push.log
+       │ i18nConfig.js
+       │ jest.config.ts
+       │ lib
+       │ license
+       │ middleware.ts
+       │ next-env.d.ts
+       │ next.config.js
+       │ node_modules
+       │ package-lock.json
+       │ package.json
+       │ pnpm-lock.yaml
+       │ postcss.config.js
+       │ prettier.config.cjs
+       │ public
+       │ sb-creds.log
+       │ supabase
+       │ supabase-creds.log
+       │ tailwind.config.ts
+       │ tsconfig.json
+       │ types
+       │ worker
        tokens: in 10128 out 37 cache read 0 cache write 0
-
-    ── tool result · 2025-11-17 21:32:50 · line 12 ──
-    ← call_GfHib9GW3d5m9EB1wMTper0j
-       LM Studio configuration.md
-       README.md
-       __tests__
-       app
-       components
-       components.json
-       context
-       db
-       debug-supabase_push.log
-       i18nConfig.js
-       … 15 more lines …
-       supabase-creds.log
-       tailwind.config.ts
-       tsconfig.json
-       types
-       worker
 
     ----- stderr -----
     "#);

@@ -52,23 +52,17 @@ fn a_migrated_gemini_session_is_read_from_its_jsonl() {
     let lines: Vec<&str> = jsonl.split_inclusive('\n').collect();
     // The resumed conversation ("Yes, nothing changed since."), not the
     // legacy file's three messages: "The tree is clean." once.
-    retrace_snapshot!(cmd(&["show", &dir]), @r#"
+    retrace_snapshot!(cmd(&["show", &dir]), @"
     exit_code: 0
     ----- stdout -----
     ── user · 2026-02-04 10:00:05 · line 2 ──
     What does `git status` say?
 
     ── assistant · gemini-2.5-flash · 2026-02-04 10:00:09 · line 3 ──
-    → run_shell_command (run_shell_command-1770199209000-0a0b0c0d)
-       {
-         "command": "git status"
-       }
+    ▶ run_shell_command · $ git status  (run_shell_command-1770199209000-0a0b0c0d)
+       │ On branch main
+       │ nothing to commit
        tokens: in 4100 out 9 cache read 0 cache write 0
-
-    ── tool result · 2026-02-04 10:00:09 · line 3 ──
-    ← run_shell_command-1770199209000-0a0b0c0d
-       On branch main
-       nothing to commit
 
     ── assistant · gemini-2.5-flash · 2026-02-04 10:00:12 · line 4 ──
     The tree is clean.
@@ -82,7 +76,7 @@ fn a_migrated_gemini_session_is_read_from_its_jsonl() {
        tokens: in 324 out 7 cache read 4096 cache write 0
 
     ----- stderr -----
-    "#);
+    ");
     // Its branch is the `.jsonl`'s lines: metadata and messages.
     let o = retrace(&["cat", &dir]);
     assert!(o.status.success(), "{o:?}");

@@ -13,13 +13,9 @@ fn show_prints_the_branch_with_tool_calls() {
     sanitized
 
     ── assistant · alpha · 2026-01-01 00:00:03 · line 4 ──
-    → read (call-1)
-       {}
+    ▶ read  (call-1)
+       │ redacted fixture
        tokens: in 10 out 5 cache read 0 cache write 0
-
-    ── tool result · 2026-01-01 00:00:04 · line 5 ──
-    ← call-1
-       redacted fixture
 
     ── assistant · alpha · 2026-01-01 00:00:06 · line 7 ──
     sanitized
@@ -136,8 +132,13 @@ fn show_marks_every_tool_error() {
         errors_in_json, 3,
         "the three failed tool results of the file"
     );
-    assert_eq!(text.matches(" ERROR\n").count(), errors_in_json, "{text}");
-    assert!(text.contains("[thinking]") || text.contains("→ "), "{text}");
+    // Each failed result closes its call's block with an error status.
+    let marked = text
+        .lines()
+        .filter(|l| l.starts_with("   ← ") && l.ends_with("error"))
+        .count();
+    assert_eq!(marked, errors_in_json, "{text}");
+    assert!(text.contains("[thinking]") || text.contains("▶ "), "{text}");
 }
 
 #[test]
@@ -153,4 +154,122 @@ fn a_split_set_shows_in_numeric_order() {
         .collect();
     assert_eq!(outputs, ["1", "2", "3", "4", "5", "6", "7", "8", "9", "10"]);
     retrace_snapshot!(cmd(&["show", &fixture("events/split")]));
+}
+
+/// A Claude Code session whose user ran Claude Code's `/context` (24-bit
+/// colours in the command's output) and Bash calls.
+const ANSI: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl";
+
+/// Piped, `show` writes each call as its tool with its result inside, in
+/// full: no JSON of arguments, no escaped line breaks, no result cards of
+/// their own, no escapes.
+#[test]
+fn piped_show_reads_tools_in_full_without_escapes() {
+    let text = stdout(&retrace(&["show", &corpus(CODEX)]));
+    // `["bash","-lc","ls"]` reads as typed, with its output inside.
+    assert!(
+        text.contains(
+            "▶ shell · $ ls  (call_GfHib9GW3d5m9EB1wMTper0j)\n   in /home/user/projects/temp/chatbot-ui\n   │ LM Studio configuration.md\n"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains("\"-lc\""));
+    // No escaped line break in any tool's title or input (the output of
+    // a `cat` of source code may well hold a `\n`).
+    let titles = text.lines().filter(|l| l.starts_with("▶ "));
+    assert_eq!(titles.clone().count(), 39);
+    for l in titles {
+        assert!(!l.contains("\\n") && !l.contains('{'), "{l}");
+    }
+    assert!(
+        !text.contains("── tool result"),
+        "results are in their calls' blocks"
+    );
+    assert!(!text.contains("more lines"), "nothing cut when piped");
+    // The user's long prompt in full (it was cut at 200 characters).
+    assert!(text.contains("so look for functions etc... that still need work to get this working. \"LM Studio configuration.md\" read this to help you\n"));
+    // A plan reads as its steps.
+    assert!(
+        text.contains("▶ update_plan · 2 steps")
+            || text.contains("[~] Inspect existing LM Studio integration points"),
+        "{text}"
+    );
+    let o = retrace(&["show", &corpus(ANSI)]);
+    let text = stdout(&o);
+    assert!(
+        !text.contains('\u{1b}') && !text.contains("[38;2;"),
+        "{text}"
+    );
+    assert!(text.contains("claude-sonnet-4-5-20250929 · 66k/200k tokens (33%)"));
+}
+
+/// `--color always` paints heads, titles and status, and keeps the
+/// terminal colours of tool output (re-written, nothing else let through).
+#[test]
+fn show_in_colour() {
+    let text = stdout(&retrace(&["show", "--color", "always", &corpus(ANSI)]));
+    assert!(
+        text.contains("\u{1b}[38;2;153;153;153m"),
+        "the output's own colours"
+    );
+    assert!(
+        text.contains("── \u{1b}[1;36muser\u{1b}[0m"),
+        "the user's head"
+    );
+    assert!(text.contains("\u{1b}[1;33m▶ Bash · $ "), "a tool title");
+    let never = stdout(&retrace(&["show", "--color", "never", &corpus(ANSI)]));
+    assert!(!never.contains('\u{1b}'));
+    assert_eq!(never, stdout(&retrace(&["show", &corpus(ANSI)])));
+}
+
+/// `--max-lines` and `--width` cut tool output and the model's text, never
+/// the user's own prompt.
+#[test]
+fn show_cuts_only_when_asked() {
+    let full = stdout(&retrace(&["show", &corpus(CODEX)]));
+    let cut = stdout(&retrace(&[
+        "show",
+        "--max-lines",
+        "4",
+        "--width",
+        "60",
+        &corpus(CODEX),
+    ]));
+    assert!(
+        cut.len() < full.len() / 2,
+        "{} of {}",
+        cut.len(),
+        full.len()
+    );
+    assert!(
+        cut.contains("   │ … 26 more lines (--max-lines to see more) …\n"),
+        "{cut}"
+    );
+    // The prompt (over 300 characters) is whole.
+    assert!(cut.contains("read this to help you\n"));
+    assert!(cut
+        .lines()
+        .filter(|l| l.starts_with("   │ "))
+        .all(|l| l.chars().count() <= 60 + 6));
+}
+
+/// A subagent's run is named with the command that shows it, and that
+/// command works.
+#[test]
+fn show_names_subagent_runs_with_the_command_to_open_them() {
+    let text = stdout(&retrace(&["show", &corpus(PROJECT)]));
+    let runs: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("   ↳ subagent run "))
+        .collect();
+    assert_eq!(runs.len(), 6, "{text}");
+    let (id, command) = runs[0].split_once(": ").unwrap();
+    let path = command.strip_prefix("retrace show ").unwrap();
+    assert!(
+        path.ends_with(&format!("subagents/agent-{id}.jsonl")),
+        "{path}"
+    );
+    let o = retrace(&["show", path]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("── user"));
 }

@@ -1,21 +1,22 @@
-//! `retrace show`: the conversation on one branch; a message whose entry
-//! is bookmarked says so in its head (`⚑ name`), and in JSON its
-//! `bookmarks`.
+//! `retrace show`: the conversation on one branch, written for reading
+//! (`render.rs`); a message whose entry is bookmarked says so in its head
+//! (`⚑ name`), and in JSON its `bookmarks`.
+
+mod render;
 
 use std::collections::HashMap;
-use std::io::Write;
+use std::io::IsTerminal;
 
 use anyhow::Result;
-use retrace_core::{Message, MessageKind, Part, Role};
+use retrace_core::Message;
 use serde::Serialize;
 
 use super::{leaf, warn_bad_bookmarks};
-use crate::args::{OutputOptions, ReadArgs, ShowArgs};
+use crate::args::{ColorChoice, OutputOptions, ReadArgs, ShowArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
-use crate::output::{shorten, time};
 use crate::printer::Printer;
 
 impl Run for ShowArgs {
@@ -46,7 +47,15 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         let name = printer.hide(&b.name);
         names.entry(s.label(b.entry)).or_default().push(name);
     }
-    for m in &messages {
+    let subagents = subagent_runs(s);
+    let branch = render::Branch::new(&messages, &subagents);
+    let layout = layout(args);
+    for (i, m) in messages.iter().enumerate() {
+        // A result shown inside its call's block has no head of its own
+        // (JSON lists every message).
+        if !printer.is_json() && !branch.shows(i) {
+            continue;
+        }
         let bookmarks: Vec<&str> = m
             .entries
             .iter()
@@ -59,7 +68,7 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
                 message: m,
                 bookmarks: &bookmarks,
             },
-            |out| print_message(m, &bookmarks, out),
+            |out| branch.write(i, &bookmarks, layout, out),
         )?;
     }
     Ok(ExitStatus::Success)
@@ -75,99 +84,63 @@ struct Shown<'a> {
     bookmarks: &'a [&'a str],
 }
 
-/// Untracked paths of a checkpoint listed before "… N more".
-const UNTRACKED_SHOWN: usize = 5;
-
-fn print_message(m: &Message, bookmarks: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
-    let mut head = match (m.role, m.kind) {
-        (_, MessageKind::CompactionSummary) => "compaction summary".to_owned(),
-        (_, MessageKind::BranchSummary) => "branch summary".to_owned(),
-        (_, MessageKind::BashExecution) => "user shell command".to_owned(),
-        (_, MessageKind::Custom) => "extension message".to_owned(),
-        (role, MessageKind::Meta) => format!("{} (injected)", role.as_str()),
-        (_, MessageKind::Marker) => "event".to_owned(),
-        (Role::Tool, _) => "tool result".to_owned(),
-        (role, _) => role.as_str().to_owned(),
-    };
-    if let Some(model) = &m.model {
-        head.push_str(&format!(" · {model}"));
+/// Colour and cuts from the arguments and where stdout goes: colour on a
+/// terminal unless `NO_COLOR` says otherwise; nothing cut when piped.
+fn layout(args: &ShowArgs) -> render::Layout {
+    let terminal = std::io::stdout().is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    render::Layout {
+        color: color_on(args.color, terminal, no_color),
+        max_lines: args.max_lines,
+        tool_lines: terminal.then_some(render::TERMINAL_TOOL_LINES),
+        width: args.width,
     }
-    if let Some(t) = m.timestamp {
-        head.push_str(&format!(" · {}", time(t)));
-    }
-    if let Some(line) = m.lines.first() {
-        head.push_str(&format!(" · line {line}"));
-    }
-    if !bookmarks.is_empty() {
-        head.push_str(&format!(" · ⚑ {}", bookmarks.join(", ")));
-    }
-    writeln!(out, "── {head} ──")?;
-    for part in &m.content {
-        match part {
-            Part::Text { text } => writeln!(out, "{}", shorten(text, 40, 10))?,
-            Part::Thinking {
-                text,
-                redacted: true,
-                ..
-            } if text.is_empty() => writeln!(out, "[thinking, redacted]")?,
-            // Newer Claude models record only a signature, no text.
-            Part::Thinking { text, .. } if text.trim().is_empty() => {
-                writeln!(out, "[thinking, no text recorded]")?
-            }
-            Part::Thinking { text, .. } => {
-                writeln!(out, "[thinking]\n{}", indent(&shorten(text, 6, 2)))?
-            }
-            Part::ToolCall {
-                id,
-                name,
-                arguments,
-            } => {
-                let args = serde_json::to_string_pretty(arguments).unwrap_or_default();
-                writeln!(out, "→ {name} ({id})\n{}", indent(&shorten(&args, 15, 5)))?;
-            }
-            Part::ToolResult {
-                call_id,
-                output,
-                is_error,
-            } => {
-                let flag = if *is_error { " ERROR" } else { "" };
-                writeln!(
-                    out,
-                    "← {call_id}{flag}\n{}",
-                    indent(&shorten(output, 10, 5))
-                )?;
-            }
-            Part::Image {
-                media_type,
-                byte_size,
-            } => writeln!(out, "[image {media_type}, {byte_size} bytes]")?,
-            Part::Checkpoint { untracked, .. } => {
-                let line = part.checkpoint_line().unwrap_or_default();
-                writeln!(out, "◆ {line}")?;
-                // A Codex snapshot names the paths it leaves alone; the
-                // first few say what they are.
-                for path in untracked.iter().take(UNTRACKED_SHOWN) {
-                    writeln!(out, "   untracked: {path}")?;
-                }
-                if untracked.len() > UNTRACKED_SHOWN {
-                    writeln!(out, "   … {} more", untracked.len() - UNTRACKED_SHOWN)?;
-                }
-            }
-        }
-    }
-    if let Some(u) = &m.usage {
-        writeln!(
-            out,
-            "   tokens: in {} out {} cache read {} cache write {}",
-            u.input, u.output, u.cache_read, u.cache_write
-        )?;
-    }
-    writeln!(out)
 }
 
-fn indent(text: &str) -> String {
-    text.lines()
-        .map(|l| format!("   {l}"))
-        .collect::<Vec<_>>()
-        .join("\n")
+/// Whether to write colour: `--color always` and `never` as they say;
+/// `auto` on a terminal unless `NO_COLOR` is set (to anything but empty).
+fn color_on(choice: ColorChoice, terminal: bool, no_color: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !no_color,
+    }
+}
+
+/// Each subagent run by the label of the result entry that reports it,
+/// with the command that shows its conversation.
+fn subagent_runs(s: &retrace_core::Session) -> HashMap<String, render::SubagentRun> {
+    s.subagents()
+        .iter()
+        .filter_map(|a| {
+            let by = a.spawned_by?;
+            let file = &s.files()[a.file.0 as usize].name;
+            Some((
+                s.label(by),
+                render::SubagentRun {
+                    agent_id: a.agent_id.clone(),
+                    command: format!("retrace show {}", shell_word(file)),
+                },
+            ))
+        })
+        .collect()
+}
+
+/// A path as a shell word.
+fn shell_word(path: &str) -> String {
+    retrace_core::command_of_argv(&[path])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn colour_follows_the_terminal_no_color_and_the_switch() {
+        assert!(color_on(ColorChoice::Auto, true, false));
+        assert!(!color_on(ColorChoice::Auto, true, true));
+        assert!(!color_on(ColorChoice::Auto, false, false));
+        assert!(color_on(ColorChoice::Always, false, true));
+        assert!(!color_on(ColorChoice::Never, true, false));
+    }
 }

@@ -1,4 +1,5 @@
-//! Edit and patch tool calls shown as diffs.
+//! Edit and patch tool calls as diffs, for every view (the viewer's
+//! blocks, `retrace show`).
 //!
 //! Claude Code's `Edit`/`MultiEdit` (`file_path`, `old_string`,
 //! `new_string`), pi's `edit` (`path`, `oldText`, `newText`), `str_replace`
@@ -10,8 +11,11 @@ use serde_json::Value;
 /// One line of a diff.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Line {
+    /// A line both sides have.
     Same(String),
+    /// A line the edit adds.
     Added(String),
+    /// A line the edit removes.
     Removed(String),
     /// A file name or hunk header.
     Header(String),

@@ -1,0 +1,17 @@
+//! What a person reads: tool calls as their tools ([`ToolView`]), their
+//! results taken apart ([`ToolOutput`]), each call paired with its result
+//! ([`pair_calls`], [`Session::row_pairing`](crate::Session::row_pairing)),
+//! edits as diffs, and terminal output's colours ([`ansi`]). Format facts
+//! every view shares, so the viewer and `retrace show` show the same
+//! blocks; drawing them is each view's own.
+
+pub mod ansi;
+mod diff;
+mod tool;
+mod output;
+mod pairs;
+
+pub use diff::{lines as diff_lines, of_tool_call as diff_of_tool_call, Line as DiffLine};
+pub use output::ToolOutput;
+pub use pairs::{pair_calls, Pair, RowPairing, RowResult, PAIRING_REACH};
+pub use tool::{command_of_argv, language_of, value_text, ToolView};

@@ -1,0 +1,139 @@
+//! A tool result as a person reads it: the output with the framing agents
+//! wrap it in taken apart, so a view can show the exit code as a badge and
+//! the error stream beside the output.
+//!
+//! - Codex exec output: `Exit code: N`, `Wall time: …` (newer: `Chunk ID`,
+//!   `Process exited with code N`, `Original token count`) lines, then
+//!   `Output:` and the output.
+//! - Gemini CLI `run_shell_command`: `Command:`, `Directory:`, `Output:`
+//!   (many lines), then `Error:`, `Exit Code:`, `Signal:`,
+//!   `Background PIDs:`, `Process Group PGID:`; `(none)` for nothing.
+//! - Claude Code writes stdout and stderr apart beside the result, in the
+//!   line's `toolUseResult`: [`crate::Session::row_pairing`] reads them.
+//!
+//! Anything else is its text as it is.
+
+/// A tool result taken apart.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ToolOutput {
+    /// What the tool printed (stdout, or all of it where the format does
+    /// not tell the streams apart).
+    pub output: String,
+    /// What it printed on stderr, where the format keeps it apart.
+    pub stderr: Option<String>,
+    /// The exit code, where the format records one.
+    pub exit_code: Option<i64>,
+    /// Wall time as written (`0.1 seconds`).
+    pub wall_time: Option<String>,
+    /// The run was interrupted (Claude Code).
+    pub interrupted: bool,
+}
+
+impl ToolOutput {
+    /// `text` with the framing it is recognised by taken apart.
+    pub fn of(text: &str) -> ToolOutput {
+        codex_frame(text)
+            .or_else(|| gemini_frame(text))
+            .unwrap_or_else(|| ToolOutput {
+                output: text.to_owned(),
+                ..ToolOutput::default()
+            })
+    }
+}
+
+/// Codex: header lines, then `Output:` on a line of its own.
+fn codex_frame(text: &str) -> Option<ToolOutput> {
+    let mut out = ToolOutput::default();
+    let mut rest = text;
+    let mut headers = 0;
+    loop {
+        let (line, after) = rest.split_once('\n').unwrap_or((rest, ""));
+        if line == "Output:" {
+            if headers == 0 {
+                return None;
+            }
+            out.output = after.to_owned();
+            return Some(out);
+        }
+        if let Some(code) = line
+            .strip_prefix("Exit code: ")
+            .or_else(|| line.strip_prefix("Process exited with code "))
+        {
+            out.exit_code = Some(code.trim().parse().ok()?);
+        } else if let Some(t) = line.strip_prefix("Wall time: ") {
+            out.wall_time = Some(t.to_owned());
+        } else if !(line.starts_with("Chunk ID: ")
+            || line.starts_with("Original token count: ")
+            || line.starts_with("Total output lines: "))
+        {
+            return None;
+        }
+        headers += 1;
+        if after.is_empty() || headers > 8 {
+            return None;
+        }
+        rest = after;
+    }
+}
+
+/// Gemini CLI: `Command:` … `Output:` …, then the trailer from the last
+/// `\nError:` on.
+fn gemini_frame(text: &str) -> Option<ToolOutput> {
+    if !text.starts_with("Command: ") {
+        return None;
+    }
+    let start = text.find("\nOutput: ")? + "\nOutput: ".len();
+    let trailer_at = text.rfind("\nError: ").filter(|&i| i + 1 >= start)?;
+    let mut out = ToolOutput {
+        output: text[start..trailer_at].to_owned(),
+        ..ToolOutput::default()
+    };
+    if out.output == "(empty)" {
+        out.output.clear();
+    }
+    let none = |v: &str| v.trim() == "(none)" || v.trim().is_empty();
+    for line in text[trailer_at + 1..].lines() {
+        if let Some(e) = line.strip_prefix("Error: ").filter(|e| !none(e)) {
+            out.stderr = Some(e.to_owned());
+        } else if let Some(c) = line.strip_prefix("Exit Code: ").filter(|c| !none(c)) {
+            out.exit_code = c.trim().parse().ok();
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codex_frames() {
+        let o = ToolOutput::of("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom\n");
+        assert_eq!(o.exit_code, Some(1));
+        assert_eq!(o.wall_time.as_deref(), Some("0.2 seconds"));
+        assert_eq!(o.output, "boom\n");
+        let o = ToolOutput::of(
+            "Chunk ID: 2d\nWall time: 0.0 seconds\nProcess exited with code 2\nOutput:\nboom",
+        );
+        assert_eq!((o.exit_code, o.output.as_str()), (Some(2), "boom"));
+        // Text that merely mentions a header is left alone.
+        let plain = "Output:\nnot a frame";
+        assert_eq!(ToolOutput::of(plain).output, plain);
+        let plain = "Exit code: soon\nOutput:\nx";
+        assert_eq!(ToolOutput::of(plain).output, plain);
+    }
+
+    #[test]
+    fn gemini_frames() {
+        let text = "Command: ls\nDirectory: (root)\nOutput: a\nb\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: 1";
+        let o = ToolOutput::of(text);
+        assert_eq!(o.output, "a\nb");
+        assert_eq!((o.exit_code, o.stderr), (Some(0), None));
+        let o = ToolOutput::of(
+            "Command: x\nDirectory: (root)\nOutput: (empty)\nError: not found\nExit Code: 127",
+        );
+        assert_eq!(o.output, "");
+        assert_eq!(o.stderr.as_deref(), Some("not found"));
+        assert_eq!(o.exit_code, Some(127));
+    }
+}
