@@ -255,6 +255,13 @@ async fn open(
             let bytes = Uint8Array::new(&array);
             buf.resize(bytes.length() as usize, 0);
             bytes.copy_to(&mut buf);
+            // An image or a program dropped by mistake is said to be one,
+            // not opened as an empty session (the core's rule, as the CLI's).
+            if at == 0.0 {
+                if let Some(what) = retrace_core::binary_kind(&buf) {
+                    return Err(format!("{}: {what}, not a session file", file.name()));
+                }
+            }
             reader.push(&buf);
             let done = at + buf.len() as f64;
             if now_ms() - last_post > 50.0 {

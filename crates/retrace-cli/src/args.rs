@@ -59,6 +59,9 @@ fn parse_format(name: &str) -> Result<Format, String> {
 pub(crate) enum Command {
     /// Format, entries, time span, branches, models, tokens, tool calls.
     Info(InfoArgs),
+    /// The sessions under folders, newest first: start, size, format,
+    /// model, title and the path that opens each.
+    List(ListArgs),
     /// The branch tree: linear runs collapsed, rewinds and compactions marked.
     Tree(TreeArgs),
     /// The conversation on one branch as readable text.
@@ -124,6 +127,7 @@ impl Command {
     pub fn as_run(&self) -> &dyn Run {
         match self {
             Command::Info(a) => a,
+            Command::List(a) => a,
             Command::Tree(a) => a,
             Command::Show(a) => a,
             Command::Cat(a) => a,
@@ -174,6 +178,21 @@ pub(crate) struct InfoArgs {
     /// (`[REDACTED:kind]`).
     #[arg(long)]
     pub redact: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ListArgs {
+    /// Folders to list (walked 6 levels down: a `~/.claude/projects` root,
+    /// a project folder, `~/.codex/sessions`, `~/.gemini/tmp`, any folder
+    /// of session files) or session files. Default: the agents' folders
+    /// under `$HOME` that exist: `~/.claude/projects`, `~/.codex/sessions`,
+    /// `~/.codex/archived_sessions`, `~/.gemini/tmp`, `~/.pi/agent/sessions`.
+    pub dirs: Vec<String>,
+    /// One JSON document: `roots` (the folders listed) and `sessions`
+    /// (path, paths, size, title, format, start, end, model, entries,
+    /// files, subagents; times also as RFC 3339), newest first.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args)]

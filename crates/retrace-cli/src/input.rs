@@ -14,8 +14,10 @@ use crate::errors::InputError;
 use crate::printer::Printer;
 
 /// Reads PATH (`-` for standard input), with a progress bar for a large
-/// one (if `printer` draws them).
-pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
+/// one (if `printer` draws them). A folder of several sessions, or a file
+/// that is no session (an image, a program), is refused by retrace-io
+/// with what it is.
+pub fn load(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<Loaded> {
     let unusable = |e: retrace_io::FileError| InputError::file(&e).on(path);
     let located = if path == "-" {
         Located::stdin()
@@ -38,5 +40,21 @@ pub fn load(path: &str, read: &ReadArgs, printer: &Printer) -> Result<Loaded> {
         // Also on an error, so its message does not follow the bar.
         bar.finish();
     }
-    loaded.map_err(unusable)
+    let loaded = loaded.map_err(unusable)?;
+    warn_format_mismatch(&loaded, printer)?;
+    Ok(loaded)
+}
+
+/// A `--format` the file does not look like is read as asked, but said on
+/// stderr with the format detection would have chosen, for every command
+/// (`validate` lists it too, as the warning it is).
+fn warn_format_mismatch(loaded: &Loaded, printer: &mut Printer) -> Result<()> {
+    let s = &loaded.session;
+    for d in s.diagnostics() {
+        if d.kind == retrace_core::DiagnosticKind::FormatMismatch {
+            let file = &s.files()[d.file.0 as usize].name;
+            printer.warn(&format!("{file}: {}", d.message))?;
+        }
+    }
+    Ok(())
 }

@@ -49,7 +49,8 @@ pub use edit::{
     SnapshotTarget, Stage, Stamp, IMAGE_TOKENS,
 };
 pub use format::{
-    order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile, Subagent,
+    needs_head, order_files, side_car, snapshot_side_car, split_sessions, subagent_dir, Listing,
+    SessionFile, Subagent, HEAD_BYTES,
 };
 pub use model::bookmark::{Bookmark, BookmarkOrigin};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
@@ -65,6 +66,7 @@ pub use model::message::{
 pub use model::provider::Api;
 pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms};
 pub use normalize::ContextOptions;
+pub use read::binary::{binary_kind, BINARY_SAMPLE};
 pub use read::document::{Document, DocumentField, ElementStarts};
 pub use read::file::FileInfo;
 pub use read::framing::starts_like_document;
@@ -76,10 +78,10 @@ pub use reading::{
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{
-    entry_text, event_line, export_branch, search, searchable_text, segment_preview, Check, Export,
-    ExportError, Hit, Hits, Info, Marks, ModelStat, ModelStats, Preview, Row, RowKind,
-    SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT, PREVIEW_CHARS,
-    SEARCH_LIMIT, SNIPPET_CONTEXT,
+    entry_text, event_line, export_branch, search, searchable_text, segment_preview, session_title,
+    Check, Export, ExportError, Hit, Hits, Info, Listed, Marks, ModelStat, ModelStats, Preview,
+    Row, RowKind, SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT,
+    PREVIEW_CHARS, SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
 pub use source::{Inflated, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

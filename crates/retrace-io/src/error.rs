@@ -39,6 +39,17 @@ pub enum FileError {
         "cannot read {dir}: no session files (*.jsonl, *.json, gzipped or not) in this directory"
     )]
     NoSessionFiles { dir: PathBuf },
+    /// A file whose first bytes show it is no session (an image, an
+    /// archive, a program; see `retrace_core::binary_kind`).
+    #[error("cannot read {path}: {what}, not a session file")]
+    NotASession { path: PathBuf, what: String },
+    /// A folder that holds several sessions, where one is wanted: each
+    /// named by the path that opens it.
+    #[error("cannot read {dir}: {}", several(sessions))]
+    SeveralSessions {
+        dir: PathBuf,
+        sessions: Vec<PathBuf>,
+    },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
     #[error("{count} files given; one session holds at most {limit}")]
@@ -78,10 +89,26 @@ impl FileError {
             FileError::NoSessionFiles { .. } => {
                 "no session files (*.jsonl, *.json, gzipped or not) in this directory".to_owned()
             }
+            FileError::NotASession { what, .. } => format!("{what}, not a session file"),
+            FileError::SeveralSessions { sessions, .. } => several(sessions),
             FileError::Write { reason, .. } => reason.clone(),
             FileError::TooManyFiles { .. } => self.to_string(),
         }
     }
+}
+
+/// How a folder of several sessions is refused: how many, and the path
+/// of each to pass instead.
+fn several(sessions: &[PathBuf]) -> String {
+    let mut out = format!(
+        "this folder holds {} sessions; name one (`retrace list` describes them):",
+        sessions.len()
+    );
+    for path in sessions {
+        out.push_str("\n  ");
+        out.push_str(&path.display().to_string());
+    }
+    out
 }
 
 /// The one wording of an I/O error: `no such file or directory`,

@@ -26,6 +26,7 @@ mod open;
 mod output_file;
 mod pump;
 mod source;
+mod walk;
 
 pub use append::append_lines;
 pub use atomic::{sync_dir, sync_parent, write_atomically, AtomicFile};
@@ -35,3 +36,4 @@ pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use output_file::OutputFile;
 pub use pump::{pump, pump_parallel, Findings, PumpError, Stream, CHUNK};
 pub use source::FileSource;
+pub use walk::{session_of_file, sessions_in, FoundSession, MAX_DEPTH};

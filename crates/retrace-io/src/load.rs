@@ -28,6 +28,7 @@ use retrace_core::{
 use crate::error::{FileError, FileResult};
 use crate::open::{open_files, Input, OpenOptions, Progress};
 use crate::source::FileSource;
+use crate::walk::{session_of_file, sessions_in, FoundSession};
 
 /// A session and where its bytes are.
 pub struct Loaded {
@@ -85,15 +86,23 @@ enum What {
 pub fn locate(path: &Path) -> FileResult<Located> {
     let meta = std::fs::metadata(path).map_err(|e| FileError::from_io(e, path))?;
     let what = if meta.is_dir() {
-        let inputs = folder_inputs(path)?;
-        if inputs.is_empty() {
-            return Err(FileError::NoSessionFiles {
-                dir: path.to_path_buf(),
-            });
+        let mut sessions = sessions_in(path)?;
+        match sessions.len() {
+            0 => {
+                return Err(FileError::NoSessionFiles {
+                    dir: path.to_path_buf(),
+                })
+            }
+            1 => What::Files(sessions.remove(0).inputs),
+            _ => {
+                return Err(FileError::SeveralSessions {
+                    dir: path.to_path_buf(),
+                    sessions: sessions.iter().map(|s| s.path().to_path_buf()).collect(),
+                })
+            }
         }
-        What::Files(inputs)
     } else if meta.is_file() {
-        What::Files(vec![with_side_car(path)])
+        What::Files(session_of_file(path)?.inputs)
     } else {
         What::Stream(path.to_path_buf())
     };
@@ -114,6 +123,15 @@ impl Located {
         Located {
             name: "-".to_owned(),
             what: What::Stdin,
+        }
+    }
+
+    /// A session found in a folder (see [`crate::sessions_in`]), named by
+    /// its first file.
+    pub fn found(session: FoundSession) -> Located {
+        Located {
+            name: session.path().display().to_string(),
+            what: What::Files(session.inputs),
         }
     }
 
@@ -149,10 +167,12 @@ impl Located {
                     .lock()
                     .read_to_end(&mut bytes)
                     .map_err(|source| FileError::Stdin { source })?;
+                refuse_binary(Path::new(&self.name), &bytes)?;
                 return Ok(in_memory(self.name, bytes, options.reader));
             }
             What::Stream(path) => {
                 let bytes = std::fs::read(&path).map_err(|e| FileError::from_io(e, &path))?;
+                refuse_binary(&path, &bytes)?;
                 return Ok(in_memory(self.name, bytes, options.reader));
             }
             What::Files(inputs) => inputs,
@@ -171,6 +191,18 @@ impl Located {
             session,
             side_cars,
         })
+    }
+}
+
+/// [`FileError::NotASession`] when `head` (a file's first bytes) shows
+/// the file is no session (see `retrace_core::binary_kind`).
+pub(crate) fn refuse_binary(path: &Path, head: &[u8]) -> FileResult<()> {
+    match retrace_core::binary_kind(head) {
+        Some(what) => Err(FileError::NotASession {
+            path: path.to_path_buf(),
+            what,
+        }),
+        None => Ok(()),
     }
 }
 
@@ -369,11 +401,30 @@ mod tests {
                 && what.ends_with("/b.jsonl.gz has no entry on line 99"),
             "{bad:?}"
         );
-        // A folder: the side-cars go with their files, not read as sessions.
-        let (files, marks, bad) = read(&dir);
-        assert_eq!(files, 2);
-        assert_eq!(marks, vec![start, (1, end.0, end.1, end.2)]);
-        assert_eq!(bad.len(), 1);
+        // A folder: two sessions, the side-cars with their files, not read
+        // as sessions.
+        let sessions = crate::sessions_in(&dir).unwrap();
+        let cars: Vec<(String, String)> = sessions
+            .iter()
+            .map(|s| {
+                let name = |p: &Path| p.file_name().unwrap().to_string_lossy().into_owned();
+                let [one] = s.inputs.as_slice() else {
+                    panic!("{s:?}")
+                };
+                (name(&one.path), name(one.snapshots.as_ref().unwrap()))
+            })
+            .collect();
+        assert_eq!(
+            cars,
+            [
+                ("a.jsonl".to_owned(), "a.jsonl.snapshots.json".to_owned()),
+                ("b.jsonl.gz".to_owned(), end.2)
+            ]
+        );
+        assert!(matches!(
+            locate(&dir).unwrap_err(),
+            FileError::SeveralSessions { sessions, .. } if sessions.len() == 2
+        ));
     }
 
     #[test]

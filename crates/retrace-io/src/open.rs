@@ -96,15 +96,21 @@ pub fn open_files(
 /// The first bytes of a file, to tell a JSON document from JSON lines.
 fn read_head(file: &File) -> std::io::Result<Vec<u8>> {
     let mut head = vec![0u8; 64 << 10];
+    let filled = read_full_at(file, &mut head)?;
+    head.truncate(filled);
+    Ok(head)
+}
+
+/// Fills `buf` from the file's start (less at its end): the bytes read.
+fn read_full_at(file: &File, buf: &mut [u8]) -> std::io::Result<usize> {
     let mut filled = 0;
-    while filled < head.len() {
-        match file.read_at(&mut head[filled..], filled as u64)? {
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64)? {
             0 => break,
             n => filled += n,
         }
     }
-    head.truncate(filled);
-    Ok(head)
+    Ok(filled)
 }
 
 /// Pushes the whole file at `path` into `reader`, whose current file was just
@@ -121,6 +127,11 @@ pub fn read_parallel(
         .map_err(|e| FileError::from_io(e, path))?
         .len();
     reader.size_hint(size);
+    if is_regular(&file) {
+        let mut head = vec![0u8; retrace_core::BINARY_SAMPLE];
+        let n = read_full_at(&file, &mut head).map_err(|e| FileError::from_io(e, path))?;
+        crate::load::refuse_binary(path, &head[..n])?;
+    }
     // A gzip stream can only be inflated from its start: one pass.
     if options.threads <= 1 || size < options.parallel_from || !is_regular(&file) || is_gzip(&file)
     {

@@ -70,6 +70,8 @@ impl Stream {
     fn new(path: PathBuf, raw: Box<dyn Read + Send>) -> Result<Stream, FileError> {
         let mut reader = BufReader::with_capacity(CHUNK, raw);
         let head = reader.fill_buf().map_err(|e| cannot_read(&path, e))?;
+        // An image or a program is refused, not passed through as lines.
+        crate::load::refuse_binary(&path, head)?;
         let reader: Box<dyn Read + Send> = if head.starts_with(&[0x1f, 0x8b]) {
             Box::new(MultiGzDecoder::new(reader))
         } else {

@@ -12,7 +12,7 @@ fn show_unknown_leaf_is_a_clear_error() {
     exit_code: 2
     ----- stdout -----
     ----- stderr -----
-    retrace: [CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl: no entry with id `nope` (ids are entry ids, or L<line> for entries without one)
+    retrace: [CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl: no entry with id `nope` or an id starting with it (ids are entry ids, a unique prefix of one, or L<line> for entries without one)
     ");
 }
 

@@ -140,15 +140,34 @@ fn a_gemini_rewind_to_the_first_prompt_is_a_real_branch() {
 
 #[test]
 fn gemini_folders_and_documents() {
-    // The corpus archive: six files, five sessions (one split in two),
-    // 78 entries.
+    // The corpus archive: six files, five sessions (one split in two):
+    // not one session, so `info` names them (`retrace list` lists them).
     let o = retrace(&["info", "--json", &corpus(GEMINI_ARCHIVE)]);
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("this folder holds 5 sessions; name one"),
+        "{err}"
+    );
+    assert_eq!(
+        err.lines().filter(|l| l.starts_with("  ")).count(),
+        5,
+        "{err}"
+    );
+    // Its split session's two files, in a folder of their own, are one.
+    let dir = scratch("gemini_split_pair");
+    for name in [
+        "session-2026-01-10T01-38-1deca764.json",
+        "session-2026-01-10T01-46-1deca764.json",
+    ] {
+        std::fs::copy(corpus(&format!("{GEMINI_ARCHIVE}/{name}")), dir.join(name)).unwrap();
+    }
+    let o = retrace(&["info", "--json", dir.to_str().unwrap()]);
     assert!(o.status.success(), "{o:?}");
     let info = &json_lines(&o)[0];
     assert_eq!(info["format"], "gemini-cli");
-    assert_eq!(info["files"], 6);
-    assert_eq!(info["entries"], 78);
-    assert_eq!(info["leaves"], 5);
+    assert_eq!(info["files"], 2);
+    assert_eq!(info["leaves"], 1);
     // A split session: one conversation (2 files, 1 leaf, 6 messages).
     retrace_snapshot!(cmd(&["info", &fixture("gemini/split")]), @"
     exit_code: 0

@@ -17,6 +17,7 @@ mod errors;
 mod fork;
 mod gemini;
 mod info;
+mod list;
 mod inputs;
 mod migrate;
 mod redact;

@@ -120,18 +120,20 @@ fn a_folder_names_the_file_of_a_later_hit() {
 #[test]
 fn quotes_and_accents_are_found_as_written_in_the_text() {
     // A quote is `\"` in the file; the text has it as typed.
-    let path = corpus(GEMINI_ARCHIVE);
+    let path = corpus(&format!(
+        "{GEMINI_ARCHIVE}/session-2026-01-10T01-38-1deca764.json"
+    ));
     retrace_snapshot!(cmd(&["search", &path, "\"hideBanner\"", "--limit", "2"]), @r#"
     exit_code: 0
     ----- stdout -----
-    08e11636-9bfd-4766-8623-314e27cd0cf4 (file 4, line 119, assistant): …ings.json` file. The `"ui"` section seems promising. While `"hideBanner"` is present, it likely targets the standard program header,…
-    e97bfbc6-ab38-47b4-9077-a63cb79c0062 (file 4, line 230, assistant): …file, specifically `settings.json`. I've noted the `"ui": { "hideBanner": false }` setting. I can see that the warning message is di…
+    08e11636-9bfd-4766-8623-314e27cd0cf4 (line 119, assistant): …ings.json` file. The `"ui"` section seems promising. While `"hideBanner"` is present, it likely targets the standard program header,…
+    e97bfbc6-ab38-47b4-9077-a63cb79c0062 (line 230, assistant): …file, specifically `settings.json`. I've noted the `"ui": { "hideBanner": false }` setting. I can see that the warning message is di…
     ----- stderr -----
-    retrace: [CORPUS]/gemini-cli/mischa-thisness__M-Gemini/Archives: more than 2 hits, the first 2 shown (--limit)
+    retrace: [CORPUS]/gemini-cli/mischa-thisness__M-Gemini/Archives/session-2026-01-10T01-38-1deca764.json: more than 2 hits, the first 2 shown (--limit)
     "#);
     // Case folds beyond ASCII: `FÉVR` finds `févr.` (a French `ls -l`).
     let ideas = corpus(
-        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas",
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-ideas/03eb5929-52b3-4b13-ada3-b93ae35806b8.jsonl",
     );
     retrace_snapshot!(cmd(&["search", &ideas, "FÉVR"]), @"
     exit_code: 0

@@ -167,7 +167,17 @@ pub fn side_car(file: &str) -> Option<String> {
 /// session's meta, configuration snapshot and state, and side-cars such as
 /// `events_2.jsonl.torn`, which are no session files anyway).
 fn store_files(names: &[&str]) -> Vec<bool> {
-    let stores: Vec<&str> = names
+    let stores = store_dirs(names);
+    names
+        .iter()
+        .map(|n| stores.contains(&dir(n)) && !is_events_part(n))
+        .collect()
+}
+
+/// The folders among `names` that are a session store's session (see
+/// [`store_files`]).
+pub(super) fn store_dirs<'a>(names: &[&'a str]) -> Vec<&'a str> {
+    names
         .iter()
         .filter(|n| base(n) == "meta.json")
         .map(|n| dir(n))
@@ -176,10 +186,6 @@ fn store_files(names: &[&str]) -> Vec<bool> {
                 .iter()
                 .any(|n| dir(n) == *d && (is_events_part(n) || base(n) == "config_snapshot.json"))
         })
-        .collect();
-    names
-        .iter()
-        .map(|n| stores.contains(&dir(n)) && !is_events_part(n))
         .collect()
 }
 
@@ -197,18 +203,18 @@ fn is_events_part(name: &str) -> bool {
 }
 
 /// `<session>/subagents/<file>`.
-fn in_subagents(name: &str) -> bool {
+pub(super) fn in_subagents(name: &str) -> bool {
     let dir = dir(name);
     dir == "subagents" || dir.ends_with("/subagents")
 }
 
 /// The name without its folder.
-fn base(name: &str) -> &str {
+pub(super) fn base(name: &str) -> &str {
     name.rsplit('/').next().unwrap_or(name)
 }
 
 /// The folder part of a name (empty at the top).
-fn dir(name: &str) -> &str {
+pub(super) fn dir(name: &str) -> &str {
     name.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
@@ -216,18 +222,18 @@ fn is_agent(name: &str) -> bool {
     base(name).starts_with("agent-")
 }
 
-fn is_side_car(name: &str) -> bool {
+pub(super) fn is_side_car(name: &str) -> bool {
     name.ends_with(".meta.json") || name.ends_with(".snapshots.json")
 }
 
 /// `*.jsonl`, gzipped or not.
-fn is_lines_file(name: &str) -> bool {
+pub(super) fn is_lines_file(name: &str) -> bool {
     let plain = name.strip_suffix(".gz").unwrap_or(name);
     plain.ends_with(".jsonl")
 }
 
 /// `*.jsonl` or `*.json`, gzipped or not, not a side-car.
-fn is_session_file(name: &str) -> bool {
+pub(super) fn is_session_file(name: &str) -> bool {
     let plain = name.strip_suffix(".gz").unwrap_or(name);
     (plain.ends_with(".jsonl") || plain.ends_with(".json")) && !is_side_car(plain)
 }
@@ -251,7 +257,7 @@ fn order(a: &str, b: &str) -> Ordering {
 
 /// (`events`, 11) for `events_10.jsonl`, (`events`, 0) for `events.jsonl`:
 /// the core's split-part rule ([`split_stem`]) with no number before `_0`.
-fn key(name: &str) -> (&str, u64) {
+pub(super) fn key(name: &str) -> (&str, u64) {
     let base = base(name);
     let first = base.split('.').next().unwrap_or(base);
     let (prefix, n) = split_stem(first);

@@ -10,6 +10,7 @@
 
 // Declared bottom-up: a module uses only those above it.
 mod folder;
+mod split;
 mod view;
 mod rules;
 mod claude;
@@ -27,4 +28,5 @@ pub use folder::{order_files, side_car, snapshot_side_car, subagent_dir, Listing
 pub(crate) use registry::key_table;
 pub use rules::Subagent;
 pub(crate) use rules::{FileCx, Links, Rules, NONE};
+pub use split::{needs_head, split_sessions, HEAD_BYTES};
 pub(crate) use view::View;

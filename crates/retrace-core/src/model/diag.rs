@@ -72,6 +72,9 @@ pub enum DiagnosticKind {
     /// is not in its file, a snapshot side-car that does not parse, or one
     /// of its bookmarks that is malformed or names no entry of its file.
     BadBookmark,
+    /// A format named with `--format` that the file does not look like:
+    /// detection would have read it as another (named in the message).
+    FormatMismatch,
 }
 
 impl DiagnosticKind {
@@ -100,6 +103,7 @@ impl DiagnosticKind {
             DiagnosticKind::GzipTrailingData => "gzip-trailing-data",
             DiagnosticKind::UnknownFormat => "unknown-format",
             DiagnosticKind::BadBookmark => "bad-bookmark",
+            DiagnosticKind::FormatMismatch => "format-mismatch",
         }
     }
 }

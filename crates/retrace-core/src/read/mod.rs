@@ -10,6 +10,7 @@ pub(crate) mod digest;
 pub(crate) mod pending;
 pub(crate) mod sniff;
 pub(crate) mod gzip;
+pub(crate) mod binary;
 pub(crate) mod document;
 pub(crate) mod framing;
 pub(crate) mod file;

@@ -108,6 +108,9 @@ impl Session {
             }
         }
         diagnostics.extend(link_diagnostics);
+        if let Some(forced) = options.format {
+            diagnostics.extend(mismatches(&files, &entries, &interner, forced, &node));
+        }
         for (p, &is_node) in parent.iter_mut().zip(&node) {
             if !is_node {
                 *p = NONE;
@@ -202,6 +205,48 @@ fn detect_formats(
             }
         })
         .collect()
+}
+
+/// A `format-mismatch` warning for each file `forced` was named for that
+/// detection reads as another format: what it was read as, what it would
+/// have been read as, and how much of it the forced format took into the
+/// tree (most often nothing). Naming `generic` (plain JSON) is never
+/// questioned.
+fn mismatches(
+    files: &[FileInfo],
+    entries: &[Entry],
+    interner: &Interner,
+    forced: Format,
+    node: &[bool],
+) -> Vec<Diagnostic> {
+    if forced == Format::Generic {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for (f, info) in files.iter().enumerate() {
+        let range = info.first_entry as usize..info.end_entry as usize;
+        let detected = Format::detect(info, &entries[range.clone()], interner);
+        if detected == Format::Generic || detected.name() == forced.name() {
+            continue;
+        }
+        let nodes = node[range.clone()].iter().filter(|&&n| n).count();
+        out.push(Diagnostic {
+            severity: Severity::Warning,
+            kind: DiagnosticKind::FormatMismatch,
+            file: FileId(f as u16),
+            line: 1,
+            offset: 0,
+            message: format!(
+                "read as {forced} because --format says so, but it looks like {detected}: \
+                 without --format it is read as {detected} ({nodes} of its {} entries are \
+                 on the tree as {forced})",
+                range.len(),
+                forced = forced.name(),
+                detected = detected.describe(),
+            ),
+        });
+    }
+    out
 }
 
 /// The session's format: its first file's, passing over empty files (a

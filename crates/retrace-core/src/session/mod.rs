@@ -18,10 +18,12 @@ mod export;
 mod preview;
 mod search;
 mod summary;
+mod listing;
 
 pub use bodies::{Check, ModelStats, ToolPairing};
 pub(crate) use export::{document_frame, line_range, one_line};
 pub use export::{export_branch, Export, ExportError};
+pub use listing::{session_title, Listed};
 pub use outline::Segment;
 pub use preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use rows::{Marks, Row, RowKind};

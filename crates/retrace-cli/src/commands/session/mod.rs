@@ -5,6 +5,7 @@ pub(super) mod cat;
 pub(super) mod compact;
 pub(super) mod fork;
 pub(super) mod info;
+pub(super) mod list;
 pub(super) mod migrate;
 pub(super) mod points;
 pub(super) mod redact;
@@ -53,13 +54,11 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
     let name = &loaded.name;
     match wanted {
         Some(id) => {
-            let e = match s.find_all(id).as_slice() {
-                [] => {
-                    return Err(InputError::new(format!(
-                        "no entry with id `{id}` (ids are entry ids, or L<line> for entries without one)"
-                    ))
-                    .on(name))
-                }
+            let found = match s.find_all(id) {
+                found if !found.is_empty() => found,
+                _ => by_prefix(s, id).map_err(|why| InputError::new(why).on(name))?,
+            };
+            let e = match found.as_slice() {
                 [e] => *e,
                 several => return Err(InputError::new(ambiguous(s, id, several)).on(name)),
             };
@@ -89,6 +88,77 @@ fn leaf(loaded: &Loaded, wanted: Option<&str>) -> Result<EntryId> {
             InputError::new(why).on(name)
         }),
     }
+}
+
+/// Candidates an ambiguous id prefix lists, at most.
+const PREFIX_CANDIDATES: usize = 10;
+
+/// The entries `--leaf` names when it is no whole id or `L<line>` label:
+/// the one id that starts with `given` (`2f4668dd` for a 36-character
+/// UUID); else why not, in words: a line past the end with the file's line
+/// count, a prefix several ids start with (listed), or nothing at all.
+fn by_prefix(s: &Session, given: &str) -> std::result::Result<Vec<EntryId>, String> {
+    if let Some((file, line)) = line_label(given) {
+        let Some(info) = s.files().get(file) else {
+            return Err(format!(
+                "`{given}` names file {file}, but the session has {} file{}",
+                s.files().len(),
+                if s.files().len() == 1 { "" } else { "s" }
+            ));
+        };
+        // The file is named when the session has several.
+        let of = match s.files().len() {
+            1 => String::new(),
+            _ => format!(" of {}", info.name),
+        };
+        return Err(if line > info.lines || line == 0 {
+            format!("line {line} is past the end{of} ({} lines)", info.lines)
+        } else {
+            format!("no entry starts on line {line}{of} (a blank or continued line)")
+        });
+    }
+    let mut ids: Vec<&str> = (0..s.entries().len() as u32)
+        .map(EntryId)
+        .filter_map(|e| s.id(e))
+        .filter(|id| id.starts_with(given))
+        .collect();
+    ids.sort_unstable();
+    ids.dedup();
+    match ids.as_slice() {
+        [] => Err(format!(
+            "no entry with id `{given}` or an id starting with it (ids are entry ids, a unique \
+             prefix of one, or L<line> for entries without one)"
+        )),
+        [one] => Ok(s.find_all(one)),
+        several => {
+            let shown: Vec<String> = several
+                .iter()
+                .take(PREFIX_CANDIDATES)
+                .map(|id| format!("`{id}`"))
+                .collect();
+            let more = match several.len() - shown.len() {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
+            Err(format!(
+                "`{given}` is the start of {} ids: {}{more}; give more of it",
+                several.len(),
+                shown.join(", ")
+            ))
+        }
+    }
+}
+
+/// `L12` → (0, 12), `F2L5` → (2, 5).
+fn line_label(label: &str) -> Option<(usize, u32)> {
+    let (file, line) = match label.strip_prefix('F') {
+        Some(rest) => {
+            let (f, l) = rest.split_once('L')?;
+            (f.parse().ok()?, l)
+        }
+        None => (0, label.strip_prefix('L')?),
+    };
+    Some((file, line.parse().ok()?))
 }
 
 /// Says on stderr what is wrong with the session's bookmarks (a side-car
