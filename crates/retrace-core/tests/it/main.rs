@@ -26,6 +26,7 @@ mod gemini;
 mod gzip;
 mod lists;
 mod migrate;
+mod reading_kinds;
 mod redact;
 mod repair;
 mod seal;

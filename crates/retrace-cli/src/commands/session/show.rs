@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::io::Write;
 
 use anyhow::Result;
-use retrace_core::{Message, MessageKind, Part, Role};
+use retrace_core::{Message, MessageKind, Part, Piece, Role, UserClass};
 use serde::Serialize;
 
 use super::{leaf, warn_bad_bookmarks};
@@ -80,6 +80,11 @@ const UNTRACKED_SHOWN: usize = 5;
 
 fn print_message(m: &Message, bookmarks: &[&str], out: &mut dyn Write) -> std::io::Result<()> {
     let mut head = match (m.role, m.kind) {
+        // What the harness wrote is named by what it is, not "injected".
+        (role, _) if !m.harness.is_empty() => match m.user_class() {
+            UserClass::Prompt => role.as_str().to_owned(),
+            class => format!("{} ({})", role.as_str(), class.as_str()),
+        },
         (_, MessageKind::CompactionSummary) => "compaction summary".to_owned(),
         (_, MessageKind::BranchSummary) => "branch summary".to_owned(),
         (_, MessageKind::BashExecution) => "user shell command".to_owned(),
@@ -102,8 +107,13 @@ fn print_message(m: &Message, bookmarks: &[&str], out: &mut dyn Write) -> std::i
         head.push_str(&format!(" · ⚑ {}", bookmarks.join(", ")));
     }
     writeln!(out, "── {head} ──")?;
+    // Recognised harness text is printed as its pieces, never its tags.
+    for piece in &m.harness {
+        print_piece(piece, out)?;
+    }
     for part in &m.content {
         match part {
+            Part::Text { .. } if !m.harness.is_empty() && m.role == Role::User => {}
             Part::Text { text } => writeln!(out, "{}", shorten(text, 40, 10))?,
             Part::Thinking {
                 text,
@@ -163,6 +173,39 @@ fn print_message(m: &Message, bookmarks: &[&str], out: &mut dyn Write) -> std::i
         )?;
     }
     writeln!(out)
+}
+
+/// A piece of harness text: a command as typed, output as printed,
+/// context as its label and first line.
+fn print_piece(piece: &Piece, out: &mut dyn Write) -> std::io::Result<()> {
+    match piece {
+        Piece::Prompt { text } => writeln!(out, "{}", shorten(text, 40, 10)),
+        Piece::Command { .. } => writeln!(out, "{}", piece.plain()),
+        Piece::ShellInput { command } => writeln!(out, "$ {command}"),
+        Piece::ShellOutput { stdout, stderr } => {
+            if !stdout.is_empty() {
+                writeln!(out, "{}", indent(&shorten(stdout, 10, 5)))?;
+            }
+            if !stderr.is_empty() {
+                writeln!(out, "   stderr:\n{}", indent(&shorten(stderr, 10, 5)))?;
+            }
+            if stdout.is_empty() && stderr.is_empty() {
+                writeln!(out, "   (no output)")?;
+            }
+            Ok(())
+        }
+        Piece::Context { label, text } => {
+            let lines = text.lines().count();
+            let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+            let more = if lines > 1 {
+                format!(" (+{} lines)", lines - 1)
+            } else {
+                String::new()
+            };
+            writeln!(out, "[{label}] {}{more}", shorten(first, 1, 0))
+        }
+        Piece::Interrupted { text } => writeln!(out, "[{text}]"),
+    }
 }
 
 fn indent(text: &str) -> String {
