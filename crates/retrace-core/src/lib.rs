@@ -60,6 +60,7 @@ pub use model::event::{
     EventType, FileChange, FinalOutput, LlmCall, StateTransition, ToolCall, UserInput,
 };
 pub use model::format_id::Format;
+pub use model::harness::{class_of, Piece, UserClass};
 pub use model::message::{
     short_commit, ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,
 };

@@ -3,6 +3,7 @@
 mod conversation;
 mod details;
 mod edit;
+mod harness;
 mod loading;
 mod player;
 mod row;

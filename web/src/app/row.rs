@@ -111,8 +111,14 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     };
     let who = match info.kind {
         RowKind::Event => info.entry_type.clone(),
+        RowKind::Message if info.role.is_empty() => {
+            super::harness::who_without_role(&info.entry_type, marks)
+        }
         RowKind::Message => info.role.clone(),
     };
+    if let Some(label) = super::harness::type_badge(&info.entry_type) {
+        badges.push(("final", label.to_owned()));
+    }
     view! {
         <header class="row-head">
             <span class="who">{who}</span>
@@ -191,7 +197,7 @@ fn body_view(index: usize, body: RowBody) -> impl IntoView {
     }
 }
 
-fn message_view(index: usize, m: Message, pairing: retrace_core::RowPairing) -> impl IntoView {
+fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing) -> impl IntoView {
     if m.kind == MessageKind::Marker {
         // A git checkpoint: its commit, tag and files.
         if m.content
@@ -234,12 +240,19 @@ fn message_view(index: usize, m: Message, pairing: retrace_core::RowPairing) -> 
         meta.push(format!("stopped: {stop}"));
     }
     let kind_note = match m.kind {
+        // Recognised harness text says what it is itself.
+        MessageKind::Meta if !m.harness.is_empty() => None,
         MessageKind::Meta => Some("injected by the harness"),
         MessageKind::BashExecution => Some("shell command run by the user"),
         MessageKind::Custom => Some("extension message"),
         _ => None,
     };
     let role = m.role;
+    let class = m.user_class();
+    let harness = std::mem::take(&mut m.harness);
+    // A user's text is shown as its recognised pieces instead.
+    let pieces_replace_text = !harness.is_empty() && role == Role::User;
+    let harness = (!harness.is_empty()).then(|| super::harness::harness_view(harness, class));
     let mut images = 0;
     // Each call's result: from this message (a Gemini CLI record, an
     // event stream's call) or another row; results shown in a call's
@@ -274,6 +287,7 @@ fn message_view(index: usize, m: Message, pairing: retrace_core::RowPairing) -> 
     }
     let parts = content
         .into_iter()
+        .filter(|p| !(pieces_replace_text && matches!(p, Part::Text { .. })))
         .map(|p| {
             let image = images;
             if matches!(p, Part::Image { .. }) {
@@ -297,7 +311,7 @@ fn message_view(index: usize, m: Message, pairing: retrace_core::RowPairing) -> 
             part_view(p, role, (index, image)).into_any()
         })
         .collect_view();
-    let content = view! { <div class="parts">{parts}</div> };
+    let content = view! { <div class="parts">{harness}{parts}</div> };
     view! {
         {kind_note.map(|n| view! { <div class="kind-note">{n}</div> })}
         {match summary_kind {

@@ -14,8 +14,8 @@ fn show_marks_the_stores_checkpoints_with_their_files() {
     ── user · 2026-02-10 14:00:00 · line 1 ──
     Add a --verbose flag and note it in notes.md.
 
-    ── user (injected) · 2026-02-10 14:00:00 · line 2 ──
-    Add a --verbose flag and note it in notes.md.
+    ── user (context) · 2026-02-10 14:00:00 · line 2 ──
+    [prompt sent to the model] Add a --verbose flag and note it in notes.md.
 
     ── assistant · gpt-4o-mini · 2026-02-10 14:00:00 · line 2 ──
     I will edit src/main.rs and write notes.md.
@@ -87,14 +87,8 @@ fn show_marks_a_codex_ghost_snapshot() {
     retrace_snapshot!(cmd(&["show", &fixture(GHOST)]), @r#"
     exit_code: 0
     ----- stdout -----
-    ── user (injected) · 2025-11-17 21:30:45 · line 2 ──
-    <environment_context>
-      <cwd>/home/user/projects/temp/chatbot-ui</cwd>
-      <approval_policy>never</approval_policy>
-      <sandbox_mode>danger-full-access</sandbox_mode>
-      <network_access>enabled</network_access>
-      <shell>bash</shell>
-    </environment_context>
+    ── user (context) · 2025-11-17 21:30:45 · line 2 ──
+    [environment] cwd: /home/user/projects/temp/chatbot-ui (+4 lines)
 
     ── user · 2025-11-17 21:32:46 · line 3 ──
     finish up the users work by rigging up the chatbot-ui to use lmstudio instead of their initial implementatiion of ollama. the user just replace endpoints and names in files that mentioned ollama, so look for functions etc... that still need work to get this working. "LM Studio configuration.md" read this to help you
@@ -156,14 +150,14 @@ fn tree_marks_the_checkpoints() {
     exit_code: 0
     ----- stdout -----
     events · 7 entries · 1 leaves · 0 real branch points
-    ● L1 … L7  7 entries, lines 1–7 [2 checkpoint, 1 final_output, 1 llm_call, 2 tool_call, 1 user_input] · ◆ 2 checkpoints (lines 4, 6)  "Add a --verbose flag and note it in notes.md." ◀ leaf (default)
+    ● L1 … L7  7 entries, lines 1–7 [4 assistant, 2 checkpoint, 1 user] · ◆ 2 checkpoints (lines 4, 6)  "Add a --verbose flag and note it in notes.md." ◀ leaf (default)
     ----- stderr -----
     "#);
     retrace_snapshot!(cmd(&["tree", &fixture(GHOST)]), @r#"
     exit_code: 0
     ----- stdout -----
     codex · 14 entries · 1 leaves · 0 real branch points
-    ● 019a93b9-f380-7600-98ff-940e6b99603c … L14  14 entries, lines 1–14 [5 event_msg, 4 response_item, 1 session_meta, 2 turn_context, 2 user] · ◆ 1 checkpoint (line 6)  "finish up the users work by rigging up the chatbot-ui to use lmstudio instead of…" ◀ leaf (default)
+    ● 019a93b9-f380-7600-98ff-940e6b99603c … L14  14 entries, lines 1–14 [2 assistant, 5 event_msg, 1 response_item, 1 session_meta, 1 tool, 2 turn_context, 2 user] · ◆ 1 checkpoint (line 6)  "finish up the users work by rigging up the chatbot-ui to use lmstudio instead of…" ◀ leaf (default)
     ----- stderr -----
     "#);
     let doc = &json_lines(&retrace(&["tree", "--json", &fixture(STORE)]))[0];

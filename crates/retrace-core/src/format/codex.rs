@@ -456,6 +456,29 @@ impl Rules for Codex {
             kind => ITEM_TYPES.contains(&kind.as_bytes()),
         }
     }
+
+    /// Items without a `role`: what the model did (reasoning, calls) is
+    /// the assistant's, outputs are the tool's; a view heads every message
+    /// row with its role.
+    fn role(&self, s: &View, e: EntryId) -> Option<&'static str> {
+        let item = match s.kind(e) {
+            "response_item" => s.subtype(e),
+            kind => kind,
+        };
+        match item {
+            "reasoning"
+            | "function_call"
+            | "custom_tool_call"
+            | "local_shell_call"
+            | "web_search_call"
+            | "image_generation_call"
+            | "tool_search_call" => Some("assistant"),
+            "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
+                Some("tool")
+            }
+            _ => None,
+        }
+    }
 }
 
 /// A fork read with its parent: which of its lines copy the parent's.

@@ -205,13 +205,28 @@ impl Rules for Events {
         s.kind(e) == "checkpoint"
     }
 
-    /// What was said, and the checkpoints: their marker is what a view
-    /// shows of them (as Codex's markers are).
+    /// What was said, and the checkpoints and state transitions: their
+    /// marker is what a view shows of them (as Codex's markers are).
     fn is_message(&self, s: &View, e: EntryId) -> bool {
         matches!(
             s.kind(e),
-            "user_input" | "llm_call" | "tool_call" | "final_output" | "checkpoint" | "compaction"
+            "user_input"
+                | "llm_call"
+                | "tool_call"
+                | "final_output"
+                | "checkpoint"
+                | "compaction"
+                | "state_transition"
         )
+    }
+
+    /// Events say who acted by their type: a view heads each row with it.
+    fn role(&self, s: &View, e: EntryId) -> Option<&'static str> {
+        match s.kind(e) {
+            "user_input" => Some("user"),
+            "llm_call" | "tool_call" | "final_output" => Some("assistant"),
+            _ => None,
+        }
     }
 }
 

@@ -153,9 +153,16 @@ impl Rules for Gemini {
         s.kind(e) == "user"
     }
 
-    /// Notices (`info`, `error`, `warning`) are not messages.
+    /// Notices (`info`, `error`, `warning`) are not said to the model,
+    /// but they are what the user saw: messages a view shows as markers
+    /// with their text.
     fn is_message(&self, s: &View, e: EntryId) -> bool {
-        matches!(s.kind(e), "user" | "gemini")
+        matches!(s.kind(e), "user" | "gemini" | "info" | "error" | "warning")
+    }
+
+    /// An `error` notice, besides what the index flags.
+    fn is_error(&self, s: &View, e: EntryId) -> bool {
+        s.entry(e).flags.has(Flags::ERROR) || s.kind(e) == "error"
     }
 
     fn role(&self, s: &View, e: EntryId) -> Option<&'static str> {

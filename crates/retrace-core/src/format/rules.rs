@@ -5,7 +5,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::model::diag::Diagnostic;
-use crate::model::entry::{Entry, EntryId, FileId};
+use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::normalize::{Mode, Normalize};
@@ -280,6 +280,13 @@ pub(crate) trait Rules: Sync {
     /// store's `checkpoint` event, Codex's `ghost_snapshot`).
     fn is_checkpoint(&self, _s: &View, _e: EntryId) -> bool {
         false
+    }
+
+    /// Whether an entry reports a failure: its index flag
+    /// ([`Flags::ERROR`]), or what the format knows beside it (a Gemini CLI
+    /// `error` notice).
+    fn is_error(&self, s: &View, e: EntryId) -> bool {
+        s.entry(e).flags.has(Flags::ERROR)
     }
 
     /// Whether an entry's body is a message (something said), judged from

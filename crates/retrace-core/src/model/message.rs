@@ -12,6 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::model::event::FileChange;
+use crate::model::harness::{class_of, Piece, UserClass};
 use crate::model::provider::Api;
 
 /// Who produced a message.
@@ -341,6 +342,12 @@ pub struct Message {
     pub entries: Vec<String>,
     /// The 1-based line numbers of those entries, in the same order.
     pub lines: Vec<u32>,
+    /// A user-side message's text as its pieces, where the harness wrote
+    /// some of it (a slash command, shell input or output, context, an
+    /// interruption); empty when all of it was typed. The content keeps
+    /// the text as written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub harness: Vec<Piece>,
     /// Provider data of each part: `part_extras[i]` belongs to `content[i]`
     /// (the vector is shorter when the last parts have none). Use
     /// [`Message::part_extra`] and [`Message::push_with`].
@@ -423,6 +430,7 @@ impl Message {
             stop_reason: None,
             entries: Vec::new(),
             lines: Vec::new(),
+            harness: Vec::new(),
             part_extras: Vec::new(),
             extra: None,
         }
@@ -472,6 +480,29 @@ impl Message {
             } => Some((call_id.as_str(), *is_error)),
             _ => None,
         })
+    }
+
+    /// What a user-side message is as a whole (see [`class_of`]): a
+    /// prompt unless the harness wrote all of it.
+    pub fn user_class(&self) -> UserClass {
+        class_of(&self.harness)
+    }
+
+    /// The text a person typed: the prompt pieces where the harness wrote
+    /// the rest, else all the text (see [`Message::text`]).
+    pub fn typed_text(&self) -> String {
+        if self.harness.is_empty() {
+            return self.text();
+        }
+        let typed: Vec<&str> = self
+            .harness
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Prompt { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        typed.join("\n\n")
     }
 
     /// All text parts joined by blank lines (thinking excluded).

@@ -1,6 +1,6 @@
 //! The data every layer shares: entries and their ids, interned strings,
-//! diagnostics, time, the message model, provider and format names,
-//! bookmarks.
+//! diagnostics, time, the message model (with the harness text recognised
+//! in user-side messages), provider and format names, bookmarks.
 
 pub(crate) mod intern;
 pub(crate) mod entry;
@@ -9,5 +9,6 @@ pub(crate) mod time;
 pub(crate) mod provider;
 pub(crate) mod format_id;
 pub(crate) mod event;
+pub(crate) mod harness;
 pub(crate) mod message;
 pub(crate) mod bookmark;

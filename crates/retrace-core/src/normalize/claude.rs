@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use super::harness;
 use super::{
     count, flag, image_with, push_all, signed, str_field, text_of, text_part, tool_output,
     ContextOptions, Parts,
@@ -29,8 +30,12 @@ pub(crate) fn line_message(line: &Value, options: ContextOptions) -> Option<Mess
     };
     if flag(line, "isCompactSummary") {
         m.kind = MessageKind::CompactionSummary;
-    } else if flag(line, "isMeta") {
-        m.kind = MessageKind::Meta;
+    } else {
+        let meta = flag(line, "isMeta");
+        if meta {
+            m.kind = MessageKind::Meta;
+        }
+        harness::recognise(&mut m, harness::claude, meta);
     }
     m.timestamp = str_field(line, "timestamp").and_then(|t| parse_rfc3339_ms(t.as_bytes()));
     Some(m)

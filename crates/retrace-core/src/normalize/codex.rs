@@ -13,23 +13,12 @@
 
 use serde_json::Value;
 
+use super::harness;
 use super::{base64_size, image, str_field, text_of, ContextOptions};
 use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::model::provider::Api;
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Mode, Normalize, Origin};
-
-/// Texts the harness puts into user-role messages.
-const INJECTED_PREFIXES: &[&str] = &[
-    "<environment_context>",
-    "<user_instructions>",
-    "# AGENTS.md instructions",
-    "<permissions instructions>",
-    "<app-context>",
-    "<subagent_notification>",
-    "<user_shell_command>",
-    "<turn_aborted>",
-];
 
 /// The stateful normalizer of one rollout (or one branch of it).
 pub(crate) struct Rollout {
@@ -280,10 +269,10 @@ impl Rollout {
                 });
                 m.timestamp = time;
                 m.content = parts;
-                let injected = m.content.iter().any(|p| {
-                    matches!(p, Part::Text { text } if INJECTED_PREFIXES.iter().any(|x| text.trim_start().starts_with(x)))
-                });
-                if m.role == Role::User && injected {
+                // What the harness injects (the environment, instructions,
+                // an aborted turn) is recognised; such an item is not typed.
+                harness::recognise(&mut m, harness::codex, false);
+                if !m.harness.is_empty() {
                     m.kind = MessageKind::Meta;
                 }
                 origin.stamp(&mut m);

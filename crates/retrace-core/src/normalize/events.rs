@@ -2,7 +2,8 @@
 //! `llm_call` is its prompt (what the framework sent, as an injected user
 //! message) and its response (an assistant message with the call's usage),
 //! a `tool_call` is a call and its result, `final_output` is the answer, a
-//! `state_transition` is a marker, a `checkpoint` (the store's git commit
+//! `state_transition` is a marker (`from → to`, then a line per changed
+//! key: `key: old → new`), a `checkpoint` (the store's git commit
 //! after a tool changed files) is a marker holding a [`Part::Checkpoint`],
 //! and a `compaction` is its summary, a user message of
 //! [`MessageKind::CompactionSummary`] (which events it keeps is the
@@ -12,6 +13,7 @@ use serde_json::Value;
 
 use super::{str_field, text_of};
 use crate::model::event::{ChangeKind, FileChange};
+use crate::model::harness::Piece;
 use crate::model::message::{Message, MessageKind, Part, Role, Usage};
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Normalize, Origin};
@@ -35,9 +37,13 @@ impl Normalize for Stream {
             "llm_call" => {
                 let mut prompt = Message::new(Role::User);
                 prompt.kind = MessageKind::Meta;
-                prompt.content.push(Part::Text {
-                    text: prompt_text(data.get("prompt").unwrap_or(&Value::Null)),
+                let text = prompt_text(data.get("prompt").unwrap_or(&Value::Null));
+                // What the framework sent: context of the call, not typed.
+                prompt.harness.push(Piece::Context {
+                    label: "prompt sent to the model".to_owned(),
+                    text: text.clone(),
                 });
+                prompt.content.push(Part::Text { text });
                 push(prompt);
                 let mut response = text_message(Role::Assistant, field(data, "response"));
                 let usage = data.get("token_usage").filter(|u| u.is_object()).map(usage);
@@ -83,11 +89,14 @@ impl Normalize for Stream {
             "final_output" => push(text_message(Role::Assistant, field(data, "output"))),
             "state_transition" => {
                 let mut text = format!("{} → {}", field(data, "from_node"), field(data, "to_node"));
-                if let Some(diff) = data.get("state_diff").and_then(Value::as_object) {
-                    let keys: Vec<&str> = diff.keys().map(String::as_str).collect();
-                    if !keys.is_empty() {
-                        text.push_str(&format!(" (changed: {})", keys.join(", ")));
+                match data.get("state_diff") {
+                    Some(Value::Object(diff)) => {
+                        for (key, change) in diff {
+                            text.push_str(&format!("\n{key}: {}", state_change(change)));
+                        }
                     }
+                    None | Some(Value::Null) => {}
+                    Some(other) => text.push_str(&format!("\nstate: {}", short_value(other))),
                 }
                 push(marker(text));
             }
@@ -108,6 +117,36 @@ impl Normalize for Stream {
             }
             other => push(marker(format!("{other}: {data}"))),
         }
+    }
+}
+
+/// One key's change in a `state_diff`: `old → new` where it says both
+/// (`{old, new}`, `{from, to}` or `{before, after}`), else the value as it
+/// now is.
+fn state_change(change: &Value) -> String {
+    let pair = [("old", "new"), ("from", "to"), ("before", "after")]
+        .iter()
+        .find_map(|(a, b)| {
+            let o = change.as_object().filter(|o| o.len() == 2)?;
+            Some((o.get(*a)?, o.get(*b)?))
+        });
+    match pair {
+        Some((old, new)) => format!("{} → {}", short_value(old), short_value(new)),
+        None => short_value(change),
+    }
+}
+
+/// A state value on one line: strings as they are, the rest as compact
+/// JSON, at most 200 characters.
+fn short_value(v: &Value) -> String {
+    let text = match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let line = text.replace('\n', " ");
+    match line.char_indices().nth(200) {
+        Some((at, _)) => format!("{}…", &line[..at]),
+        None => line,
     }
 }
 

@@ -5,13 +5,14 @@
 //! and its `toolCalls`; each tool call carries its own result, so the
 //! record becomes the assistant message and, when results are there, the
 //! tool message that answers it. `info`, `error` and `warning` records are
-//! notices of the CLI, never sent to the model: not messages.
+//! notices of the CLI, never sent to the model: markers (`error: …`) that
+//! views show with their text and a migration leaves out.
 
 use serde_json::Value;
 
 use super::provider::google_part;
 use super::{count, push_all, str_field, text_part, tool_output, ContextOptions, Parts};
-use crate::model::message::{Message, Part, PartExtra, Role, Usage};
+use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
 use crate::model::time::parse_rfc3339_ms;
 
 /// The messages one record stands for: none, one, or a model turn and the
@@ -72,7 +73,20 @@ pub(crate) fn record_messages(record: &Value, options: ContextOptions) -> Vec<Me
                 out.push(results);
             }
         }
-        // `info`, `error`, `warning`: notices of the CLI.
+        // Notices of the CLI: what the user saw, not what the model did.
+        Some(level @ ("info" | "error" | "warning")) => {
+            let mut m = Message::new(Role::System);
+            m.kind = MessageKind::Marker;
+            let text = match record.get("content") {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Null) | None => String::new(),
+                Some(other) => other.to_string(),
+            };
+            m.content.push(Part::Text {
+                text: format!("{level}: {text}"),
+            });
+            out.push(m);
+        }
         _ => {}
     }
     for m in &mut out {
@@ -195,7 +209,7 @@ mod tests {
     }
 
     #[test]
-    fn cancelled_calls_are_errors_and_notices_are_not_messages() {
+    fn cancelled_calls_are_errors_and_notices_are_markers() {
         let v: Value = serde_json::from_str(r#"{"id":"a","type":"gemini","content":"","toolCalls":[{"id":"run_shell_command-1","name":"run_shell_command","args":{},"result":[{"functionResponse":{"id":"run_shell_command-1","name":"run_shell_command","response":{"error":"[Operation Cancelled] Reason: User cancelled"}}}],"status":"cancelled"}]}"#).unwrap();
         let ms = record_messages(&v, ContextOptions::default());
         assert_eq!(
@@ -205,6 +219,18 @@ mod tests {
         let v: Value =
             serde_json::from_str(r#"{"id":"b","type":"info","content":"Update successful!"}"#)
                 .unwrap();
+        let ms = record_messages(&v, ContextOptions::default());
+        assert_eq!(ms.len(), 1);
+        assert_eq!(ms[0].kind, MessageKind::Marker);
+        assert_eq!(ms[0].text(), "info: Update successful!");
+        let v: Value = serde_json::from_str(
+            r#"{"id":"c","type":"error","content":"Please provide a subcommand."}"#,
+        )
+        .unwrap();
+        let ms = record_messages(&v, ContextOptions::default());
+        assert_eq!(ms[0].text(), "error: Please provide a subcommand.");
+        // Other record types are still not messages.
+        let v: Value = serde_json::from_str(r#"{"id":"d","type":"future"}"#).unwrap();
         assert!(record_messages(&v, ContextOptions::default()).is_empty());
     }
 }

@@ -8,11 +8,16 @@
 //!   ([`Session::is_prompt`](crate::Session::is_prompt)) whose message is a
 //!   user's. That is what a branch is about, and what a person remembers it
 //!   by.
-//! - **Only ordinary messages** ([`MessageKind::Normal`]): text the harness
-//!   injected (Codex's `<environment_context>`, Claude Code's `isMeta`
-//!   caveats), compaction and branch summaries are not what anyone typed,
-//!   and a Codex rollout would otherwise be labelled by its environment
-//!   block instead of its prompt.
+//! - **Only what someone typed**: ordinary messages
+//!   ([`MessageKind::Normal`]), and of a user message only its typed text
+//!   ([`Message::typed_text`]). What the harness wrote
+//!   ([`Message::harness`]: Codex's `<environment_context>`, Claude Code's
+//!   caveats, `isMeta` lines, slash commands and their output, `!` shell
+//!   commands) and compaction and branch summaries are not what anyone
+//!   typed; a Codex rollout would otherwise be labelled by its environment
+//!   block instead of its prompt. A segment with no typed prompt falls back
+//!   to its first slash or shell command, shown as typed (`/init`,
+//!   `$ ls`), never with its tags.
 //! - **Else the first thing said** on the segment, by whoever said it: a
 //!   branch that starts with the model's answer (a retried response, a
 //!   subagent's run, the branch after a rewind to an answer) shows that
@@ -26,7 +31,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::{MessageKind, Role, Segment, Session, Source, SourceError};
+use crate::{Message, MessageKind, Piece, Role, Segment, Session, Source, SourceError, UserClass};
 
 /// Characters a preview keeps; a longer line is cut and ends in `…`.
 pub const PREVIEW_CHARS: usize = 80;
@@ -81,13 +86,13 @@ pub fn segment_preview(
         // bodies need not be read otherwise.
         if prompt || fallback.is_none() {
             for message in session.messages(e, source)? {
-                if message.kind != MessageKind::Normal {
-                    continue;
-                }
-                let Some(text) = first_line(&message.text(), PREVIEW_CHARS) else {
+                let Some((text, typed)) = said(&message) else {
                     continue;
                 };
-                if prompt && message.role == Role::User {
+                let Some(text) = first_line(&text, PREVIEW_CHARS) else {
+                    continue;
+                };
+                if prompt && typed && message.role == Role::User {
                     return Ok(Some(Preview {
                         role: message.role,
                         prompt: true,
@@ -109,6 +114,31 @@ pub fn segment_preview(
         }
     }
     Ok(fallback)
+}
+
+/// What a message says for a preview, and whether someone typed it: a
+/// user message's typed text, else its command (`/init args`, `$ ls`),
+/// else nothing (context, output, summaries, markers); another role's
+/// ordinary message, its text.
+fn said(message: &Message) -> Option<(String, bool)> {
+    let injected_with_prompt = message.kind == MessageKind::Meta && !message.harness.is_empty();
+    if message.kind != MessageKind::Normal && !injected_with_prompt {
+        return None;
+    }
+    if message.role != Role::User || message.harness.is_empty() {
+        return Some((message.text(), true));
+    }
+    match message.user_class() {
+        UserClass::Prompt => Some((message.typed_text(), true)),
+        UserClass::Command | UserClass::ShellInput => {
+            let command = message
+                .harness
+                .iter()
+                .find(|p| matches!(p, Piece::Command { .. } | Piece::ShellInput { .. }))?;
+            Some((command.plain(), false))
+        }
+        _ => None,
+    }
 }
 
 /// The first line of `text` that is not blank, whitespace runs as one

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::entry::{EntryId, Flags};
 use crate::model::intern::Sym;
-use crate::model::message::Message;
+use crate::model::message::{Message, MessageKind, Role};
 use crate::normalize::ContextOptions;
 use crate::normalize::Mode;
 use crate::session::Session;
@@ -132,7 +132,7 @@ impl Session {
         if self.tree.is_real_branch_point(e) {
             marks |= Marks::BRANCH_POINT;
         }
-        if entry.flags.has(Flags::ERROR) {
+        if self.rules_of(e).is_error(&self.view(), e) {
             marks |= Marks::ERROR;
         }
         if self.subagents.iter().any(|s| s.spawned_by == Some(e)) {
@@ -173,7 +173,20 @@ impl Session {
         let Some(mut merged) = messages.next() else {
             return Ok(None);
         };
-        for next in messages {
+        for mut next in messages {
+            // An injected prompt and the model's answer on one line (an
+            // events `llm_call`): the row is the answer, the prompt its
+            // context piece.
+            if merged.kind == MessageKind::Meta && next.role == Role::Assistant {
+                next.harness = std::mem::take(&mut merged.harness);
+                next.entries.splice(0..0, merged.entries.drain(..));
+                next.lines.splice(0..0, merged.lines.drain(..));
+                merged = next;
+                continue;
+            }
+            if merged.model.is_none() {
+                merged.model = next.model;
+            }
             merged.content.extend(next.content);
             merged.entries.extend(next.entries);
             merged.lines.extend(next.lines);

@@ -341,6 +341,10 @@ pub fn event_line(body: &Value) -> String {
             .pointer("/attachment/type")
             .and_then(Value::as_str)
             .map(|t| format!("attachment: {}", t.replace('_', " "))),
+        "event_msg" | "response_item" | "turn_context" | "session_meta" => Some(codex_line(
+            kind,
+            body.get("payload").unwrap_or(&Value::Null),
+        )),
         _ => None,
     };
     let line = detail.unwrap_or_else(|| {
@@ -370,6 +374,79 @@ pub fn event_line(body: &Value) -> String {
     match line.char_indices().nth(300) {
         Some((at, _)) => format!("{}…", &line[..at]),
         None => line,
+    }
+}
+
+/// A Codex line that is not a message, by its payload: the UI's copies
+/// and notices named in words, token counts as numbers, a turn's settings
+/// as they were. Only words a search's first pass can find in the line's
+/// bytes or that no one searches for (see `written_part`).
+fn codex_line(kind: &str, payload: &Value) -> String {
+    let s = |key: &str| payload.get(key).and_then(Value::as_str);
+    let sub = s("type").unwrap_or("");
+    match (kind, sub) {
+        ("turn_context", _) => {
+            let mut parts = Vec::new();
+            for (key, name) in [
+                ("model", "model"),
+                ("effort", "effort"),
+                ("approval_policy", "approval"),
+                ("cwd", "cwd"),
+            ] {
+                if let Some(v) = s(key) {
+                    parts.push(format!("{name} {v}"));
+                }
+            }
+            let sandbox = payload.get("sandbox_policy").map(|p| match p {
+                Value::String(mode) => mode.clone(),
+                other => other
+                    .get("mode")
+                    .or_else(|| other.get("type"))
+                    .and_then(Value::as_str)
+                    .unwrap_or("set")
+                    .to_owned(),
+            });
+            if let Some(mode) = sandbox {
+                parts.push(format!("sandbox {mode}"));
+            }
+            format!("turn settings: {}", parts.join(" · "))
+        }
+        ("session_meta", _) => {
+            let mut line = "session started".to_owned();
+            if let Some(cwd) = s("cwd") {
+                line.push_str(&format!(" in {cwd}"));
+            }
+            if let Some(v) = s("cli_version") {
+                line.push_str(&format!(" (Codex {v})"));
+            }
+            line
+        }
+        (_, "token_count") => {
+            let last = payload.pointer("/info/last_token_usage");
+            let n = |key: &str| {
+                last.and_then(|u| u.get(key))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0)
+            };
+            match last {
+                Some(_) => format!(
+                    "token count: in {} · cached {} · out {}",
+                    n("input_tokens"),
+                    n("cached_input_tokens"),
+                    n("output_tokens")
+                ),
+                None => "token count: rate limits only".to_owned(),
+            }
+        }
+        // The UI's copies of items the conversation shows already: named,
+        // their text not repeated (a search would find it twice).
+        (_, "agent_reasoning") => "agent reasoning (UI copy)".to_owned(),
+        (_, "agent_message") => "agent message (UI copy)".to_owned(),
+        (_, "user_message") => "user message (UI copy)".to_owned(),
+        (_, "task_started") => "turn started".to_owned(),
+        (_, "task_complete") => "turn complete".to_owned(),
+        (_, "") => kind.replace('_', " "),
+        (_, other) => other.replace('_', " "),
     }
 }
 

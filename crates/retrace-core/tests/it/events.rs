@@ -32,7 +32,10 @@ fn one_stream() {
     assert_eq!(context.len(), 13);
     assert_eq!(context[0].text(), "What is the weather in Paris?");
     assert_eq!(context[1].kind, MessageKind::Marker);
-    assert_eq!(context[1].text(), "start → planner (changed: query)");
+    assert_eq!(
+        context[1].text(),
+        "start → planner\nquery: What is the weather in Paris?"
+    );
     assert_eq!(context[2].kind, MessageKind::Meta);
     assert!(context[2].text().starts_with("[system] You are a weather"));
     assert_eq!(context[3].role, Role::Assistant);

@@ -5,7 +5,7 @@
 //! sessions split over files.
 
 use crate::common::*;
-use retrace_core::{BranchKind, EntryId, Format, Reader, Role, Session};
+use retrace_core::{BranchKind, EntryId, Format, MessageKind, Reader, Role, Session};
 
 const ARCHIVES: &str = "gemini-cli/mischa-thisness__M-Gemini/Archives";
 
@@ -134,7 +134,16 @@ fn every_corpus_file_is_gemini_with_hand_checked_counts() {
         let leaf = s.tree().default_leaf().unwrap();
         assert_eq!(leaf, EntryId(x.entries as u32 - 1), "{rel}");
         let context = s.context(leaf, &mut &bytes[..]).unwrap();
-        assert_eq!(context.len() as u64, x.messages, "{rel}");
+        // The CLI's notices are markers beside the messages, with their
+        // text (`reading_kinds.rs`), one per notice record.
+        let (markers, messages): (Vec<_>, Vec<_>) =
+            context.iter().partition(|m| m.kind == MessageKind::Marker);
+        assert_eq!(messages.len() as u64, x.messages, "{rel}");
+        let notices = (0..s.entries().len() as u32)
+            .filter(|&e| matches!(s.kind(EntryId(e)), "info" | "error" | "warning"))
+            .count();
+        assert_eq!(markers.len(), notices, "{rel}");
+        assert_eq!(check.markers as usize, notices, "{rel}");
     }
 }
 
@@ -198,13 +207,18 @@ fn jsonl_rewrites_are_kept_and_a_rewind_is_a_branch() {
         s.context(EntryId(at(leaf)), &mut &bytes[..])
             .unwrap()
             .iter()
-            .map(|m| m.role)
+            .map(|m| match m.kind {
+                // A notice of the CLI (its `info`, `error`, `warning`).
+                MessageKind::Marker => Role::System,
+                _ => m.role,
+            })
             .collect()
     };
     use Role::{Assistant as A, Tool as T, User as U};
     assert_eq!(roles(14), [U, A, T, A, U, A]);
-    // The abandoned branch: the deleted prompt and the cancelled call.
-    assert_eq!(roles(11), [U, A, T, A, U, A, T]);
+    // The abandoned branch: the deleted prompt, the cancelled call and
+    // the CLI's notice that it was cancelled.
+    assert_eq!(roles(11), [U, A, T, A, U, A, T, Role::System]);
     // An earlier version as a leaf: the call before it finished.
     assert_eq!(roles(4), [U, A]);
     let context = s.context(EntryId(at(14)), &mut &bytes[..]).unwrap();

@@ -27,6 +27,7 @@ mod gzip;
 mod lists;
 mod migrate;
 mod reading;
+mod reading_kinds;
 mod redact;
 mod repair;
 mod seal;

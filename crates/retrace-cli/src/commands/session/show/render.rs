@@ -9,7 +9,8 @@ use std::io::{self, Write};
 
 use retrace_core::ansi::{self, Color, Style};
 use retrace_core::{
-    diff_of_tool_call, pair_calls, DiffLine, Message, MessageKind, Part, Role, ToolOutput, ToolView,
+    diff_of_tool_call, pair_calls, DiffLine, Message, MessageKind, Part, Piece, Role, ToolOutput,
+    ToolView, UserClass,
 };
 
 use crate::output::time;
@@ -90,11 +91,16 @@ impl<'a> Branch<'a> {
             w.layout.max_lines = None;
             w.layout.width = None;
         }
+        // Recognised harness text is written as its pieces, never its tags.
+        for piece in &m.harness {
+            w.piece(piece)?;
+        }
         for (p, part) in m.content.iter().enumerate() {
             if self.folded.contains(&(i, p)) {
                 continue;
             }
             match part {
+                Part::Text { .. } if !m.harness.is_empty() && m.role == Role::User => {}
                 Part::ToolCall {
                     id,
                     name,
@@ -258,6 +264,14 @@ impl Writer<'_> {
 
     fn head(&mut self, m: &Message, bookmarks: &[&str]) -> io::Result<()> {
         let (who, paint) = match (m.role, m.kind) {
+            // What the harness wrote is named by what it is, not "injected".
+            (role, _) if !m.harness.is_empty() => match m.user_class() {
+                UserClass::Prompt => (role.as_str().to_owned(), Paint::User),
+                class => (
+                    format!("{} ({})", role.as_str(), class.as_str()),
+                    Paint::User,
+                ),
+            },
             (_, MessageKind::CompactionSummary) => ("compaction summary".to_owned(), Paint::Other),
             (_, MessageKind::BranchSummary) => ("branch summary".to_owned(), Paint::Other),
             (_, MessageKind::BashExecution) => ("user shell command".to_owned(), Paint::User),
@@ -284,6 +298,41 @@ impl Writer<'_> {
         }
         let who = self.paint(&who, paint);
         writeln!(self.out, "── {who}{rest} ──")
+    }
+
+    /// A piece of harness text: a command as typed, output as printed
+    /// (cut like a tool's), context as its label and first line.
+    fn piece(&mut self, piece: &Piece) -> io::Result<()> {
+        let max = self.layout.max_lines.or(self.layout.tool_lines);
+        match piece {
+            Piece::Prompt { text } => self.block(text, "", None, Paint::Plain),
+            Piece::Command { .. } => self.line(&piece.plain(), Paint::Title),
+            Piece::ShellInput { command } => self.line(&format!("$ {command}"), Paint::Title),
+            Piece::ShellOutput { stdout, stderr } => {
+                if !stdout.is_empty() {
+                    self.block(stdout, "   ", max, Paint::Plain)?;
+                }
+                if !stderr.is_empty() {
+                    self.line("   stderr:", Paint::Bad)?;
+                    self.block(stderr, "   ", max, Paint::Plain)?;
+                }
+                if stdout.is_empty() && stderr.is_empty() {
+                    self.line("   (no output)", Paint::Dim)?;
+                }
+                Ok(())
+            }
+            Piece::Context { label, text } => {
+                let lines = text.lines().count();
+                let first = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+                let more = if lines > 1 {
+                    format!(" (+{} lines)", lines - 1)
+                } else {
+                    String::new()
+                };
+                self.line(&format!("[{label}] {}{more}", first.trim()), Paint::Dim)
+            }
+            Piece::Interrupted { text } => self.line(&format!("[{text}]"), Paint::Dim),
+        }
     }
 
     fn part(&mut self, part: &Part) -> io::Result<()> {
