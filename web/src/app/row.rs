@@ -276,7 +276,7 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                 view! { <div class="thinking redacted">"Thinking (redacted by the provider)"</div> }
                     .into_any()
             } else {
-                let html = to_html(&text);
+                let html = super::sensitive::chips_html(to_html(&text));
                 view! {
                     <details class="thinking">
                         <summary>{format!("Thinking · {} words", text.split_whitespace().count())}</summary>
@@ -406,7 +406,7 @@ fn text_view(text: &str) -> impl IntoView {
     if text.len() > MARKDOWN_MAX {
         return output_view(text.to_owned(), false).into_any();
     }
-    let html = to_html(text);
+    let html = super::sensitive::chips_html(to_html(text));
     view! { <div class="md" inner_html=html></div> }.into_any()
 }
 
@@ -457,7 +457,7 @@ fn output_view(text: String, is_error: bool) -> impl IntoView {
     let full = StoredValue::new(text);
     view! {
         <pre class="output" class:failed=is_error>
-            {move || if expanded.get() { full.get_value() } else { short.clone() }}
+            {move || super::sensitive::chips_text(if expanded.get() { full.get_value() } else { short.clone() })}
         </pre>
         {move || (!expanded.get()).then(|| view! {
             <button class="expand" on:click=move |_| expanded.set(true)>
