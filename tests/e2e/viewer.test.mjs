@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-import { drop, files, launch, opened, page, retraceBin, root, serve, shot } from './harness.mjs';
+import { drop, files, launch, opened, out, page, retraceBin, root, serve, shot } from './harness.mjs';
 
 let ctx;
 let site;
@@ -169,6 +169,13 @@ test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes 
   let text = await shown();
   assert.ok(planted.every((v) => !text.includes(v)), 'no planted value on screen while hidden');
   assert.match(text, /\[REDACTED:[a-z0-9-]+\]/);
+  // Hidden values are chips, in message text and in tool output alike.
+  const chips = await p.$$eval('.row mark.redacted', (ms) => ms.map((m) => m.textContent));
+  assert.ok(chips.length > 5, `chips on screen: ${chips.length}`);
+  assert.ok(chips.every((c) => /^\[REDACTED:[a-z0-9-]+\]$/.test(c)), chips.join(' '));
+  assert.ok(await p.$('.row .output mark.redacted'), 'a chip in tool output');
+  const chipColour = await p.$eval('.row mark.redacted', (m) => getComputedStyle(m).backgroundColor);
+  assert.notEqual(chipColour, 'rgba(0, 0, 0, 0)');
   // A finding jumps to its row.
   await p.locator('.finding').first().click();
   await p.waitForSelector('.row.focused');
@@ -187,6 +194,34 @@ test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes 
     const got = fs.readFileSync(await download.path());
     const want = execFileSync(retraceBin, ['redact', '--mode', mode, fixture], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
     assert.ok(got.equals(want), `download in ${mode} mode equals retrace redact --mode ${mode}`);
+  }
+  // "Not a secret": a whole kind, and two single findings of other kinds.
+  await p.selectOption('#redact-mode', 'typed');
+  const before = fs.readFileSync(await (await Promise.all([p.waitForEvent('download'), p.click('.download')]))[0].path());
+  await p.click('.not-secret-kind[data-kind="home-username"]');
+  const singles = await p.$$eval('#findings li', (ls) => ls.map((l, i) => [i, l.querySelector('.code').textContent]));
+  const pick = ['email', 'ipv4-public'].map((k) => singles.find((x) => x[1] === k)[0]);
+  for (const i of pick) await p.locator('#findings li').nth(i).locator('.not-secret').click();
+  assert.equal(await p.locator('#findings li.allowed').count() >= 2, true);
+  const [download] = await Promise.all([p.waitForEvent('download'), p.click('.download')]);
+  const got = fs.readFileSync(await download.path());
+  assert.ok(!got.equals(before), 'the exceptions change the download');
+  assert.ok(!got.includes('[REDACTED:home-username]') && before.includes('[REDACTED:home-username]'));
+  // The exceptions saved as a rules file: the CLI with it writes the same bytes.
+  const [rulesFile] = await Promise.all([p.waitForEvent('download'), p.click('.rules-file')]);
+  assert.equal(rulesFile.suggestedFilename(), 'corpus-s11.rules.toml');
+  const rules = fs.readFileSync(await rulesFile.path(), 'utf8');
+  assert.match(rules, /disable = \["home-username"\]/);
+  assert.equal((rules.match(/\{ kind = /g) || []).length, 2, rules);
+  const rulesPath = `${out}/corpus-s11.rules.toml`;
+  fs.writeFileSync(rulesPath, rules);
+  const want = execFileSync(retraceBin, ['redact', '--rules', rulesPath, fixture], { maxBuffer: 1 << 30, stdio: ['ignore', 'pipe', 'ignore'] });
+  assert.ok(got.equals(want), 'download with exceptions equals retrace redact --rules FILE');
+  // Fewer placeholders of the single exceptions' kinds (one value may
+  // stand twice on its line), none of the kind.
+  const count = (b, k) => (b.toString().match(new RegExp(`\\[REDACTED:${k}\\]`, 'g')) || []).length;
+  for (const k of ['email', 'ipv4-public']) {
+    assert.ok(count(got, k) < count(before, k) && count(got, k) >= count(before, k) - 2, k);
   }
   assert.deepEqual(p.errors, []);
   await shot(p, 'sensitive');

@@ -71,7 +71,7 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
 
 /// Saves `blob` as a download named `name`: a `blob:` URL of this page, so
 /// nothing leaves the machine.
-fn save(blob: &web_sys::Blob, name: &str) {
+pub(crate) fn save(blob: &web_sys::Blob, name: &str) {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return;
     };

@@ -254,7 +254,7 @@ mod tests {
         let html = code_html("fn main() { let s = \"<x>\"; } // done\n'a", Some("rust"));
         assert_eq!(
             html,
-            "<span class=\"hl-k\">fn</span> main() { <span class=\"hl-k\">let</span> s = <span class=\"hl-s\">&quot;&lt;x&gt;&quot;</span>; } <span class=\"hl-c\">// done</span>\n<span class=\"hl-s\">'a</span>"
+            "<span class=\"hl-k\">fn</span> main() { <span class=\"hl-k\">let</span> s = <span class=\"hl-s\">&quot;&lt;x&gt;&quot;</span>; } <span class=\"hl-c\">// done</span>\n<span class=\"hl-s\">&#39;a</span>"
         );
         assert_eq!(
             code_html("# a <b>", Some("python")),

@@ -44,7 +44,15 @@ pub enum Request {
     Scan,
     /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
     /// `retrace redact --mode MODE` writes them; sent back as a `Blob`.
-    Download { file: u32, mode: String },
+    /// `disable` (kinds) and `allow` (findings of this file: kind, line,
+    /// value hash in hex) are what the review marked "not a secret": the
+    /// bytes of `retrace redact --rules` with the file they export.
+    Download {
+        file: u32,
+        mode: String,
+        disable: Vec<String>,
+        allow: Vec<(String, u64, String)>,
+    },
     /// Where the branch ending at `leaf` can be forked and which of its
     /// tool calls have no result (`retrace_core::safe_points`,
     /// `open_calls`); answered by [`Response::EditPoints`].
@@ -143,6 +151,27 @@ impl Request {
             "download" => Request::Download {
                 file: number("file")?,
                 mode: text("mode")?,
+                disable: v
+                    .get("disable")
+                    .and_then(Value::as_array)
+                    .and_then(|a| a.iter().map(|k| k.as_str().map(str::to_owned)).collect())
+                    .ok_or_else(|| fail("disable"))?,
+                allow: v
+                    .get("allow")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|f| {
+                                let f = f.as_array()?;
+                                Some((
+                                    f.first()?.as_str()?.to_owned(),
+                                    f.get(1)?.as_u64()?,
+                                    f.get(2)?.as_str()?.to_owned(),
+                                ))
+                            })
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("allow"))?,
             },
             "edit_points" => Request::EditPoints {
                 leaf: number("leaf")?,
@@ -535,6 +564,9 @@ pub struct SensitiveFinding {
     /// The entry of that line, and a leaf whose branch shows it.
     pub entry: Option<u32>,
     pub leaf: Option<u32>,
+    /// The value's hash (16 hex digits): what names it in a rules file's
+    /// exceptions.
+    pub hash: String,
 }
 
 /// The rows of a branch, column by column: a long branch is a hundred
@@ -757,6 +789,7 @@ mod tests {
                         path: "message.content".into(),
                         entry: Some(2),
                         leaf: None,
+                        hash: "0123456789abcdef".into(),
                     }],
                 },
             },
@@ -817,6 +850,8 @@ mod tests {
             Request::Download {
                 file: 1,
                 mode: "typed".into(),
+                disable: vec!["email".into()],
+                allow: vec![("jwt".into(), 4, "00000000000000ff".into())],
             },
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },

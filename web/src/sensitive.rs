@@ -9,7 +9,9 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use retrace_core::redact::{Finding, Mode, Redactor, Rules};
+use retrace_core::redact::{
+    hash_hex, parse_hash, AllowedFinding, Exceptions, Finding, Mode, Redactor, Rules,
+};
 use retrace_core::{EntryId, FileId, Session, Source};
 
 use crate::protocol::{ScanReport, SensitiveFinding};
@@ -168,6 +170,7 @@ fn place(session: &Session, file: u32, f: &Finding, rules: &Rules) -> SensitiveF
         path: f.path.clone(),
         entry: entry.map(|e| e.0),
         leaf,
+        hash: hash_hex(f.hash),
     }
 }
 
@@ -176,15 +179,46 @@ pub struct Download {
     pass: Pass,
     pub file: u32,
     pub chunks: js_sys::Array,
+    /// The built-in rules with the review's exceptions, when it made some.
+    pub rules: Option<Arc<Rules>>,
+}
+
+/// The built-in rules with what the review marked "not a secret": kinds,
+/// and findings (kind, line, hash in hex), as `retrace redact --rules`
+/// reads them from the exported file.
+pub fn reviewed_rules(
+    disable: &[String],
+    allow: &[(String, u64, String)],
+) -> Result<Option<Arc<Rules>>, String> {
+    if disable.is_empty() && allow.is_empty() {
+        return Ok(None);
+    }
+    let mut findings = Vec::with_capacity(allow.len());
+    for (kind, line, hash) in allow {
+        let hash = parse_hash(hash).ok_or_else(|| format!("a finding hash `{hash}`"))?;
+        findings.push(AllowedFinding {
+            kind: kind.clone(),
+            line: *line,
+            hash,
+        });
+    }
+    let exceptions = Exceptions {
+        kinds: disable.to_vec(),
+        findings,
+    };
+    Rules::builtin()
+        .with_exceptions(&exceptions)
+        .map(|r| Some(Arc::new(r)))
 }
 
 impl Download {
-    pub fn new(file: u32, mode: Mode) -> Download {
+    pub fn new(file: u32, mode: Mode, rules: Option<Arc<Rules>>) -> Download {
         Download {
             // As the CLI: changed lines are re-scanned.
             pass: Pass::new(file, mode, true),
             file,
             chunks: js_sys::Array::new(),
+            rules,
         }
     }
 
@@ -196,6 +230,7 @@ impl Download {
         rules: &Arc<Rules>,
     ) -> Result<bool, String> {
         let mut out = Vec::new();
+        let rules = self.rules.as_ref().unwrap_or(rules);
         let done = self.pass.step(session, source, rules, &mut out)?;
         if !out.is_empty() {
             self.chunks.push(&js_sys::Uint8Array::from(out.as_slice()));

@@ -212,9 +212,9 @@ pub(crate) struct ShowArgs {
     /// Normalized messages as JSON lines.
     #[arg(long)]
     pub json: bool,
-    /// Replace secrets and personal data in what is printed
-    /// (`[REDACTED:kind]`).
-    #[arg(long)]
+    /// Secrets and personal data replaced (`[REDACTED:kind]`): the
+    /// default, as in the viewer; kept for scripts that ask for it.
+    #[arg(long, conflicts_with = "show_sensitive")]
     pub redact: bool,
     /// Cut each block (text, thinking, tool input and output) to N lines;
     /// the user's own messages are never cut. Default: nothing cut when
@@ -228,6 +228,10 @@ pub(crate) struct ShowArgs {
     /// never. Terminal colours in tool output are kept only with colour.
     #[arg(long, value_enum, default_value = "auto")]
     pub color: ColorChoice,
+    /// Print secrets and personal data as written (by default they are
+    /// replaced, `[REDACTED:kind]`, as the viewer hides them).
+    #[arg(long)]
+    pub show_sensitive: bool,
 }
 
 /// When `show` writes colour.
@@ -417,15 +421,20 @@ pub(crate) enum SearchIn {
 
 #[derive(Args)]
 pub(crate) struct RedactArgs {
-    /// A JSON-lines file, `.gz`, or `-` for standard input.
+    /// A JSON-lines file, `.gz`, `-` for standard input, or a folder: each
+    /// of its session files is redacted into `-o OUTDIR` under the same
+    /// relative path (other files are skipped and listed).
     pub input: String,
-    /// Where to write (atomically; `.gz` compresses); default stdout.
+    /// Where to write (atomically; `.gz` compresses); default stdout. For
+    /// a folder: the output folder (required, not inside the input).
     #[arg(short, long)]
     pub output: Option<String>,
-    /// mask (`***`), typed (`[REDACTED:kind]`) or pseudo (`<email-1>`).
-    #[arg(long, default_value = "mask", value_parser = parse_mode)]
+    /// typed (`[REDACTED:kind]`, the default, as the viewer's), mask
+    /// (`***`) or pseudo (`<email-1>`).
+    #[arg(long, default_value = Mode::default().as_str(), value_parser = parse_mode)]
     pub mode: Mode,
-    /// Custom rules, allowlist and disabled kinds (TOML or JSON).
+    /// Custom rules, allowlist, disabled kinds and single findings left
+    /// in place (TOML or JSON; the viewer's review exports one).
     #[arg(long)]
     pub rules: Option<String>,
     /// Write findings (kind, line, JSON path; never values) as JSON here.

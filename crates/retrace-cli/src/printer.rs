@@ -45,7 +45,9 @@ impl Printer {
         Printer {
             stdout: BufWriter::new(io::stdout().lock()),
             json: output.json,
-            redactor: rules.clone().map(|rules| Redactor::new(rules, Mode::Typed)),
+            redactor: rules
+                .clone()
+                .map(|rules| Redactor::new(rules, Mode::default())),
             rules,
             quiet: global.quiet,
             progress: !global.quiet && !global.no_progress && io::stderr().is_terminal(),

@@ -5,7 +5,8 @@
 //! - [`locate`] / [`load`]: a path (a file, a folder of sessions, a pipe)
 //!   or standard input to a [`Loaded`] session and the [`Bytes`] of its
 //!   bodies; [`folder_inputs`] lists a folder's session files in the
-//!   core's order.
+//!   core's order; [`sweep`] sorts a folder's files into session files
+//!   and the rest (for `redact DIR`).
 //! - [`open_files`]: read session files into a [`retrace_core::Session`],
 //!   splitting a large file across threads.
 //! - [`FileSource`]: hands the core the bytes of an entry when a body is
@@ -26,6 +27,7 @@ mod open;
 mod output_file;
 mod pump;
 mod source;
+mod sweep;
 mod walk;
 
 pub use append::append_lines;
@@ -36,4 +38,5 @@ pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use output_file::OutputFile;
 pub use pump::{pump, pump_parallel, Findings, PumpError, Stream, CHUNK};
 pub use source::FileSource;
+pub use sweep::{sweep, target, within, Sweep};
 pub use walk::{session_of_file, sessions_in, FoundSession, MAX_DEPTH};

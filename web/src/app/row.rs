@@ -344,7 +344,7 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                 view! { <div class="thinking redacted">"Thinking (redacted by the provider)"</div> }
                     .into_any()
             } else {
-                let html = to_html(&text);
+                let html = super::sensitive::chips_html(to_html(&text));
                 view! {
                     <details class="thinking">
                         <summary>{format!("Thinking · {} words", text.split_whitespace().count())}</summary>
@@ -473,7 +473,7 @@ fn text_view(text: &str) -> impl IntoView {
     if text.len() > MARKDOWN_MAX || retrace_core::ansi::has_escapes(text) {
         return output_view(text.to_owned(), false).into_any();
     }
-    let html = to_html(text);
+    let html = super::sensitive::chips_html(to_html(text));
     view! { <div class="md" inner_html=html></div> }.into_any()
 }
 

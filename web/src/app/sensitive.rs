@@ -1,12 +1,96 @@
-//! Sensitive data: the header's show/hide toggle, and the review pane that
-//! lists what redaction would take out and downloads redacted copies.
+//! Sensitive data: the header's show/hide toggle, the review pane that
+//! lists what redaction would take out, takes "not a secret" per finding
+//! and per kind, downloads redacted copies and the exceptions as a rules
+//! file for `retrace redact --rules`; and the chips hidden values show as
+//! wherever text is rendered ([`chips_html`]).
+
+use std::collections::BTreeSet;
 
 use leptos::prelude::*;
-use retrace_core::redact::Mode;
+use retrace_core::redact::{AllowedFinding, Exceptions, Mode};
 
 use super::viewer;
-use crate::protocol::Request;
+use crate::protocol::{Request, SensitiveFinding};
 use crate::state::{bytes, count};
+
+/// The placeholders in `text`: (start, end, kind) of each
+/// `[REDACTED:kind]` (the default mode's, which the viewer shows).
+fn placeholders(text: &str) -> Vec<(usize, usize, &str)> {
+    const OPEN: &str = "[REDACTED:";
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(OPEN).map(|p| from + p) {
+        let kind_at = at + OPEN.len();
+        let len = text[kind_at..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+            .count();
+        if len > 0 && text[kind_at + len..].starts_with(']') {
+            out.push((at, kind_at + len + 1, &text[kind_at..kind_at + len]));
+            from = kind_at + len + 1;
+        } else {
+            from = kind_at;
+        }
+    }
+    out
+}
+
+/// Rendered HTML (markdown's, text escaped) with each placeholder as a
+/// chip. The chip's markup has no quotes, so one inside an attribute's
+/// value stays text there.
+pub fn chips_html(html: String) -> String {
+    let found = placeholders(&html);
+    if found.is_empty() {
+        return html;
+    }
+    let mut out = String::with_capacity(html.len() + 48 * found.len());
+    let mut at = 0;
+    for (start, end, _) in found {
+        out.push_str(&html[at..start]);
+        out.push_str("<mark class=redacted title=hidden>");
+        out.push_str(&html[start..end]);
+        out.push_str("</mark>");
+        at = end;
+    }
+    out.push_str(&html[at..]);
+    out
+}
+
+/// One finding marked "not a secret": its file, kind, line and hash.
+type Allowed = (u32, String, u64, String);
+
+fn allowed_of(f: &SensitiveFinding) -> Allowed {
+    (f.file, f.kind.clone(), f.line, f.hash.clone())
+}
+
+/// What the review marked "not a secret" in `file`, as the rules file
+/// `retrace redact --rules` reads.
+fn exceptions(kinds: &BTreeSet<String>, allowed: &BTreeSet<Allowed>, file: u32) -> Exceptions {
+    Exceptions {
+        kinds: kinds.iter().cloned().collect(),
+        findings: allowed
+            .iter()
+            .filter(|a| a.0 == file)
+            .filter_map(|(_, kind, line, hash)| {
+                Some(AllowedFinding {
+                    kind: kind.clone(),
+                    line: *line,
+                    hash: retrace_core::redact::parse_hash(hash)?,
+                })
+            })
+            .collect(),
+    }
+}
+
+/// Saves the exceptions of `file` as `{stem}.rules.toml`.
+fn save_rules(text: &str, name: &str) {
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type("application/toml");
+    if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
+        crate::client::save(&blob, name);
+    }
+}
 
 /// Findings listed in the pane at once.
 const LISTED: usize = 200;
@@ -43,7 +127,10 @@ pub fn Toggle() -> impl IntoView {
 #[component]
 pub fn Review() -> impl IntoView {
     let v = viewer();
-    let mode = RwSignal::new(Mode::Typed);
+    let mode = RwSignal::new(Mode::default());
+    // What the review marked "not a secret".
+    let kinds_ok: RwSignal<BTreeSet<String>> = RwSignal::new(BTreeSet::new());
+    let allowed: RwSignal<BTreeSet<Allowed>> = RwSignal::new(BTreeSet::new());
     let status = move || {
         let s = v.scan.get()?;
         let total: u64 = s.counts.iter().map(|c| c.1).sum();
@@ -60,7 +147,30 @@ pub fn Review() -> impl IntoView {
         let kinds = s
             .counts
             .iter()
-            .map(|(k, n)| view! { <li><span class="code">{k.clone()}</span>" "{count(*n)}</li> })
+            .map(|(k, n)| {
+                let kind = k.clone();
+                let name = k.clone();
+                let ok = Signal::derive(move || kinds_ok.with(|set| set.contains(&kind)));
+                let flip = name.clone();
+                view! {
+                    <li class:allowed=ok>
+                        <span class="code">{name.clone()}</span>" "{count(*n)}" "
+                        <button
+                            class="not-secret-kind"
+                            data-kind=name.clone()
+                            aria-pressed=move || ok.get().to_string()
+                            title="Leave every value of this kind in the download"
+                            on:click=move |_| kinds_ok.update(|set| {
+                                if !set.remove(&flip) {
+                                    set.insert(flip.clone());
+                                }
+                            })
+                        >
+                            {move || if ok.get() { "kept (undo)" } else { "not a secret" }}
+                        </button>
+                    </li>
+                }
+            })
             .collect_view();
         Some(view! {
             <p class="dim" id="scan-status">{progress}</p>
@@ -85,8 +195,28 @@ pub fn Review() -> impl IntoView {
                     format!("line {}", f.line)
                 };
                 let target = f.entry.zip(f.leaf);
+                let key = allowed_of(&f);
+                let kind = f.kind.clone();
+                let ok = {
+                    let key = key.clone();
+                    Signal::derive(move || {
+                        allowed.with(|a| a.contains(&key)) || kinds_ok.with(|k| k.contains(&kind))
+                    })
+                };
                 view! {
-                    <li>
+                    <li class:allowed=ok>
+                        <button
+                            class="not-secret"
+                            aria-pressed=move || ok.get().to_string()
+                            title="Leave this value in the download"
+                            on:click=move |_| allowed.update(|a| {
+                                if !a.remove(&key) {
+                                    a.insert(key.clone());
+                                }
+                            })
+                        >
+                            {move || if ok.get() { "kept" } else { "not a secret" }}
+                        </button>
                         <button
                             class="finding"
                             disabled=target.is_none()
@@ -133,10 +263,17 @@ pub fn Review() -> impl IntoView {
                             disabled=busy.is_some()
                             on:click=move |_| {
                                 v.download.set(Some((i as u32, 0, f.size)));
+                                let e = exceptions(&kinds_ok.get_untracked(), &allowed.get_untracked(), i as u32);
                                 crate::client::send(
                                     &Request::Download {
                                         file: i as u32,
                                         mode: mode.get_untracked().as_str().to_owned(),
+                                        disable: e.kinds,
+                                        allow: e
+                                            .findings
+                                            .into_iter()
+                                            .map(|f| (f.kind, f.line, retrace_core::redact::hash_hex(f.hash)))
+                                            .collect(),
                                     },
                                     &[],
                                 );
@@ -145,6 +282,33 @@ pub fn Review() -> impl IntoView {
                             {format!("Download {name} redacted")}
                         </button>
                         {progress}
+                        {
+                            let rules_name = crate::sensitive::edited_name(&name, "rules");
+                            let rules_name = match rules_name.rsplit_once('.') {
+                                Some((stem, _)) => format!("{stem}.toml"),
+                                None => format!("{rules_name}.toml"),
+                            };
+                            let shown = move || {
+                                !kinds_ok.with(BTreeSet::is_empty)
+                                    || allowed.with(|a| a.iter().any(|x| x.0 == i as u32))
+                            };
+                            move || shown().then(|| {
+                                let rules_name = rules_name.clone();
+                                view! {
+                                    <button
+                                        class="rules-file"
+                                        data-file=i.to_string()
+                                        title="The choices above as a file for retrace redact --rules"
+                                        on:click=move |_| {
+                                            let e = exceptions(&kinds_ok.get_untracked(), &allowed.get_untracked(), i as u32);
+                                            save_rules(&e.to_toml(), &rules_name);
+                                        }
+                                    >
+                                        "Save the exceptions (rules file)"
+                                    </button>
+                                }
+                            })
+                        }
                     </li>
                 }
             })
@@ -164,13 +328,13 @@ pub fn Review() -> impl IntoView {
                     }
                 }
             >
-                <option value="typed" selected=true>"[REDACTED:kind]"</option>
+                <option value="typed" selected=true>"[REDACTED:kind] (default)"</option>
                 <option value="mask">"***"</option>
                 <option value="pseudo">"<email-1> (same value, same name)"</option>
             </select>
         </div>
         {downloads}
-        <p class="dim small">"The same bytes as " <code>"retrace redact --mode MODE"</code> " writes; made in this tab."</p>
+        <p class="dim small">"The same bytes as " <code>"retrace redact --mode MODE"</code> " writes (with "<code>"--rules"</code>" and the saved exceptions when some values are marked not a secret); made in this tab."</p>
         {findings}
     }
 }

@@ -225,6 +225,8 @@ fn pre(
     let short = shorten(&text);
     let total = text.lines().count();
     let expanded = RwSignal::new(short.is_none());
+    // Hidden values show as chips in tool output as in text.
+    let html = move |t: &str| super::sensitive::chips_html(html(t));
     let short = short.map(|s| html(&s)).unwrap_or_default();
     let full = StoredValue::new(text);
     let html = StoredValue::new(html);

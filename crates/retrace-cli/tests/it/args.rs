@@ -27,7 +27,7 @@ fn quiet_drops_notes_but_not_output_or_errors() {
     retrace_snapshot!(cmd(&["redact", "--quiet", "-"]).stdin(input), @r#"
     exit_code: 1
     ----- stdout -----
-    {"a":"mail ***"}
+    {"a":"mail [REDACTED:email]"}
     not json password=Summer2024!
     ----- stderr -----
     retrace: -: line 2 (byte 35): not JSON, passed through unchanged; 1 match(es) in it NOT redacted

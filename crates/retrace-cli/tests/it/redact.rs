@@ -107,7 +107,7 @@ fn unreadable_input_is_one_line_and_exit_2() {
     exit_code: 2
     ----- stdout -----
     ----- stderr -----
-    retrace: [SCRATCH]/redact-dir: is a directory (redact takes one file)
+    retrace: [SCRATCH]/redact-dir: a folder is redacted into another: give -o OUTDIR (or --check)
     ");
     // An output directory that does not exist: exit 2, nothing written.
     retrace_snapshot!(cmd(&["redact", &s11(), "-o", "/no/such/dir/out.jsonl"]), @"
@@ -136,7 +136,7 @@ fn broken_lines_pass_through_and_are_reported() {
     retrace_snapshot!(cmd(&["redact", "-"]).stdin(&input[..]), @r#"
     exit_code: 1
     ----- stdout -----
-    {"a":"mail ***"}
+    {"a":"mail [REDACTED:email]"}
     not json password=Summer2024!
     {"b":1}
     ----- stderr -----
@@ -250,25 +250,38 @@ fn info_and_show_redact_what_they_print() {
                 }
             })
             .collect();
-        let plain = retrace(&args);
+        // `show` is redacted by default, as the viewer: `--show-sensitive`
+        // prints what is written; `info` prints it unless `--redact`.
+        let show = args[0] == "show";
+        let mut plain_args = args.clone();
+        if show {
+            plain_args.push("--show-sensitive");
+        }
+        let plain = retrace(&plain_args);
         assert!(plain.status.success());
         assert!(
             String::from_utf8_lossy(&plain.stdout).contains("dain"),
-            "{args:?}"
+            "{plain_args:?}"
         );
         let mut red_args = args.clone();
         red_args.push("--redact");
-        let red = retrace(&red_args);
-        assert!(red.status.success(), "{}", stderr(&red));
-        let text = String::from_utf8_lossy(&red.stdout);
-        assert!(
-            !text.contains("dain"),
-            "{args:?} --redact still shows the user name"
-        );
-        assert!(text.contains("[REDACTED:home-username]"), "{args:?}");
-        if args.contains(&"--json") {
-            for line in text.lines() {
-                serde_json::from_str::<serde_json::Value>(line).expect("JSON line");
+        let mut redacted = vec![red_args];
+        if show {
+            redacted.push(args.clone());
+        }
+        for red_args in redacted {
+            let red = retrace(&red_args);
+            assert!(red.status.success(), "{}", stderr(&red));
+            let text = String::from_utf8_lossy(&red.stdout);
+            assert!(
+                !text.contains("dain"),
+                "{red_args:?} still shows the user name"
+            );
+            assert!(text.contains("[REDACTED:home-username]"), "{red_args:?}");
+            if args.contains(&"--json") {
+                for line in text.lines() {
+                    serde_json::from_str::<serde_json::Value>(line).expect("JSON line");
+                }
             }
         }
     }
@@ -364,4 +377,260 @@ fn a_big_json_document_is_redacted_whole() {
         );
         assert!(stderr(&out).contains("2 match(es)"), "{}", stderr(&out));
     }
+}
+
+/// The planted values of the generated fixture (its truth file).
+fn planted() -> Vec<String> {
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("redact/corpus-s11.truth.json")).unwrap())
+            .unwrap();
+    truth["planted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|p| p["value"].as_str())
+        .filter(|v| v.len() > 8)
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn show_hides_sensitive_data_unless_asked() {
+    let planted = planted();
+    assert!(planted.len() > 50);
+    let hidden = retrace(&["show", &s11()]);
+    assert!(hidden.status.success(), "{}", stderr(&hidden));
+    let text = stdout(&hidden);
+    assert!(
+        text.contains("[REDACTED:"),
+        "typed placeholders, as the viewer's"
+    );
+    let leaked: Vec<&String> = planted
+        .iter()
+        .filter(|v| text.contains(v.as_str()))
+        .collect();
+    assert!(leaked.is_empty(), "show printed {leaked:?}");
+    // The same as asking for it.
+    assert_eq!(retrace(&["show", "--redact", &s11()]).stdout, hidden.stdout);
+    let shown = retrace(&["show", "--show-sensitive", &s11()]);
+    assert!(shown.status.success());
+    let text = stdout(&shown);
+    assert!(planted.iter().filter(|v| text.contains(v.as_str())).count() > 50);
+    // Both at once is a contradiction.
+    let both = retrace(&["show", "--redact", "--show-sensitive", &s11()]);
+    assert_eq!(both.status.code(), Some(2));
+    assert!(
+        stderr(&both).contains("cannot be used with"),
+        "{}",
+        stderr(&both)
+    );
+}
+
+#[test]
+fn the_default_placeholder_is_typed() {
+    let input = b"{\"a\":\"mail maria.okafor@amber.io\"}\n";
+    let default = with_stdin(&["redact", "-"], input);
+    let typed = with_stdin(&["redact", "-", "--mode", "typed"], input);
+    assert_eq!(stdout(&default), "{\"a\":\"mail [REDACTED:email]\"}\n");
+    assert_eq!(default.stdout, typed.stdout);
+}
+
+/// A rules file with a review's exceptions: a kind switched off, and one
+/// finding (kind, line, FNV-1a 64 of the value) left in place; the others
+/// of its kind are redacted.
+#[test]
+fn rules_file_exceptions_per_finding_and_per_kind() {
+    let input = std::fs::read(s11()).unwrap();
+    let text = String::from_utf8(input.clone()).unwrap();
+    // A planted e-mail address (the truth file's 1-based line) that occurs
+    // once in the file.
+    let truth: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fixture("redact/corpus-s11.truth.json")).unwrap())
+            .unwrap();
+    let (line, email) = truth["planted"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["kind"] == "email")
+        .map(|p| {
+            (
+                p["line"].as_u64().unwrap() as usize,
+                p["value"].as_str().unwrap().to_owned(),
+            )
+        })
+        .find(|(_, v)| text.matches(v.as_str()).count() == 1)
+        .expect("the fixture has an e-mail address");
+    assert!(text.lines().nth(line - 1).unwrap().contains(&email));
+    let hash = retrace_core::redact::value_hash(email.as_bytes());
+    let dir = scratch("redact-exceptions");
+    let rules = dir.join("review.rules.toml");
+    let exceptions = retrace_core::redact::Exceptions {
+        kinds: vec!["home-username".into()],
+        findings: vec![retrace_core::redact::AllowedFinding {
+            kind: "email".into(),
+            line: line as u64,
+            hash,
+        }],
+    };
+    std::fs::write(&rules, exceptions.to_toml()).unwrap();
+    let base = retrace(&["redact", &s11()]);
+    let o = retrace(&["redact", &s11(), "--rules", rules.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains(&email), "{email} left in place");
+    assert!(!stdout(&base).contains(&email));
+    assert!(
+        out.contains("[REDACTED:email]"),
+        "other addresses still redacted"
+    );
+    assert!(!out.contains("[REDACTED:home-username]"));
+    assert!(stdout(&base).contains("[REDACTED:home-username]"));
+    assert!(
+        stderr(&o).contains("; 1 left in place by the rules' exceptions"),
+        "{}",
+        stderr(&o)
+    );
+    // The lines without an exception and without a home path are as before.
+    for (n, (a, b)) in out.lines().zip(stdout(&base).lines()).enumerate() {
+        if n + 1 != line && !b.contains("[REDACTED:home-username]") {
+            assert_eq!(a, b, "line {}", n + 1);
+        }
+    }
+    // The same file in parallel parts and through a pipe: the same bytes.
+    let piped = cmd(&["redact", "-", "--rules", rules.to_str().unwrap()])
+        .stdin(input)
+        .output();
+    assert_eq!(piped.stdout, o.stdout);
+}
+
+#[test]
+fn redact_a_folder_into_another() {
+    let dir = scratch("redact-folder");
+    let src = dir.join("in");
+    let out = dir.join("out");
+    std::fs::create_dir_all(src.join("deep")).unwrap();
+    let s11 = std::fs::read(s11()).unwrap();
+    let lines: Vec<&[u8]> = s11.split_inclusive(|&b| b == b'\n').collect();
+    std::fs::write(src.join("a.jsonl"), lines[..200].concat()).unwrap();
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(&lines[200..400].concat()).unwrap();
+    std::fs::write(src.join("b.jsonl.gz"), gz.finish().unwrap()).unwrap();
+    std::fs::write(src.join("notes.txt"), "not a session").unwrap();
+    std::fs::write(src.join("deep/shot.png"), [0x89, b'P', b'N', b'G']).unwrap();
+    let o = retrace(&["redact", src.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // Every session file under its relative path, the bytes `redact FILE`
+    // writes; nothing else (no temporary file left behind).
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["a.jsonl", "b.jsonl.gz"]);
+    for name in ["a.jsonl", "b.jsonl.gz"] {
+        let alone = retrace(&["redact", src.join(name).to_str().unwrap()]);
+        let mut got = Vec::new();
+        let bytes = std::fs::read(out.join(name)).unwrap();
+        if name.ends_with(".gz") {
+            flate2::read::MultiGzDecoder::new(&bytes[..])
+                .read_to_end(&mut got)
+                .unwrap();
+        } else {
+            got = bytes;
+        }
+        assert!(got == alone.stdout, "{name}: the bytes of redact FILE");
+    }
+    // A report per file, the skipped files listed, a total.
+    let err = stderr(&o).replace(&dir.display().to_string(), "[DIR]");
+    let per_file: Vec<&str> = err.lines().filter(|l| l.contains(": redacted ")).collect();
+    assert_eq!(per_file.len(), 3, "{err}");
+    assert!(
+        per_file[0].starts_with("retrace: a.jsonl: redacted "),
+        "{err}"
+    );
+    assert!(
+        per_file[1].starts_with("retrace: b.jsonl.gz: redacted "),
+        "{err}"
+    );
+    assert!(err.contains("retrace: deep/shot.png: skipped (not read as a session of this folder)"));
+    assert!(err.contains("retrace: notes.txt: skipped (not read as a session of this folder)"));
+    assert!(
+        per_file[2].starts_with("retrace: [DIR]/in: redacted 2 session file(s) into [DIR]/out: "),
+        "{err}"
+    );
+    assert!(per_file[2].ends_with("; 2 other file(s) skipped"), "{err}");
+
+    // Refusals: no -o, -o inside the input (nothing written there),
+    // --report; each one line and exit 2.
+    let inside = src.join("redacted");
+    for (args, says) in [
+        (vec!["redact", src.to_str().unwrap()], "give -o OUTDIR"),
+        (
+            vec![
+                "redact",
+                src.to_str().unwrap(),
+                "-o",
+                inside.to_str().unwrap(),
+            ],
+            "will not write into the folder being redacted",
+        ),
+        (
+            vec!["redact", src.to_str().unwrap(), "-o", src.to_str().unwrap()],
+            "will not write into the folder being redacted",
+        ),
+        (
+            vec![
+                "redact",
+                src.to_str().unwrap(),
+                "-o",
+                out.to_str().unwrap(),
+                "--report",
+                "r.json",
+            ],
+            "--report takes one file",
+        ),
+    ] {
+        let o = retrace(&args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(says), "{}", stderr(&o));
+        assert_eq!(stderr(&o).lines().count(), 1, "{}", stderr(&o));
+    }
+    assert!(!inside.exists());
+
+    // A file that cannot be read is reported; the others are written, and
+    // it leaves no file (each output is atomic); exit 2.
+    std::fs::write(
+        src.join("c.jsonl.gz"),
+        [0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3],
+    )
+    .unwrap();
+    let out2 = dir.join("out2");
+    let o = retrace(&[
+        "redact",
+        src.to_str().unwrap(),
+        "-o",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("c.jsonl.gz: cannot read"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(stderr(&o).contains("2 unreadable") || stderr(&o).contains("1 unreadable"));
+    let mut written: Vec<String> = std::fs::read_dir(&out2)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written, ["a.jsonl", "b.jsonl.gz"]);
+    // `--check` on a folder writes nothing and exits 1 on findings.
+    std::fs::remove_file(src.join("c.jsonl.gz")).unwrap();
+    let o = retrace(&["redact", src.to_str().unwrap(), "--check"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(": checked 2 session file(s): "),
+        "{}",
+        stderr(&o)
+    );
 }

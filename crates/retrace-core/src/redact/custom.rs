@@ -14,12 +14,16 @@
 //! [allow]
 //! values = ["sk-test-fixture-0000"]    # exact matches that stay
 //! patterns = ['^AKIA[A-Z0-9]{12}TEST$'] # regexes a whole match must fit
+//! # single findings that stay: kind, 1-based line, FNV-1a 64 of the value
+//! # (what the viewer's review exports, see `exceptions.rs`)
+//! findings = [{ kind = "email", line = 12, hash = "85944171f73967e8" }]
 //! ```
 
 use aho_corasick::AhoCorasick;
 use regex::bytes::RegexBuilder;
 use serde::Deserialize;
 
+use super::exceptions::{parse_hash, AllowedFinding, Exceptions};
 use super::kind::{KindId, KindInfo, Tier};
 use super::rules::{CustomRule, Rules};
 
@@ -59,6 +63,16 @@ struct AllowSpec {
     values: Vec<String>,
     #[serde(default)]
     patterns: Vec<String>,
+    #[serde(default)]
+    findings: Vec<FindingSpec>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FindingSpec {
+    kind: String,
+    line: u64,
+    hash: String,
 }
 
 /// Patterns are compiled with a size limit so a configuration cannot make
@@ -157,7 +171,27 @@ impl Rules {
         rules.filters = !rules.allow_values.is_empty()
             || !rules.allow_patterns.is_empty()
             || rules.disabled.iter().any(|&d| d);
-        Ok(rules)
+        // After the custom rules: a finding may be of a kind they named.
+        let mut findings = Vec::with_capacity(parsed.allow.findings.len());
+        for (n, f) in parsed.allow.findings.iter().enumerate() {
+            let hash = parse_hash(&f.hash).ok_or_else(|| {
+                RulesError(format!(
+                    "allow finding {}: hash `{}` is not 16 hex digits",
+                    n + 1,
+                    f.hash
+                ))
+            })?;
+            findings.push(AllowedFinding {
+                kind: f.kind.clone(),
+                line: f.line,
+                hash,
+            });
+        }
+        let exceptions = Exceptions {
+            kinds: Vec::new(),
+            findings,
+        };
+        rules.with_exceptions(&exceptions).map_err(RulesError)
     }
 }
 

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use memchr::memchr;
 
 use super::chars::is_b64;
+use super::exceptions::value_hash;
 use super::hit::Hit;
 use super::kind::KindId;
 use super::rules::Rules;
@@ -32,6 +33,9 @@ pub(crate) struct Edit {
     pub kind: KindId,
     /// A fingerprint of the matched value (for pseudonyms; never the value).
     pub hash: u128,
+    /// The value's [`value_hash`], which names it in a rules file's
+    /// exceptions.
+    pub id: u64,
     /// JSON path of the string holding the match.
     pub path: String,
     /// The match's byte range in that string, decoded.
@@ -442,6 +446,7 @@ impl Engine {
                         levels: 0,
                         kind: h.kind,
                         hash: fingerprint(&text[h.start..h.end]),
+                        id: value_hash(&text[h.start..h.end]),
                         path: path.clone(),
                         span: h.start..h.end,
                     });

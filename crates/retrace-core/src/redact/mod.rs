@@ -6,6 +6,9 @@
 //!   (`Rules::with_config`, with the default `custom-rules` feature, which
 //!   brings the `regex`, `aho-corasick` and `toml` crates; the viewer's
 //!   worker goes without them to stay small).
+//! - [`Exceptions`]: kinds and single findings a review decided are not
+//!   sensitive (`Rules::with_exceptions`), written as a rules file the CLI
+//!   reads back (`Exceptions::to_toml`).
 //! - [`Redactor`]: push chunks of a file, get the redacted bytes and the
 //!   [`Finding`]s (kind, line, JSON path, span; never the value) and a
 //!   [`Summary`]. Each changed line is re-scanned (the verify pass); what
@@ -37,6 +40,7 @@ mod tokens;
 mod url;
 mod scanner;
 mod rules;
+mod exceptions;
 #[cfg(feature = "custom-rules")]
 mod custom;
 mod mode;
@@ -47,6 +51,7 @@ mod source;
 
 #[cfg(feature = "custom-rules")]
 pub use custom::RulesError;
+pub use exceptions::{hash_hex, parse_hash, value_hash, AllowedFinding, Exceptions};
 pub use kind::{KindId, KindInfo, Tier};
 pub use mode::Mode;
 pub use report::{BrokenLine, Finding, Leftover, Summary};

@@ -7,13 +7,14 @@ use std::collections::HashMap;
 
 use super::kind::{KindId, KindInfo};
 
-/// How matches are replaced.
+/// How matches are replaced. The default, for the CLI and the viewer
+/// alike, is [`Mode::Typed`]: a reader sees what kind of value was hidden.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {
     /// `***`
-    #[default]
     Mask,
     /// `[REDACTED:aws-access-key-id]`
+    #[default]
     Typed,
     /// `<email-1>`: equal values get equal placeholders.
     Pseudo,

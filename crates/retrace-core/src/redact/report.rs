@@ -22,6 +22,10 @@ pub struct Finding {
     pub span: std::ops::Range<usize>,
     /// What it was replaced with.
     pub replacement: String,
+    /// The value's [`value_hash`](super::value_hash): what names the
+    /// finding in a rules file's exceptions (an `--report` leaves it out:
+    /// a hash of a short value can be guessed back).
+    pub hash: u64,
 }
 
 /// A line that is not JSON: passed through unchanged.
@@ -58,6 +62,9 @@ pub struct Summary {
     pub bytes: u64,
     /// Findings per kind, indexed by [`KindId`].
     pub counts: Vec<u64>,
+    /// Findings left in place by the rules' single-finding exceptions
+    /// (not in `counts`).
+    pub allowed: u64,
     /// Lines that are not JSON (passed through unchanged).
     pub broken_lines: u64,
     /// Matches seen (and left) in broken lines.
@@ -96,6 +103,7 @@ impl Summary {
         for (a, b) in self.counts.iter_mut().zip(&other.counts) {
             *a += b;
         }
+        self.allowed += other.allowed;
         self.broken_lines += other.broken_lines;
         self.broken_matches += other.broken_matches;
         let room = Self::KEEP.saturating_sub(self.broken.len());

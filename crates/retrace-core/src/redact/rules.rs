@@ -42,6 +42,9 @@ pub struct Rules {
     #[cfg(feature = "custom-rules")]
     pub(crate) allow_patterns: Vec<Regex>,
     pub(crate) disabled: Vec<bool>,
+    /// Findings left in place one by one (`exceptions.rs`): (line, kind,
+    /// value hash), sorted.
+    pub(crate) allowed: Vec<(u64, KindId, u64)>,
     /// Whether any kind is disabled or allowlisted (the common case is
     /// neither, and then hits need no filtering).
     pub(crate) filters: bool,
@@ -85,6 +88,7 @@ impl Rules {
             #[cfg(feature = "custom-rules")]
             allow_patterns: Vec::new(),
             disabled: vec![false; BUILTIN.len()],
+            allowed: Vec::new(),
             filters: false,
         }
     }

@@ -24,6 +24,9 @@ pub struct RedactingSource<'a> {
     inner: &'a mut dyn Source,
     rules: Arc<Rules>,
     buf: Vec<u8>,
+    /// The 1-based line a range starts on, for the rules' single-finding
+    /// exceptions; without it they do not apply.
+    line_of: Option<&'a dyn Fn(FileId, u64) -> Option<u64>>,
 }
 
 impl<'a> RedactingSource<'a> {
@@ -33,14 +36,34 @@ impl<'a> RedactingSource<'a> {
             inner,
             rules,
             buf: Vec::new(),
+            line_of: None,
+        }
+    }
+
+    /// As [`RedactingSource::new`], told the line each range starts on
+    /// (`line_of(file, offset)`), so findings the rules leave in place one
+    /// by one (a review's exceptions) show as they are.
+    pub fn with_lines(
+        inner: &'a mut dyn Source,
+        rules: Arc<Rules>,
+        line_of: &'a dyn Fn(FileId, u64) -> Option<u64>,
+    ) -> RedactingSource<'a> {
+        RedactingSource {
+            line_of: Some(line_of),
+            ..RedactingSource::new(inner, rules)
         }
     }
 }
 
 impl Source for RedactingSource<'_> {
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        let first = self
+            .line_of
+            .and_then(|line_of| line_of(file, range.start))
+            .map(|line| line.saturating_sub(1));
         let bytes = self.inner.read(file, range)?;
-        let mut redactor = Redactor::new(self.rules.clone(), Mode::Typed);
+        let mut redactor = Redactor::new(self.rules.clone(), Mode::default());
+        redactor.set_exception_lines(first);
         self.buf.clear();
         redactor.push(&bytes, &mut self.buf);
         // The entry as a whole line, so the redactor does not hold it back
@@ -94,6 +117,36 @@ mod tests {
         assert!(text.contains("[REDACTED:email]"), "{text}");
         assert!(text.starts_with("{\n  \"type\": \"user\","), "{text}");
         assert!(serde_json::from_str::<serde_json::Value>(text).is_ok());
+    }
+
+    #[test]
+    fn single_finding_exceptions_need_the_line() {
+        // Two entries with the same address; a review left the one on
+        // line 2 in place.
+        let text =
+            "{\"t\":\"jane.doe@quantumleap-labs.io\"}\n{\"t\":\"jane.doe@quantumleap-labs.io\"}\n";
+        let exceptions = crate::redact::Exceptions {
+            kinds: Vec::new(),
+            findings: vec![crate::redact::AllowedFinding {
+                kind: "email".into(),
+                line: 2,
+                hash: crate::redact::value_hash(b"jane.doe@quantumleap-labs.io"),
+            }],
+        };
+        let rules = Arc::new(Rules::builtin().with_exceptions(&exceptions).unwrap());
+        let second = 37..74u64;
+        let line_of = |_: FileId, at: u64| Some(if at < 37 { 1 } else { 2 });
+        let mut bytes: &[u8] = text.as_bytes();
+        let mut source = RedactingSource::with_lines(&mut bytes, rules.clone(), &line_of);
+        let first = source.read(FileId(0), 0..36).unwrap().into_owned();
+        assert!(!String::from_utf8(first).unwrap().contains("jane"));
+        let shown = source.read(FileId(0), second.clone()).unwrap().into_owned();
+        assert!(String::from_utf8(shown).unwrap().contains("jane.doe"));
+        // Without lines, no single exception applies (none to a wrong line).
+        let mut bytes: &[u8] = text.as_bytes();
+        let mut source = RedactingSource::new(&mut bytes, rules);
+        let hidden = source.read(FileId(0), second).unwrap().into_owned();
+        assert!(!String::from_utf8(hidden).unwrap().contains("jane"));
     }
 
     #[test]

@@ -55,6 +55,11 @@ pub struct Redactor {
     /// legacy session, a provider message list as an array): it is kept
     /// here and redacted whole at [`Redactor::finish`].
     document: Option<Document>,
+    /// Whether the rules' single-finding exceptions apply (they need true
+    /// line numbers: see [`Redactor::set_exception_lines`]).
+    finding_exceptions: bool,
+    /// Added to line numbers when exceptions are looked up.
+    line_shift: u64,
 }
 
 /// A whole-document input being collected.
@@ -91,7 +96,20 @@ impl Redactor {
             hits: Vec::new(),
             written: Vec::new(),
             document: None,
+            finding_exceptions: true,
+            line_shift: 0,
         }
+    }
+
+    /// For a redactor given pieces of a file rather than the whole (one
+    /// entry, as [`RedactingSource`](super::RedactingSource) reads it):
+    /// `Some(n)` says its first line is line `n + 1` of the file, for the
+    /// rules' single-finding exceptions; `None` that it is not known, and
+    /// they do not apply (rather than to the wrong lines). Findings keep
+    /// their own numbering.
+    pub fn set_exception_lines(&mut self, before: Option<u64>) {
+        self.finding_exceptions = before.is_some();
+        self.line_shift = before.unwrap_or(0);
     }
 
     /// Goes on from a later point of a file: `lines` lines and `offset`
@@ -228,7 +246,11 @@ impl Redactor {
         }
         let mut edits = std::mem::take(&mut self.edits);
         edits.clear();
-        match self.engine.line(content, &mut edits) {
+        let walked = self.engine.line(content, &mut edits);
+        if walked.is_ok() {
+            self.keep_allowed(content, &mut edits, true);
+        }
+        match walked {
             Ok(()) if edits.is_empty() => out.extend_from_slice(line),
             Ok(()) => {
                 let mut current = self.apply(content, &edits, start + base as u64);
@@ -251,6 +273,8 @@ impl Redactor {
                         self.leftover(None, String::from("(output is not JSON)"));
                         break;
                     }
+                    // A value left in place is found again; it stays.
+                    self.keep_allowed(&current, &mut edits, false);
                     if edits.is_empty() {
                         break;
                     }
@@ -283,6 +307,29 @@ impl Redactor {
             }
         }
         self.edits = edits;
+    }
+
+    /// Takes out of `edits` (sorted, of `content`, which starts at line
+    /// `self.line`) those the rules leave in place one by one; `count`
+    /// them in the summary the first time.
+    fn keep_allowed(&mut self, content: &[u8], edits: &mut Vec<Edit>, count: bool) {
+        let rules = &self.engine.rules;
+        if !self.finding_exceptions || !rules.allows_findings() || edits.is_empty() {
+            return;
+        }
+        // A document's edits are on later lines: count newlines as the
+        // (sorted) edits go, once over the content.
+        let mut line = self.line + self.line_shift;
+        let mut at = 0;
+        let before = edits.len();
+        edits.retain(|e| {
+            line += memchr::memchr_iter(b'\n', &content[at..e.start.max(at)]).count() as u64;
+            at = at.max(e.start);
+            !rules.allows(line, e.kind, e.id)
+        });
+        if count {
+            self.summary.allowed += (before - edits.len()) as u64;
+        }
     }
 
     /// Redacts a whole document: the same walk as a line, over all of it
@@ -343,6 +390,7 @@ impl Redactor {
                 path: e.path.clone(),
                 span: e.span.clone(),
                 replacement: text,
+                hash: e.id,
             });
         }
         out.extend_from_slice(&content[at..]);

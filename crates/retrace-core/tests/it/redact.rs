@@ -5,7 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use retrace_core::redact::{findings_in, Mode, Redactor, Rules, Summary};
+use retrace_core::redact::{
+    findings_in, value_hash, AllowedFinding, Exceptions, Finding, Mode, Redactor, Rules, Summary,
+};
 use serde_json::Value;
 
 use crate::common;
@@ -618,4 +620,211 @@ fn a_first_line_cut_short_is_a_torn_line_not_a_document() {
     );
     let value: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(value[0]["content"], "[REDACTED:email]");
+}
+
+/// Redacts `bytes` whole; returns output, summary and every finding.
+fn redact_findings(
+    rules: Arc<Rules>,
+    bytes: &[u8],
+    mode: Mode,
+) -> (Vec<u8>, Summary, Vec<Finding>) {
+    let mut r = Redactor::new(rules, mode);
+    let mut out = Vec::new();
+    let mut found = Vec::new();
+    for piece in bytes.chunks(1 << 16) {
+        r.push(piece, &mut out);
+        found.extend(r.drain_findings());
+    }
+    r.finish(&mut out);
+    found.extend(r.drain_findings());
+    (out, r.summary().clone(), found)
+}
+
+/// The raw bytes of a finding whose value has no escape (its decoded and
+/// raw lengths agree), checked against its hash.
+fn plain_value<'a>(input: &'a [u8], f: &Finding) -> Option<&'a [u8]> {
+    let at = f.offset as usize;
+    let raw = input.get(at..at + f.span.len())?;
+    (value_hash(raw) == f.hash).then_some(raw)
+}
+
+/// The review's exceptions on the generated corpus: a whole kind, and
+/// single findings of other kinds (plain values, so the test can find them
+/// in the output), one per kind.
+fn review(
+    input: &[u8],
+    found: &[Finding],
+    rules: &Rules,
+    kind: &str,
+) -> (Exceptions, Vec<Vec<u8>>) {
+    let mut picked: Vec<&Finding> = Vec::new();
+    for f in found {
+        let name = &rules.kind(f.kind).name;
+        if name != kind
+            && [
+                "email",
+                "ipv4-public",
+                "phone-number",
+                "aws-access-key-id",
+                "mac-address",
+            ]
+            .contains(&name.as_str())
+            && picked.len() < 4
+            && !picked.iter().any(|p| p.kind == f.kind)
+            && plain_value(input, f).is_some()
+        {
+            picked.push(f);
+        }
+    }
+    assert_eq!(
+        picked.len(),
+        4,
+        "the corpus has plain emails, IPs, phones, AWS key ids, MACs"
+    );
+    let exceptions = Exceptions {
+        kinds: vec![kind.to_owned()],
+        findings: picked
+            .iter()
+            .map(|f| AllowedFinding {
+                kind: rules.kind(f.kind).name.clone(),
+                line: f.line,
+                hash: f.hash,
+            })
+            .collect(),
+    };
+    let values = picked
+        .iter()
+        .map(|f| plain_value(input, f).unwrap().to_vec())
+        .collect();
+    (exceptions, values)
+}
+
+#[test]
+fn exceptions_per_finding_and_per_kind_from_a_rules_file() {
+    let input = fixture_bytes();
+    let (base, base_summary, found) = redact_findings(rules(), &input, Mode::Typed);
+    let builtin = Rules::builtin();
+    let (exceptions, values) = review(&input, &found, &builtin, "home-username");
+    let home = builtin.kind_id("home-username").unwrap();
+    let homes = base_summary.counts[home.0 as usize];
+    assert!(homes > 50, "{homes} home-username findings");
+
+    // The file the viewer exports reads back into the same rules: TOML,
+    // and the same decisions as JSON.
+    let toml = exceptions.to_toml();
+    assert!(toml.contains("disable = [\"home-username\"]"), "{toml}");
+    let from_toml = Arc::new(Rules::with_config(toml.as_bytes()).unwrap());
+    let direct = Arc::new(Rules::builtin().with_exceptions(&exceptions).unwrap());
+    let findings_json: Vec<Value> = exceptions
+        .findings
+        .iter()
+        .map(|f| serde_json::json!({"kind": f.kind, "line": f.line, "hash": format!("{:016x}", f.hash)}))
+        .collect();
+    let json =
+        serde_json::json!({"disable": ["home-username"], "allow": {"findings": findings_json}});
+    let from_json = Arc::new(Rules::with_config(json.to_string().as_bytes()).unwrap());
+
+    let (out, summary, _) = redact_findings(from_toml.clone(), &input, Mode::Typed);
+    for other in [&direct, &from_json] {
+        let (o, _, _) = redact_findings(other.clone(), &input, Mode::Typed);
+        assert!(o == out, "the same exceptions, the same bytes");
+    }
+    // The kind is left everywhere, the single findings only where they
+    // were; every other finding is redacted as before.
+    assert_eq!(summary.counts.get(home.0 as usize).copied().unwrap_or(0), 0);
+    assert_eq!(summary.allowed, 4);
+    assert_eq!(summary.findings(), base_summary.findings() - homes - 4);
+    assert_eq!(summary.leftovers, 0);
+    check_invariant(&input, &out);
+    let (in_lines, out_lines, base_lines) = (lines(&input), lines(&out), lines(&base));
+    for (f, value) in exceptions.findings.iter().zip(&values) {
+        let line = out_lines[f.line as usize - 1];
+        assert!(
+            line.windows(value.len()).any(|w| w == value.as_slice()),
+            "line {}: {} left in place",
+            f.line,
+            f.kind
+        );
+        assert!(!base_lines[f.line as usize - 1]
+            .windows(value.len())
+            .any(|w| w == value.as_slice()));
+    }
+    // Lines without an exception are as before.
+    let touched: Vec<usize> = exceptions
+        .findings
+        .iter()
+        .map(|f| f.line as usize)
+        .collect();
+    for (n, (o, b)) in out_lines.iter().zip(&base_lines).enumerate() {
+        let has_home = String::from_utf8_lossy(in_lines[n]).contains("/Users/")
+            || String::from_utf8_lossy(in_lines[n]).contains("/home/");
+        if !touched.contains(&(n + 1)) && !has_home {
+            assert_eq!(o, b, "line {} changed", n + 1);
+        }
+    }
+
+    // Re-running is the same bytes, in any chunking, and cut into parts
+    // redacted apart (`resume_at`, as the CLI's parallel pump does).
+    let (chunked, _) = redact_with(from_toml.clone(), &input, Mode::Typed, 777);
+    assert!(chunked == out);
+    let cut = input.len() / 2;
+    let cut = cut + input[cut..].iter().position(|&b| b == b'\n').unwrap() + 1;
+    let before = input[..cut].iter().filter(|&&b| b == b'\n').count() as u64;
+    let mut parts = Vec::new();
+    let mut first = Redactor::new(from_toml.clone(), Mode::Typed);
+    first.push(&input[..cut], &mut parts);
+    first.finish(&mut parts);
+    let mut second = Redactor::new(from_toml.clone(), Mode::Typed);
+    second.resume_at(before, cut as u64);
+    second.push(&input[cut..], &mut parts);
+    second.finish(&mut parts);
+    assert!(parts == out, "parts redacted apart give the same bytes");
+
+    // Another file (here: one line more at the top) fails safe: the
+    // exceptions name other lines, so every single finding is redacted.
+    let mut shifted = b"{\"type\":\"note\"}\n".to_vec();
+    shifted.extend_from_slice(&input);
+    let (_, moved, _) = redact_findings(from_toml, &shifted, Mode::Typed);
+    assert_eq!(moved.allowed, 0);
+    assert_eq!(moved.findings(), base_summary.findings() - homes);
+}
+
+#[test]
+fn exceptions_in_a_json_document_name_the_line_they_are_on() {
+    // Lines of the generated corpus as one pretty-printed JSON array (the
+    // shape of a provider message list or a Gemini CLI legacy session).
+    let input = fixture_bytes();
+    let elements: Vec<Value> = lines(&input)[..400]
+        .iter()
+        .map(|l| serde_json::from_slice(trim(l)).unwrap())
+        .collect();
+    let doc = serde_json::to_vec_pretty(&elements).unwrap();
+    let (base, _, found) = redact_findings(rules(), &doc, Mode::Mask);
+    let builtin = Rules::builtin();
+    let (exceptions, values) = review(&doc, &found, &builtin, "email");
+    let rules = Arc::new(Rules::with_config(exceptions.to_toml().as_bytes()).unwrap());
+    let (out, summary, _) = redact_findings(rules, &doc, Mode::Mask);
+    assert_eq!(summary.allowed, 4);
+    serde_json::from_slice::<Value>(&out).unwrap();
+    let out_lines = lines(&out);
+    for (f, value) in exceptions.findings.iter().zip(&values) {
+        let line = out_lines[f.line as usize - 1];
+        assert!(
+            line.windows(value.len()).any(|w| w == value.as_slice()),
+            "line {}",
+            f.line
+        );
+    }
+    assert!(base != out);
+    // An unknown kind or a bad hash is an error that says which.
+    let bad = Rules::with_config(
+        b"[allow]\nfindings = [{ kind = \"email\", line = 3, hash = \"xyz\" }]\n",
+    )
+    .unwrap_err();
+    assert_eq!(bad.0, "allow finding 1: hash `xyz` is not 16 hex digits");
+    let bad = Rules::with_config(
+        b"[allow]\nfindings = [{ kind = \"mail\", line = 3, hash = \"0000000000000001\" }]\n",
+    )
+    .unwrap_err();
+    assert_eq!(bad.0, "allow finding 1: no kind named `mail`");
 }

@@ -1,6 +1,7 @@
 //! `retrace redact`: a JSON-lines file (or `.gz`) with secrets and
 //! personal data replaced, streamed in constant memory; `--check` only
-//! reports.
+//! reports. A folder: each session file redacted into `-o OUTDIR` under
+//! its relative path, the other files skipped and listed, a total.
 
 use std::io::{self, Write};
 use std::path::Path;
@@ -14,7 +15,9 @@ use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::printer::Printer;
-use retrace_io::{pump, pump_parallel, FileError, Findings, OutputFile, PumpError, Stream};
+use retrace_io::{
+    pump, pump_parallel, sweep, target, within, FileError, Findings, OutputFile, PumpError, Stream,
+};
 
 /// The rules: built-in, or with a configuration file's.
 fn load_rules(path: Option<&str>) -> Result<Arc<Rules>> {
@@ -35,11 +38,7 @@ impl Run for RedactArgs {
 
 /// An input that cannot be read, worded `INPUT: reason`.
 fn unreadable(name: &str, e: &FileError) -> anyhow::Error {
-    let reason = match e {
-        FileError::IsDirectory { .. } => format!("{} (redact takes one file)", e.reason()),
-        e => e.reason(),
-    };
-    InputError::new(reason).on(name)
+    InputError::new(e.reason()).on(name)
 }
 
 /// An output file, whose error names it (`cannot write PATH: reason`).
@@ -49,12 +48,14 @@ fn create(path: &str) -> Result<OutputFile> {
 
 fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let rules = load_rules(o.rules.as_deref())?;
-    let mut input = match o.input.as_str() {
+    if o.input != "-" && Path::new(&o.input).is_dir() {
+        return run_folder(o, &rules, printer);
+    }
+    let input = match o.input.as_str() {
         "-" => Stream::stdin(),
         path => Stream::open(Path::new(path)),
     }
     .map_err(|e| unreadable(&o.input, &e))?;
-    let mut redactor = Redactor::new(rules.clone(), o.mode);
     let mut report = match &o.report {
         Some(path) => Some(ReportWriter::create(path, &o.input, rules.clone())?),
         None => None,
@@ -67,25 +68,8 @@ fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
             None => Box::new(printer.stdout()),
         }
     };
-    let workers = std::thread::available_parallelism()
-        .map_or(1, |n| n.get())
-        .min(8);
-    // A JSON document over many lines is redacted whole by one redactor;
-    // parts cut at newlines would cut it apart.
-    let document = input
-        .opens_document()
-        .map_err(|e| unreadable(&o.input, &e))?;
     let findings = report.as_mut().map(|r| r as &mut dyn Findings);
-    let pumped = if o.mode == Mode::Pseudo || workers < 2 || document {
-        pump(input, &mut redactor, &mut sink, findings).map(|()| redactor.summary().clone())
-    } else {
-        pump_parallel(input, &rules, o.mode, workers, &mut sink, findings)
-    };
-    let summary = pumped.map_err(|e| match e {
-        PumpError::Read(e) => unreadable(&o.input, &e),
-        // As an I/O error: `main` tells a reader that left the pipe early.
-        PumpError::Write(e) => anyhow::Error::from(e),
-    })?;
+    let summary = redact_stream(o, &rules, input, &o.input, &mut sink, findings)?;
     // Commit: flush through the gzip trailer and rename into place.
     sink.flush()?;
     drop(sink);
@@ -93,12 +77,131 @@ fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
         r.finish(&summary, o.mode)?;
     }
     print_summary(printer, &o.input, &summary, &rules, o.check)?;
-    let unredacted = summary.unredacted();
-    let found = if o.check { summary.findings() } else { 0 };
-    Ok(if found + unredacted > 0 {
+    Ok(status(&summary, o.check))
+}
+
+/// 1 when matches are left in the output (or, with `--check`, found).
+fn status(summary: &Summary, check: bool) -> ExitStatus {
+    let found = if check { summary.findings() } else { 0 };
+    if found + summary.unredacted() > 0 {
         ExitStatus::Problems
     } else {
         ExitStatus::Success
+    }
+}
+
+/// One input through the redactor into `sink`: on several threads when
+/// the mode and the input allow it.
+fn redact_stream(
+    o: &RedactArgs,
+    rules: &Arc<Rules>,
+    mut input: Stream,
+    name: &str,
+    sink: &mut dyn Write,
+    findings: Option<&mut dyn Findings>,
+) -> Result<Summary> {
+    let workers = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .min(8);
+    // A JSON document over many lines is redacted whole by one redactor;
+    // parts cut at newlines would cut it apart.
+    let document = input.opens_document().map_err(|e| unreadable(name, &e))?;
+    let pumped = if o.mode == Mode::Pseudo || workers < 2 || document {
+        let mut redactor = Redactor::new(rules.clone(), o.mode);
+        pump(input, &mut redactor, sink, findings).map(|()| redactor.summary().clone())
+    } else {
+        pump_parallel(input, rules, o.mode, workers, sink, findings)
+    };
+    pumped.map_err(|e| match e {
+        PumpError::Read(e) => unreadable(name, &e),
+        // As an I/O error: `main` tells a reader that left the pipe early.
+        PumpError::Write(e) => anyhow::Error::from(e),
+    })
+}
+
+/// `redact DIR -o OUTDIR`: every session file of the folder redacted into
+/// the output folder under its relative path, each written atomically; the
+/// other files skipped and listed; a summary per file and a total. A file
+/// that cannot be read is reported and the others go on (exit 2).
+fn run_folder(o: &RedactArgs, rules: &Arc<Rules>, printer: &mut Printer) -> Result<ExitStatus> {
+    let dir = Path::new(&o.input);
+    if o.report.is_some() {
+        return Err(InputError::new("--report takes one file, not a folder").on(&o.input));
+    }
+    let out_dir = match (&o.output, o.check) {
+        (_, true) => None,
+        (Some(out), false) => Some(Path::new(out)),
+        (None, false) => {
+            return Err(InputError::new(
+                "a folder is redacted into another: give -o OUTDIR (or --check)",
+            )
+            .on(&o.input))
+        }
+    };
+    if let Some(out) = out_dir {
+        if within(out, dir).map_err(|e| InputError::new(e.reason()).on(&o.input))? {
+            return Err(InputError::new(format!(
+                "will not write into the folder being redacted (-o {} is inside it)",
+                out.display()
+            ))
+            .on(&o.input));
+        }
+    }
+    let files = sweep(dir).map_err(|e| unreadable(&o.input, &e))?;
+    let mut total = Summary::default();
+    let (mut done, mut failed) = (0, 0);
+    for rel in &files.sessions {
+        let name = rel.display().to_string();
+        let result = (|| -> Result<Summary> {
+            let input = Stream::open(&dir.join(rel)).map_err(|e| unreadable(&name, &e))?;
+            let mut sink: Box<dyn Write> = match out_dir {
+                Some(out) => {
+                    let path = target(out, rel).map_err(InputError::new)?;
+                    Box::new(create(&path.to_string_lossy())?)
+                }
+                None => Box::new(io::sink()),
+            };
+            let summary = redact_stream(o, rules, input, &name, &mut sink, None)?;
+            sink.flush()?;
+            Ok(summary)
+        })();
+        match result {
+            Ok(summary) => {
+                print_summary(printer, &name, &summary, rules, o.check)?;
+                total.merge(&summary);
+                done += 1;
+            }
+            Err(e) => {
+                printer.warn(&format!("{e:#}"))?;
+                failed += 1;
+            }
+        }
+    }
+    for rel in &files.others {
+        printer.note(&format!(
+            "{}: skipped (not read as a session of this folder)",
+            rel.display()
+        ))?;
+    }
+    let verb = if o.check { "checked" } else { "redacted" };
+    let into = out_dir.map_or(String::new(), |d| format!(" into {}", d.display()));
+    let failures = if failed > 0 {
+        format!(", {failed} unreadable")
+    } else {
+        String::new()
+    };
+    printer.note(&format!(
+        "{}: {verb} {done} session file(s){into}: {} match(es) in {} of {} lines; {} other file(s) skipped{failures}",
+        o.input,
+        total.findings(),
+        total.lines_changed,
+        total.lines,
+        files.others.len(),
+    ))?;
+    Ok(if failed > 0 {
+        ExitStatus::Unreadable
+    } else {
+        status(&total, o.check)
     })
 }
 
@@ -238,11 +341,17 @@ fn print_summary(
     kinds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     let list: Vec<String> = kinds.iter().map(|(n, k)| format!("{k} {n}")).collect();
     let verb = if check { "found" } else { "redacted" };
-    let detail = if list.is_empty() {
+    let mut detail = if list.is_empty() {
         String::new()
     } else {
         format!(": {}", list.join(", "))
     };
+    if s.allowed > 0 {
+        detail.push_str(&format!(
+            "; {} left in place by the rules' exceptions",
+            s.allowed
+        ));
+    }
     printer.note(&format!(
         "{name}: {verb} {} match(es) in {} of {} lines{detail}",
         s.findings(),

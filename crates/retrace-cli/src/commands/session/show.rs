@@ -21,7 +21,9 @@ use crate::printer::Printer;
 
 impl Run for ShowArgs {
     fn output(&self) -> OutputOptions {
-        OutputOptions::new(self.json, self.redact)
+        // Redacted unless asked: what the viewer shows (`--redact` is the
+        // default, kept for scripts).
+        OutputOptions::new(self.json, self.redact || !self.show_sensitive)
     }
 
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
@@ -34,8 +36,8 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     let mut loaded = load(path, read, printer)?;
     warn_bad_bookmarks(&loaded, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
-    // With `--redact`, read through the redacting source: what is shown
-    // is what the viewer shows, hidden before it is shortened.
+    // Read through the redacting source (unless `--show-sensitive`): what
+    // is shown is what the viewer shows, hidden before it is shortened.
     let messages = loaded
         .session
         .context(leaf, &mut printer.shown(&mut loaded.source))
