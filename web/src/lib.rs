@@ -15,6 +15,7 @@
 pub mod app;
 pub mod client;
 pub mod describe;
+pub mod folder;
 pub mod highlight;
 pub mod markdown;
 pub mod protocol;

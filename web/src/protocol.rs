@@ -5,7 +5,7 @@
 //! rows on screen. Messages travel as JSON strings; the files of an
 //! [`Request::Open`] travel beside the JSON in the same `postMessage`.
 
-use retrace_core::{Diagnostic, Marks, Message, Preview, RowKind, RowPairing};
+use retrace_core::{Diagnostic, Listed, Marks, Message, Preview, RowKind, RowPairing};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -63,6 +63,14 @@ pub enum Request {
     /// The branch ending at `leaf` with its unpaired calls sealed
     /// (`retrace_core::seal`); sent back as a `Blob` with its notes.
     Seal { leaf: u32 },
+    /// A dropped or picked folder: the files sent along, `paths[i]` the
+    /// path of the `i`th under the folder (`/` between folders). Split into
+    /// sessions (`retrace_core::split_sessions`): one is opened
+    /// ([`Response::Opened`]), several are listed ([`Response::Folder`],
+    /// then [`Response::Listed`] as their titles are read).
+    Folder { paths: Vec<String> },
+    /// Open the `session`th session of the last folder's list.
+    OpenListed { session: u32 },
 }
 
 impl Request {
@@ -183,6 +191,16 @@ impl Request {
             "seal" => Request::Seal {
                 leaf: number("leaf")?,
             },
+            "folder" => Request::Folder {
+                paths: v
+                    .get("paths")
+                    .and_then(Value::as_array)
+                    .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+                    .ok_or_else(|| fail("paths"))?,
+            },
+            "open_listed" => Request::OpenListed {
+                session: number("session")?,
+            },
             other => {
                 return Err(serde_json::Error::custom(format!(
                     "unknown request kind `{other}`"
@@ -272,6 +290,26 @@ pub enum Response {
     Failed {
         message: String,
     },
+    /// The sessions of a dropped folder that holds several, by name (the
+    /// titles follow in [`Response::Listed`]).
+    Folder {
+        sessions: Vec<FolderSession>,
+    },
+    /// Titles, times and formats of some of the folder's sessions, by index.
+    Listed {
+        listed: Vec<(u32, Listed)>,
+    },
+}
+
+/// One session of a dropped folder, as listed before its title is read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FolderSession {
+    /// The path of its conversation file under the folder.
+    pub name: String,
+    /// Its files (the conversation and its subagent runs), side-cars apart.
+    pub files: u32,
+    /// Bytes of those files.
+    pub size: u64,
 }
 
 /// What a session is, for the header, the details panel and the tree.
@@ -441,6 +479,14 @@ impl Response {
             open: Vec<String>,
         }
         #[derive(Deserialize)]
+        struct Folder {
+            sessions: Vec<FolderSession>,
+        }
+        #[derive(Deserialize)]
+        struct ListedPayload {
+            listed: Vec<(u32, Listed)>,
+        }
+        #[derive(Deserialize)]
         struct DownloadProgress {
             file: u32,
             done: u64,
@@ -530,6 +576,12 @@ impl Response {
                     open: e.open,
                 }
             }
+            "folder" => Response::Folder {
+                sessions: read::<Folder>(data)?.sessions,
+            },
+            "listed" => Response::Listed {
+                listed: read::<ListedPayload>(data)?.listed,
+            },
             other => {
                 return Err(serde_json::Error::custom(format!(
                     "unknown response kind `{other}`"
@@ -803,6 +855,24 @@ mod tests {
                 rows: vec![1, 3],
                 open: vec!["bash (call-2)".into()],
             },
+            Response::Folder {
+                sessions: vec![FolderSession {
+                    name: "p/a.jsonl".into(),
+                    files: 2,
+                    size: 9,
+                }],
+            },
+            Response::Listed {
+                listed: vec![(
+                    0,
+                    Listed {
+                        title: Some("Fix it".into()),
+                        format: "claude-code".into(),
+                        start: Some(1),
+                        ..Listed::default()
+                    },
+                )],
+            },
         ];
         for r in all {
             let json = serde_json::to_string(&r).unwrap();
@@ -856,6 +926,10 @@ mod tests {
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },
             Request::Seal { leaf: 7 },
+            Request::Folder {
+                paths: vec!["p/a.jsonl".into(), "p/a/subagents/agent-1.jsonl".into()],
+            },
+            Request::OpenListed { session: 3 },
         ];
         for r in all {
             let json = serde_json::to_string(&r).unwrap();
@@ -886,6 +960,10 @@ mod tests {
             (
                 r#"{"kind":"previews","segments":[1,"x"]}"#,
                 "without a valid `segments`",
+            ),
+            (
+                r#"{"kind":"folder","paths":["a",2]}"#,
+                "a `folder` request without a valid `paths`",
             ),
             (r#"{"leaf":1}"#, "a request without a `kind`"),
             ("[1]", "a request without a `kind`"),

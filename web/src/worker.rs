@@ -12,7 +12,8 @@ use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
     entry_ids, event_line, fork, open_calls, order_files, safe_points, seal, search,
     segment_preview, uuid_v4, EntryId, FileId, Flags, ForkLineage, Inflated, Listing, Reader, Row,
-    RowKind, RowPairing, SearchFilter, Session, Source, SourceError, Stamp, Stats, SEARCH_LIMIT,
+    RowKind, RowPairing, SearchFilter, Session, SessionFile, Source, SourceError, Stamp, Stats,
+    SEARCH_LIMIT,
 };
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -95,28 +96,44 @@ fn handle(data: &JsValue) -> Vec<Response> {
     };
     match request {
         Request::Open { leaf_label, entry } => {
-            let files: Vec<File> = js_sys::Reflect::get(data, &"files".into())
-                .ok()
-                .map(|v| v.unchecked_into::<Array>())
-                .map(|a| a.iter().map(|f| f.unchecked_into::<File>()).collect())
-                .unwrap_or_default();
-            let generation = OPENING.with(|g| {
-                let next = g.get() + 1;
-                g.set(next);
-                next
-            });
-            wasm_bindgen_futures::spawn_local(async move {
-                let result = open(files, leaf_label.as_deref(), entry.as_deref(), generation).await;
-                match result {
-                    Ok(Some(summary)) => post(&Response::Opened {
-                        summary: Box::new(summary),
-                    }),
-                    // A later drop replaced this one.
-                    Ok(None) => {}
-                    Err(message) => post(&Response::Failed { message }),
-                }
-            });
+            let files = files_of(data);
+            // In the order and with the side-cars `order_files` gives
+            // chosen files (the conversation first, then subagents, split
+            // sets in numeric order; a `*.meta.json` attached to the file
+            // of the same stem, a `*.snapshots.json` to the file it names).
+            let names: Vec<String> = files.iter().map(File::name).collect();
+            let ordered = order_files(&names, Listing::Chosen);
+            crate::folder::forget();
+            start_open(files, ordered, leaf_label, entry);
             Vec::new()
+        }
+        Request::Folder { paths } => {
+            let reader = match FileReaderSync::new() {
+                Ok(r) => r,
+                Err(_) => return failed("cannot read files here".to_owned()),
+            };
+            match crate::folder::split(files_of(data), &paths, &reader) {
+                Err(message) => failed(message),
+                // A folder of one session opens as that session.
+                Ok(folder) if folder.sessions.len() == 1 => {
+                    crate::folder::forget();
+                    if let Some((files, ordered)) = folder.session(0) {
+                        start_open(files, ordered, None, None);
+                    }
+                    Vec::new()
+                }
+                Ok(folder) => vec![crate::folder::list(folder)],
+            }
+        }
+        Request::OpenListed { session } => {
+            let picked = crate::folder::current().and_then(|f| f.session(session as usize));
+            match picked {
+                Some((files, ordered)) => {
+                    start_open(files, ordered, None, None);
+                    Vec::new()
+                }
+                None => failed(format!("no session {session} in the folder listed")),
+            }
         }
         other => with_open(|open| match other {
             Request::Branch { leaf } => Ok(open.branch_rows(leaf)),
@@ -164,9 +181,58 @@ fn handle(data: &JsValue) -> Vec<Response> {
                 post_edited(&name, edited);
                 Ok(Response::Ready)
             }
-            Request::Open { .. } => unreachable!("handled above"),
+            Request::Open { .. } | Request::Folder { .. } | Request::OpenListed { .. } => {
+                unreachable!("handled above")
+            }
         }),
     }
+}
+
+/// The files sent along with a request.
+fn files_of(data: &JsValue) -> Vec<File> {
+    js_sys::Reflect::get(data, &"files".into())
+        .ok()
+        .filter(|v| v.is_object())
+        .map(|v| v.unchecked_into::<Array>())
+        .map(|a| a.iter().map(|f| f.unchecked_into::<File>()).collect())
+        .unwrap_or_default()
+}
+
+fn failed(message: String) -> Vec<Response> {
+    vec![Response::Failed { message }]
+}
+
+/// Reads `files` (in the `ordered` order) into the open session in the
+/// background; the summary, or what went wrong, is posted when done.
+fn start_open(
+    files: Vec<File>,
+    ordered: Vec<SessionFile>,
+    leaf_label: Option<String>,
+    entry: Option<String>,
+) {
+    let generation = OPENING.with(|g| {
+        let next = g.get() + 1;
+        g.set(next);
+        next
+    });
+    wasm_bindgen_futures::spawn_local(async move {
+        let result = open(
+            files,
+            ordered,
+            leaf_label.as_deref(),
+            entry.as_deref(),
+            generation,
+        )
+        .await;
+        match result {
+            Ok(Some(summary)) => post(&Response::Opened {
+                summary: Box::new(summary),
+            }),
+            // A later drop replaced this one.
+            Ok(None) => {}
+            Err(message) => post(&Response::Failed { message }),
+        }
+    });
 }
 
 fn with_open(f: impl FnOnce(&mut Open) -> Result<Response, String>) -> Vec<Response> {
@@ -180,25 +246,24 @@ fn with_open(f: impl FnOnce(&mut Open) -> Result<Response, String>) -> Vec<Respo
     })
 }
 
-fn post(response: &Response) {
+pub(crate) fn post(response: &Response) {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     if let Ok(text) = serde_json::to_string(response) {
         let _ = scope.post_message(&JsValue::from_str(&text));
     }
 }
 
-fn now_ms() -> f64 {
+pub(crate) fn now_ms() -> f64 {
     let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
     scope.performance().map_or(0.0, |p| p.now())
 }
 
-/// Reads `files` into a session, in the order and with the side-cars
-/// `retrace_core::order_files` gives chosen files (the conversation first,
-/// then subagents, split sets in numeric order; a `*.meta.json` attached to
-/// the file of the same stem, a `*.snapshots.json` to the file it names). `None` when a later open superseded this
-/// one.
+/// Reads `files` into a session, in the `ordered` order with their
+/// side-cars (indices into `files`). `None` when a later open superseded
+/// this one.
 async fn open(
     files: Vec<File>,
+    ordered: Vec<SessionFile>,
     leaf: Option<&str>,
     entry: Option<&str>,
     generation: u64,
@@ -208,8 +273,6 @@ async fn open(
     }
     let started = now_ms();
     let reader_sync = FileReaderSync::new().map_err(|_| "cannot read files here".to_owned())?;
-    let names: Vec<String> = files.iter().map(File::name).collect();
-    let ordered = order_files(&names, Listing::Chosen);
     let sessions: Vec<File> = ordered.iter().map(|f| files[f.file].clone()).collect();
     if sessions.len() > FileId::LIMIT {
         return Err(format!(
@@ -265,7 +328,7 @@ async fn open(
             // not opened as an empty session (the core's rule, as the CLI's).
             if at == 0.0 {
                 if let Some(what) = retrace_core::binary_kind(&buf) {
-                    return Err(format!("{}: {what}, not a session file", file.name()));
+                    return Err(format!("{} is {what}, not a session file", file.name()));
                 }
             }
             reader.push(&buf);
@@ -319,7 +382,7 @@ async fn open(
     Ok(Some(summary))
 }
 
-fn read_slice(
+pub(crate) fn read_slice(
     reader: &FileReaderSync,
     file: &File,
     start: f64,

@@ -62,12 +62,17 @@ pub fn DropZone(children: Children) -> impl IntoView {
             on:drop=move |ev: DragEvent| {
                 ev.prevent_default();
                 dragging.set(false);
-                let files = files_of(ev.data_transfer().and_then(|d| d.files()));
-                v.open(files);
+                let Some(data) = ev.data_transfer() else { return };
+                // A folder among what is dropped: its sessions are listed.
+                if let Some(entries) = super::folder::dropped_entries(&data) {
+                    super::folder::open_dropped(v, entries);
+                    return;
+                }
+                v.open(files_of(data.files()));
             }
         >
             {children()}
-            <div class="drop-hint">"Drop session files to open them"</div>
+            <div class="drop-hint">"Drop session files or a folder to open them"</div>
         </div>
     }
 }
@@ -233,7 +238,7 @@ pub fn Welcome() -> impl IntoView {
             <p>
                 "Drop a session file here — Claude Code ("<code>"~/.claude/projects"</code>"), pi ("
                 <code>"~/.pi/agent/sessions"</code>"), or any JSONL transcript retrace reads — or use "
-                <b>"Open files…"</b>" or paste its text. A Claude Code session opens with its subagent files when you drop them together."
+                <b>"Open files…"</b>" or paste its text. A Claude Code session opens with its subagent files when you drop them together; a folder ("<b>"Open folder…"</b>" or drop it) lists the sessions it holds."
             </p>
             <p class="private">
                 "Files are read in this tab and never leave your machine: nothing is uploaded."

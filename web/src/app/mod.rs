@@ -3,6 +3,7 @@
 mod conversation;
 mod details;
 mod edit;
+mod folder;
 mod harness;
 mod loading;
 mod player;
@@ -72,6 +73,8 @@ pub struct Viewer {
     /// Show hook, progress and other non-message lines.
     pub show_events: RwSignal<bool>,
     pub hide_abandoned: RwSignal<bool>,
+    /// A dropped folder's sessions, when it holds several.
+    pub folder: folder::FolderView,
     /// Where a deep link points, until the rows it needs arrive.
     pending: RwSignal<Option<Pending>>,
 }
@@ -144,6 +147,7 @@ impl Viewer {
             filter: RwSignal::new(SearchFilter::default()),
             show_events: RwSignal::new(true),
             hide_abandoned: RwSignal::new(false),
+            folder: folder::FolderView::new(),
             pending: RwSignal::new(None),
         }
     }
@@ -153,6 +157,21 @@ impl Viewer {
         if files.is_empty() {
             return;
         }
+        self.folder.close();
+        let spot = self.begin(files.iter().map(|f| f.size() as u64).sum());
+        client::send(
+            &Request::Open {
+                leaf_label: spot.leaf,
+                entry: spot.entry,
+            },
+            &files,
+        );
+        PENDING_SPOT.with(|p| *p.borrow_mut() = Some(spot.replay));
+    }
+
+    /// Clears the session shown before another is opened (`total` bytes),
+    /// and gives the place the page's link points at.
+    fn begin(self, total: u64) -> Spot {
         let spot = Spot::parse(&location_hash());
         self.summary.set(None);
         self.previews.set(HashMap::new());
@@ -165,17 +184,10 @@ impl Viewer {
         self.hits.set(None);
         self.rows.set(Rows::default());
         self.leaf.set(None);
-        let total = files.iter().map(|f| f.size() as u64).sum();
         self.progress.set(Some((0, total)));
-        client::send(
-            &Request::Open {
-                leaf_label: spot.leaf,
-                entry: spot.entry,
-            },
-            &files,
-        );
         self.pending.set(None);
-        PENDING_SPOT.with(|p| *p.borrow_mut() = Some(spot.replay));
+        PENDING_SPOT.with(|p| *p.borrow_mut() = None);
+        spot
     }
 
     /// Shows the branch ending at `leaf`.
@@ -536,6 +548,11 @@ fn on_response(v: Viewer, response: Response) {
             v.progress.set(None);
             v.failure.set(Some(message));
         }
+        Response::Folder { sessions } => {
+            v.progress.set(None);
+            v.folder.show(sessions);
+        }
+        Response::Listed { listed } => v.folder.fill(listed),
     }
 }
 
@@ -587,18 +604,27 @@ pub fn App() -> impl IntoView {
     on_cleanup(move || keys.remove());
     loading::load_from_query(v);
     let has_session = move || v.summary.with(Option::is_some);
+    let listing = move || v.folder.shown.get();
     view! {
         <loading::DropZone>
             <header class="top">
                 <span class="brand">"retrace"</span>
                 <loading::Picker/>
-                <Show when=has_session>
+                <folder::FolderPicker/>
+                <folder::BackToList/>
+                <Show when=move || has_session() && !listing()>
                     <search::SearchBox/>
                     <sensitive::Toggle/>
                 </Show>
                 <loading::Status/>
             </header>
-            <Show when=has_session fallback=|| view! { <loading::Welcome/> }>
+            <Show when=listing>
+                <folder::FolderList/>
+            </Show>
+            <Show
+                when=move || has_session() && !listing()
+                fallback=move || (!listing()).then(|| view! { <loading::Welcome/> })
+            >
                 <main class="panes">
                     <tree::TreePanel/>
                     <section class="center">
