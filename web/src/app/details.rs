@@ -12,10 +12,7 @@ pub fn Details() -> impl IntoView {
     let overview = move || {
         let s = v.summary.get()?;
         let figures = &s.figures;
-        let span = match (figures.start, figures.end) {
-            (Some(a), Some(b)) => format!("{} → {} ({})", stamp(a), stamp(b), duration(b - a)),
-            _ => "no timestamps".to_owned(),
-        };
+        let span = figures.start.zip(figures.end);
         let files = s
             .files
             .iter()
@@ -33,7 +30,14 @@ pub fn Details() -> impl IntoView {
                 <dt>"Format"</dt><dd id="format">{figures.format_label()}</dd>
                 {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
                 <dt>"Entries"</dt><dd>{count(figures.entries as u64)}{format!(" ({} in the tree)", count(figures.nodes as u64))}</dd>
-                <dt>"Time"</dt><dd>{span}</dd>
+                <dt>"Time"</dt>
+                <dd>
+                    {span.map(|(a, b)| view! {
+                        {super::time::time_view(a, false)}" → "{super::time::time_view(b, false)}
+                        {format!(" ({})", duration(b - a))}
+                    })}
+                    {span.is_none().then_some("no timestamps")}
+                </dd>
                 <dt>"Branches"</dt>
                 <dd>
                     {format!("{} leaves · {} rewinds", figures.leaves, figures.branch_points)}
@@ -140,8 +144,11 @@ pub fn Details() -> impl IntoView {
         })
     };
     view! {
-        <aside class="details" aria-label="Details">
-            <div class="panel-head"><span>"Details"</span></div>
+        <aside class="details" id="details" aria-label="Details" tabindex="-1">
+            <div class="panel-head">
+                <h2>"Details"</h2>
+                {super::frame::close_button(super::frame::Drawer::Details)}
+            </div>
             {overview}
             {stats}
             <super::sensitive::Review/>
@@ -149,11 +156,4 @@ pub fn Details() -> impl IntoView {
             {diagnostics}
         </aside>
     }
-}
-
-fn stamp(ms: i64) -> String {
-    retrace_core::format_rfc3339_ms(ms)
-        .get(..16)
-        .map(|s| s.replace('T', " "))
-        .unwrap_or_default()
 }

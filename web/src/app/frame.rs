@@ -1,0 +1,175 @@
+//! The page's frame on any screen: skip links, the drawers the branch tree
+//! and the details panel become on a narrow screen, and the live region
+//! that tells a screen reader what changed (player position, loading,
+//! search counts).
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::{viewer, Viewer};
+
+/// A side panel shown as a drawer (below the width of three columns).
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Drawer {
+    Tree,
+    Details,
+}
+
+impl Drawer {
+    /// The button that opens it, where focus returns when it closes.
+    fn toggle_id(self) -> &'static str {
+        match self {
+            Drawer::Tree => "open-tree",
+            Drawer::Details => "open-details",
+        }
+    }
+
+    /// The button that closes it, focused when it opens.
+    fn close_id(self) -> &'static str {
+        match self {
+            Drawer::Tree => "close-tree",
+            Drawer::Details => "close-details",
+        }
+    }
+}
+
+/// Focuses the element with id `id` once the page has drawn.
+pub fn focus_later(id: &'static str) {
+    request_animation_frame(move || focus(id));
+}
+
+fn focus(id: &str) {
+    let el = document()
+        .get_element_by_id(id)
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(el) = el {
+        let _ = el.focus();
+    }
+}
+
+/// Whether drawers are in use: their toggles are shown only then.
+fn narrow() -> bool {
+    document()
+        .get_element_by_id("open-tree")
+        .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        .is_some_and(|e| e.offset_parent().is_some())
+}
+
+pub fn open_drawer(v: Viewer, d: Drawer) {
+    v.drawer.set(Some(d));
+    focus_later(d.close_id());
+}
+
+/// Closes the open drawer (if any) and gives focus back to its toggle.
+pub fn close_drawer(v: Viewer) -> bool {
+    match v.drawer.get_untracked() {
+        Some(d) => {
+            v.drawer.set(None);
+            focus_later(d.toggle_id());
+            true
+        }
+        None => false,
+    }
+}
+
+/// The close button a panel's head carries (shown only as a drawer).
+pub fn close_button(d: Drawer) -> impl IntoView {
+    let v = viewer();
+    let label = match d {
+        Drawer::Tree => "Close branches",
+        Drawer::Details => "Close details",
+    };
+    view! {
+        <button class="drawer-close" id=d.close_id() aria-label=label on:click=move |_| {
+            close_drawer(v);
+        }>"×"</button>
+    }
+}
+
+/// The toggles of the two drawers, in the header.
+#[component]
+pub fn DrawerToggles() -> impl IntoView {
+    let v = viewer();
+    let toggle = move |d: Drawer, text: &'static str, controls: &'static str| {
+        view! {
+            <button
+                class="drawer-toggle"
+                id=d.toggle_id()
+                aria-controls=controls
+                aria-expanded=move || (v.drawer.get() == Some(d)).to_string()
+                on:click=move |_| open_drawer(v, d)
+            >{text}</button>
+        }
+    };
+    view! {
+        {toggle(Drawer::Tree, "☰ Branches", "tree")}
+        {toggle(Drawer::Details, "Details · download", "details")}
+    }
+}
+
+/// Tells a screen reader `text` (the live region in `index.html`).
+pub fn announce(text: &str) {
+    if let Some(el) = document().get_element_by_id("announce") {
+        el.set_text_content(Some(text));
+    }
+}
+
+/// The clicks on the frame's static buttons (`index.html`): the skip
+/// buttons, which move focus past the rows (a long branch has thousands of
+/// focusable things before the player), and the close buttons of the key
+/// list and the toast.
+pub fn listen_clicks(v: Viewer) -> WindowListenerHandle {
+    window_event_listener(leptos::ev::click, move |ev| {
+        let Some(el) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+        else {
+            return;
+        };
+        if let Some(to) = el.get_attribute("data-skip") {
+            if to == "details" && narrow() {
+                open_drawer(v, Drawer::Details);
+            } else {
+                focus(&to);
+            }
+            return;
+        }
+        match el.id().as_str() {
+            "keys-close" => super::keys::close(),
+            "toast-close" => super::history::hide_toast(),
+            _ => {}
+        }
+    })
+}
+
+/// Says how far the reading is, in quarters (every percent would be
+/// noise).
+pub fn announce_progress(before: Option<(u64, u64)>, done: u64, total: u64) {
+    let quarter = |d: u64| (total > 0).then(|| d * 4 / total);
+    let was = before.filter(|b| b.1 == total).and_then(|b| quarter(b.0));
+    if let Some(q) = quarter(done).filter(|q| Some(*q) != was) {
+        announce(&format!("Reading the session: {}%", q * 25));
+    }
+}
+
+/// Says where the replay is after a step, a seek or a pause (not every
+/// row of a playing replay).
+pub fn announce_position(was: (usize, bool), now: (usize, bool), len: usize) {
+    if len == 0 || was == now {
+        return;
+    }
+    if now.1 && !was.1 {
+        announce("Playing");
+    } else if !now.1 {
+        announce(&format!("Replay at row {} of {len}", now.0));
+    }
+}
+
+/// `5 matches for “weak”` (`first 500 matches…` when cut).
+pub fn count_text(query: &str, n: usize, truncated: bool) -> String {
+    format!(
+        "{}{n} {} for “{query}”",
+        if truncated { "first " } else { "" },
+        if n == 1 { "match" } else { "matches" }
+    )
+}
