@@ -111,17 +111,18 @@ export async function shot(p, name) {
 }
 
 /** Runs axe-core on the page (all rules it runs by default, contrast
- * included) and returns its violations, each with its nodes' selectors. */
-export async function axe(p) {
+ * included) on the page or the element `within` selects, and returns its
+ * violations, each with its nodes' selectors. */
+export async function axe(p, within = null) {
   const source = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
   // The page's CSP allows only its own scripts: the script goes in as the
   // page's own (evaluated, not a <script> tag).
   if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) await p.evaluate(source);
-  const found = await p.evaluate(async () => {
-    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+  const found = await p.evaluate(async (within) => {
+    const r = await window.axe.run(within ? document.querySelector(within) : document, { resultTypes: ['violations'] });
     return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
       nodes: v.nodes.map((n) => `${n.target.join(' ')} :: ${n.failureSummary.split('\n').slice(1, 2).join('')}`) }));
-  });
+  }, within);
   return found;
 }
 

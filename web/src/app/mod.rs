@@ -465,6 +465,8 @@ fn on_response(v: Viewer, response: Response) {
                 Some((row, false)) => {
                     v.window.set(Window::around(row, len));
                     v.focus.set(Some(row));
+                    // A new landing, even where an earlier visit landed.
+                    v.jumps.update(|j| *j += 1);
                 }
                 None => v.window.set(Window::around(0, len)),
             }

@@ -102,11 +102,12 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     };
     let who = match info.kind {
         RowKind::Event => info.entry_type.clone(),
+        RowKind::Message if info.role.is_empty() => info.entry_type.clone(),
         RowKind::Message => info.role.clone(),
     };
     view! {
         <header class="row-head">
-            <span class="who">{who}</span>
+            <h3 class="who">{who}</h3>
             {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             <span class="spacer"></span>
