@@ -13,6 +13,13 @@ pub fn Details() -> impl IntoView {
         let s = v.summary.get()?;
         let figures = &s.figures;
         let span = figures.start.zip(figures.end);
+        let span_iso = span.map(|(a, b)| {
+            format!(
+                "{} → {}",
+                retrace_core::format_rfc3339_ms(a),
+                retrace_core::format_rfc3339_ms(b)
+            )
+        });
         let files = s
             .files
             .iter()
@@ -31,13 +38,7 @@ pub fn Details() -> impl IntoView {
                 {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
                 <dt>"Entries"</dt><dd>{count(figures.entries as u64)}{format!(" ({} in the tree)", count(figures.nodes as u64))}</dd>
                 <dt>"Time"</dt>
-                <dd>
-                    {span.map(|(a, b)| view! {
-                        {super::time::time_view(a, false)}" → "{super::time::time_view(b, false)}
-                        {format!(" ({})", duration(b - a))}
-                    })}
-                    {span.is_none().then_some("no timestamps")}
-                </dd>
+                <dd title=span_iso>{move || span_text(span, v.utc.get())}</dd>
                 <dt>"Branches"</dt>
                 <dd>
                     {format!("{} leaves · {} rewinds", figures.leaves, figures.branch_points)}
@@ -155,5 +156,19 @@ pub fn Details() -> impl IntoView {
             <super::edit::EditPanel/>
             {diagnostics}
         </aside>
+    }
+}
+
+/// The session's time span, in the reader's zone or UTC (one text: a view
+/// per part costs the bundle more).
+fn span_text(span: Option<(i64, i64)>, utc: bool) -> String {
+    match span {
+        Some((a, b)) => format!(
+            "{} → {} ({})",
+            super::time::stamp(a, utc, false),
+            super::time::stamp(b, utc, false),
+            duration(b - a)
+        ),
+        None => "no timestamps".to_owned(),
     }
 }

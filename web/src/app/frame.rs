@@ -86,25 +86,54 @@ pub fn close_button(d: Drawer) -> impl IntoView {
     }
 }
 
-/// The toggles of the two drawers, in the header.
+/// The header's own controls: the drawers' toggles (shown on a narrow
+/// screen with a session open), the theme and UTC switches, the key list.
 #[component]
-pub fn DrawerToggles() -> impl IntoView {
+pub fn HeaderTools() -> impl IntoView {
     let v = viewer();
-    let toggle = move |d: Drawer, text: &'static str, controls: &'static str| {
-        view! {
-            <button
-                class="drawer-toggle"
-                id=d.toggle_id()
-                aria-controls=controls
-                aria-expanded=move || (v.drawer.get() == Some(d)).to_string()
-                on:click=move |_| open_drawer(v, d)
-            >{text}</button>
-        }
-    };
     view! {
-        {toggle(Drawer::Tree, "☰ Branches", "tree")}
-        {toggle(Drawer::Details, "Details · download", "details")}
+        <button class="drawer-toggle" id="open-tree" aria-controls="tree" aria-expanded="false"
+            on:click=move |_| open_drawer(v, Drawer::Tree)>"☰ Branches"</button>
+        <button class="drawer-toggle" id="open-details" aria-controls="details" aria-expanded="false"
+            on:click=move |_| open_drawer(v, Drawer::Details)>"Details · download"</button>
+        <super::prefs::Switches/>
+        <button id="keys-open" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)"
+            on:click=|_| super::keys::open()>"?"</button>
     }
+}
+
+/// Mirrors the open drawer into the page (written to the DOM: the panels'
+/// views stay as they are): the panes' class, the toggles' state, and
+/// `inert` on everything else, so focus stays in the drawer and a screen
+/// reader reads only it.
+pub fn follow_drawer(v: Viewer) {
+    Effect::new(move |_| {
+        let open = v.drawer.get();
+        let doc = document();
+        let set = |selector: &str, on: bool| {
+            if let Ok(Some(el)) = doc.query_selector(selector) {
+                let _ = if on {
+                    el.set_attribute("inert", "")
+                } else {
+                    el.remove_attribute("inert")
+                };
+            }
+        };
+        set("header.top", open.is_some());
+        set(".center", open.is_some());
+        set("#tree", open == Some(Drawer::Details));
+        set("#details", open == Some(Drawer::Tree));
+        if let Ok(Some(panes)) = doc.query_selector(".panes") {
+            let list = panes.class_list();
+            let _ = list.toggle_with_force("tree-open", open == Some(Drawer::Tree));
+            let _ = list.toggle_with_force("details-open", open == Some(Drawer::Details));
+        }
+        for d in [Drawer::Tree, Drawer::Details] {
+            if let Some(el) = doc.get_element_by_id(d.toggle_id()) {
+                let _ = el.set_attribute("aria-expanded", if open == Some(d) { "true" } else { "false" });
+            }
+        }
+    });
 }
 
 /// Tells a screen reader `text` (the live region in `index.html`).

@@ -9,7 +9,7 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 
-use super::{viewer, Viewer};
+use super::Viewer;
 
 thread_local! {
     /// The next hash written starts a history entry.
@@ -126,28 +126,30 @@ pub fn copy_link(v: Viewer, row: usize) {
 }
 
 /// After a reload of a page whose file was dropped (a tab cannot read it
-/// again by itself): where the link in the address bar points.
-#[component]
-pub fn ReturnHint() -> impl IntoView {
-    let v = viewer();
-    let spot = crate::state::Spot::parse(
-        &web_sys::window()
-            .and_then(|w| w.location().hash().ok())
-            .unwrap_or_default(),
-    );
-    let from_url = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .is_some_and(|q| q.contains("src="));
-    let wanted = !from_url && (spot.entry.is_some() || spot.leaf.is_some());
-    move || {
-        (wanted && v.progress.get().is_none()).then(|| {
-            let text = match spot.line {
-                Some(line) => format!(
-                    "This link points into a file that was dropped here: drop the file again to return to line {line}."
-                ),
-                None => "This link points into a file that was dropped here: drop the file again to return to the same branch.".to_owned(),
-            };
-            view! { <p class="hint-return" id="return-hint">{text}</p> }
-        })
+/// again by itself), says where the link in the address bar points (the
+/// note is in `index.html`; it hides once a session is open).
+pub fn show_return_hint() {
+    let Some(w) = web_sys::window() else { return };
+    let location = w.location();
+    if location.search().is_ok_and(|q| q.contains("src=")) {
+        return;
     }
+    let spot = crate::state::Spot::parse(&location.hash().unwrap_or_default());
+    if spot.entry.is_none() && spot.leaf.is_none() {
+        return;
+    }
+    let (Some(note), Some(text)) = (
+        document().get_element_by_id("return-hint"),
+        document().get_element_by_id("return-hint-text"),
+    ) else {
+        return;
+    };
+    let place = match spot.line {
+        Some(line) => format!("line {line}"),
+        None => "the same branch".to_owned(),
+    };
+    text.set_text_content(Some(&format!(
+        "This link points into a file that was dropped here: drop the file again to return to {place}."
+    )));
+    let _ = note.remove_attribute("hidden");
 }

@@ -228,7 +228,7 @@ pub fn Status() -> impl IntoView {
 #[component]
 pub fn Welcome() -> impl IntoView {
     view! {
-        <div class="welcome">
+        <main class="welcome">
             <h2>"Replay an agent session"</h2>
             <p>
                 "Drop a session file here — Claude Code ("<code>"~/.claude/projects"</code>"), pi ("
@@ -241,6 +241,6 @@ pub fn Welcome() -> impl IntoView {
             <p>
                 <a href="?src=demo.jsonl">"Open the demo session"</a>
             </p>
-        </div>
+        </main>
     }
 }

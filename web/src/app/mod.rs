@@ -639,44 +639,32 @@ pub fn App() -> impl IntoView {
         back.remove();
         clicks.remove();
     });
+    frame::follow_drawer(v);
+    history::show_return_hint();
     loading::load_from_query(v);
     let has_session = move || v.summary.with(Option::is_some);
-    // With a drawer open, the rest of the page is inert: focus stays in
-    // the drawer, and a screen reader reads only it.
-    let inert = move |d: Option<frame::Drawer>| {
-        move || {
-            let open = v.drawer.get();
-            open.is_some() && open != d
-        }
-    };
     view! {
         <loading::DropZone>
-            <header class="top" inert=inert(None)>
+            <header class="top">
                 <h1 class="brand">"retrace"</h1>
                 <loading::Picker/>
                 <Show when=has_session>
-                    <frame::DrawerToggles/>
                     <search::SearchBox/>
                     <sensitive::Toggle/>
                 </Show>
                 <loading::Status/>
-                <prefs::Switches/>
-                <button id="keys-open" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" on:click=|_| keys::open()>"?"</button>
+                <frame::HeaderTools/>
             </header>
-            <Show when=has_session fallback=|| view! { <main class="welcome-main"><history::ReturnHint/><loading::Welcome/></main> }>
-                <main class=move || match v.drawer.get() {
-                    Some(frame::Drawer::Tree) => "panes tree-open",
-                    Some(frame::Drawer::Details) => "panes details-open",
-                    None => "panes",
-                }>
-                    <tree::TreePanel attr:inert=inert(Some(frame::Drawer::Tree))/>
-                    <section class="center" aria-label="Conversation and replay" inert=inert(None)>
+            <Show when=has_session fallback=|| view! { <loading::Welcome/> }>
+                <main class="panes">
+                    <tree::TreePanel/>
+                    <section class="center">
                         <search::Results/>
                         <crumbs::Crumbs/>
                         <conversation::Conversation/>
                         <player::Player/>
                     </section>
-                    <details::Details attr:inert=inert(Some(frame::Drawer::Details))/>
+                    <details::Details/>
                 </main>
             </Show>
         </loading::DropZone>
