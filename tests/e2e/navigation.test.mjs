@@ -169,7 +169,8 @@ test('a deep tree keeps its labels: indent capped, depth shown, a breadcrumb', a
   const pads = await p.$$eval('.segment', (s) => s.map((x) => parseFloat(getComputedStyle(x).paddingLeft)));
   assert.ok(pads.length >= 12, `${pads.length} segments`);
   assert.ok(Math.max(...pads) <= 90, `indent capped (${Math.max(...pads)} px)`);
-  assert.ok(await p.locator('.segment .depth').count() > 0, 'deep segments show their depth');
+  const deep = await p.$$eval('.segment .preview[data-deep]', (s) => s.map((x) => x.dataset.deep));
+  assert.ok(deep.includes('↳12'), `deep segments show their depth: ${deep}`);
   // Labels stay readable at depth: the deepest preview is as wide as a shallow one.
   const widths = await p.$$eval('.segment .preview', (s) => s.map((x) => x.getBoundingClientRect().width));
   assert.ok(Math.min(...widths) >= 150, `narrowest label ${Math.min(...widths)} px`);

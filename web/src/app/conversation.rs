@@ -34,24 +34,18 @@ pub fn Conversation() -> impl IntoView {
     // from the window's start to it have come: scrolled earlier, it would
     // be pushed below the fold as they arrive and grow. A playing replay
     // follows at once (its rows come one at a time at the end).
-    let landing = Memo::new(move |_| {
-        let row = v.focus.get()?;
+    // Each landing once (the leaf, the row, the jump): rows loaded later
+    // (scrolling up) do not pull the view back to the focused row.
+    let landed = StoredValue::new(None);
+    Effect::new(move |_| {
+        let Some(row) = v.focus.get() else { return };
         let key = (v.leaf.get(), row, v.jumps.get());
         let w = v.window.get();
         let ready = v.playing.get_untracked()
             || v.bodies.with(|b| {
                 (w.start..=row.min(w.end.saturating_sub(1))).all(|i| b.contains_key(&i))
             });
-        ready.then_some(key)
-    });
-    // Each landing once: rows loaded later (scrolling up) do not pull the
-    // view back to the focused row.
-    let landed = StoredValue::new(None);
-    Effect::new(move |_| {
-        let Some(key) = landing.get() else {
-            return;
-        };
-        if landed.get_value() == Some(key) {
+        if !ready || landed.get_value() == Some(key) {
             return;
         }
         landed.set_value(Some(key));

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::{history, viewer};
+use crate::markdown::escape;
 use crate::state::{crumbs, path_segments};
 
 /// Segments a breadcrumb shows before it shortens the path.
@@ -32,7 +33,9 @@ pub fn segment_label(v: super::Viewer, index: usize) -> String {
 #[component]
 pub fn Crumbs() -> impl IntoView {
     let v = viewer();
-    move || {
+    // Plain HTML with one handler for the list (a view per crumb cost the
+    // bundle kilobytes); each button carries the entry it jumps to.
+    let html = move || {
         let leaf = v.leaf.get()?;
         let path = v
             .summary
@@ -42,40 +45,44 @@ pub fn Crumbs() -> impl IntoView {
             return None;
         }
         let (shown, left_out) = crumbs(&path, CRUMBS);
-        let last = shown.last().copied();
-        let items = shown
-            .into_iter()
-            .enumerate()
-            .map(|(i, seg)| {
-                let label = segment_label(v, seg);
-                let short: String = label.chars().take(LABEL_CHARS).collect();
-                let first = v.summary.with_untracked(|s| {
-                    s.as_ref()
-                        .and_then(|s| s.outline.get(seg))
-                        .map_or(0, |g| g.first)
-                });
-                let gap = (i == 1 && left_out > 0).then(|| {
-                    view! { <li class="dim">{format!("… {left_out} more")}</li> }
-                });
-                view! {
-                    {gap}
-                    <li>
-                        <button
-                            title=label
-                            aria-current=(Some(seg) == last).then_some("step")
-                            on:click=move |_| {
-                                history::push_next();
-                                v.go_to_entry(leaf, first);
-                            }
-                        >{short}</button>
-                    </li>
+        let mut out = String::new();
+        for (i, &seg) in shown.iter().enumerate() {
+            if i == 1 && left_out > 0 {
+                out.push_str(&format!("<li class=\"dim\">… {left_out} more</li>"));
+            }
+            let label = segment_label(v, seg);
+            let short: String = label.chars().take(LABEL_CHARS).collect();
+            let first = v.summary.with_untracked(|s| {
+                s.as_ref()
+                    .and_then(|s| s.outline.get(seg))
+                    .map_or(0, |g| g.first)
+            });
+            let current = if i + 1 == shown.len() {
+                " aria-current=\"step\""
+            } else {
+                ""
+            };
+            out.push_str(&format!("<li><button data-entry=\"{first}\"{current} title=\""));
+            escape(&label, &mut out);
+            out.push_str("\">");
+            escape(&short, &mut out);
+            out.push_str("</button></li>");
+        }
+        Some(out)
+    };
+    view! {
+        <nav class="crumbs-nav" aria-label="Branch path" hidden=move || html().is_none()>
+            <ol class="crumbs" id="crumbs" inner_html=move || html().unwrap_or_default() on:click=move |ev| {
+                let entry = ev
+                    .target()
+                    .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                    .and_then(|el| el.get_attribute("data-entry"))
+                    .and_then(|e| e.parse::<u32>().ok());
+                if let (Some(entry), Some(leaf)) = (entry, v.leaf.get_untracked()) {
+                    history::push_next();
+                    v.go_to_entry(leaf, entry);
                 }
-            })
-            .collect_view();
-        Some(view! {
-            <nav class="crumbs-nav" aria-label="Branch path">
-                <ol class="crumbs" id="crumbs">{items}</ol>
-            </nav>
-        })
+            }></ol>
+        </nav>
     }
 }

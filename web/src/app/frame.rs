@@ -6,7 +6,7 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
-use super::{viewer, Viewer};
+use super::Viewer;
 
 /// A side panel shown as a drawer (below the width of three columns).
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -72,34 +72,34 @@ pub fn close_drawer(v: Viewer) -> bool {
     }
 }
 
-/// The close button a panel's head carries (shown only as a drawer).
+/// The close button a panel's head carries (shown only as a drawer; its
+/// clicks go through [`listen_clicks`]).
 pub fn close_button(d: Drawer) -> impl IntoView {
-    let v = viewer();
     let label = match d {
         Drawer::Tree => "Close branches",
         Drawer::Details => "Close details",
     };
-    view! {
-        <button class="drawer-close" id=d.close_id() aria-label=label on:click=move |_| {
-            close_drawer(v);
-        }>"×"</button>
-    }
+    view! { <button class="drawer-close" id=d.close_id() aria-label=label>"×"</button> }
 }
 
 /// The header's own controls: the drawers' toggles (shown on a narrow
 /// screen with a session open), the theme and UTC switches, the key list.
+/// Plain HTML, their clicks read by [`listen_clicks`]: a view with a
+/// handler each cost the bundle kilobytes.
 #[component]
 pub fn HeaderTools() -> impl IntoView {
-    let v = viewer();
-    view! {
-        <button class="drawer-toggle" id="open-tree" aria-controls="tree" aria-expanded="false"
-            on:click=move |_| open_drawer(v, Drawer::Tree)>"☰ Branches"</button>
-        <button class="drawer-toggle" id="open-details" aria-controls="details" aria-expanded="false"
-            on:click=move |_| open_drawer(v, Drawer::Details)>"Details · download"</button>
-        <super::prefs::Switches/>
-        <button id="keys-open" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)"
-            on:click=|_| super::keys::open()>"?"</button>
-    }
+    let (theme, utc) = super::prefs::current();
+    let html = format!(
+        concat!(
+            r#"<button class="drawer-toggle" id="open-tree" aria-controls="tree" aria-expanded="false">☰ Branches</button>"#,
+            r#"<button class="drawer-toggle" id="open-details" aria-controls="details" aria-expanded="false">Details · download</button>"#,
+            r#"<button id="theme" class="theme-switch" title="Colour theme: auto (the system's), light or dark">Theme: {}</button>"#,
+            r#"<button id="utc" title="Show times in UTC instead of your time zone" aria-pressed="{}">UTC</button>"#,
+            r#"<button id="keys-open" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)">?</button>"#,
+        ),
+        theme, utc
+    );
+    view! { <span class="tools" inner_html=html></span> }
 }
 
 /// Mirrors the open drawer into the page (written to the DOM: the panels'
@@ -143,10 +143,10 @@ pub fn announce(text: &str) {
     }
 }
 
-/// The clicks on the frame's static buttons (`index.html`): the skip
-/// buttons, which move focus past the rows (a long branch has thousands of
-/// focusable things before the player), and the close buttons of the key
-/// list and the toast.
+/// The clicks on the frame's plain buttons (`index.html`, the header's
+/// tools, the drawers' close buttons): the skip buttons, which move focus
+/// past the rows (a long branch has thousands of focusable things before
+/// the player), the drawers, the switches, the key list and the toast.
 pub fn listen_clicks(v: Viewer) -> WindowListenerHandle {
     window_event_listener(leptos::ev::click, move |ev| {
         let Some(el) = ev
@@ -164,6 +164,14 @@ pub fn listen_clicks(v: Viewer) -> WindowListenerHandle {
             return;
         }
         match el.id().as_str() {
+            "open-tree" => open_drawer(v, Drawer::Tree),
+            "open-details" => open_drawer(v, Drawer::Details),
+            "close-tree" | "close-details" => {
+                close_drawer(v);
+            }
+            "theme" => super::prefs::next_theme(&el),
+            "utc" => super::prefs::toggle_utc(v, &el),
+            "keys-open" => super::keys::open(),
             "keys-close" => super::keys::close(),
             "toast-close" => super::history::hide_toast(),
             _ => {}

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use super::{viewer, Viewer};
+use super::Viewer;
 
 const THEME_KEY: &str = "retrace-theme";
 const UTC_KEY: &str = "retrace-utc";
@@ -39,41 +39,32 @@ fn apply(theme: &str) {
 
 /// Reads the remembered choices (at start, before the first paint).
 pub fn restore(v: Viewer) {
-    apply(load(THEME_KEY).as_deref().unwrap_or("auto"));
-    v.utc.set(load(UTC_KEY).as_deref() == Some("1"));
+    let (theme, utc) = current();
+    apply(&theme);
+    v.utc.set(utc);
 }
 
-#[component]
-pub fn Switches() -> impl IntoView {
-    let v = viewer();
-    let theme = RwSignal::new(
-        load(THEME_KEY)
-            .filter(|t| THEMES.contains(&t.as_str()))
-            .unwrap_or_else(|| "auto".to_owned()),
-    );
-    let next = move || {
-        let at = THEMES.iter().position(|t| *t == theme.get_untracked());
-        let t = THEMES[at.map_or(0, |i| (i + 1) % THEMES.len())];
-        theme.set(t.to_owned());
-        save(THEME_KEY, t);
-        apply(t);
-    };
-    view! {
-        <button
-            id="theme"
-            class="theme-switch"
-            title="Colour theme: auto (the system's), light or dark"
-            on:click=move |_| next()
-        >{move || format!("Theme: {}", theme.get())}</button>
-        <button
-            id="utc"
-            title="Show times in UTC instead of your time zone"
-            aria-pressed=move || v.utc.get().to_string()
-            on:click=move |_| {
-                let on = !v.utc.get_untracked();
-                v.utc.set(on);
-                save(UTC_KEY, if on { "1" } else { "0" });
-            }
-        >"UTC"</button>
-    }
+/// The theme and whether times are in UTC, as remembered.
+pub fn current() -> (String, bool) {
+    let theme = load(THEME_KEY)
+        .filter(|t| THEMES.contains(&t.as_str()))
+        .unwrap_or_else(|| "auto".to_owned());
+    (theme, load(UTC_KEY).as_deref() == Some("1"))
+}
+
+/// The theme switch: auto → light → dark → auto.
+pub fn next_theme(button: &web_sys::Element) {
+    let at = THEMES.iter().position(|t| *t == current().0);
+    let t = THEMES[at.map_or(0, |i| (i + 1) % THEMES.len())];
+    save(THEME_KEY, t);
+    apply(t);
+    button.set_text_content(Some(&format!("Theme: {t}")));
+}
+
+/// The UTC switch.
+pub fn toggle_utc(v: Viewer, button: &web_sys::Element) {
+    let on = !v.utc.get_untracked();
+    v.utc.set(on);
+    save(UTC_KEY, if on { "1" } else { "0" });
+    let _ = button.set_attribute("aria-pressed", if on { "true" } else { "false" });
 }

@@ -31,6 +31,8 @@ pub fn RowView(index: usize) -> impl IntoView {
     };
     let focused = move || v.focus.get() == Some(index);
     move || {
+        // The head's time follows the UTC switch.
+        v.utc.track();
         let info = info()?;
         let class = format!(
             "row {}{}{}",
@@ -94,7 +96,9 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
             }
         });
     }
-    let time = info.time.map(|t| super::time::time_view(t, true));
+    let time = info
+        .time
+        .map(|t| super::time::time_view(t, v.utc.get_untracked()));
     let where_ = if info.file > 0 {
         format!("file {} line {}", info.file + 1, info.line)
     } else {

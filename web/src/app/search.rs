@@ -120,7 +120,9 @@ pub fn Results() -> impl IntoView {
             .into_iter()
             .map(|h| {
                 let (leaf, entry) = (h.leaf.0, h.entry.0);
-                let branch = (branches > 1).then(|| {
+                let branch = if branches < 2 {
+                    String::new()
+                } else {
                     let here = v.rows.with_untracked(|r| r.row_of(entry).is_some());
                     let name = if here {
                         "this branch".to_owned()
@@ -132,8 +134,8 @@ pub fn Results() -> impl IntoView {
                         seg.map(|i| segment_label(v, i))
                             .unwrap_or_else(|| "another branch".to_owned())
                     };
-                    view! { <span class="branch">{format!("on {name}")}</span> }
-                });
+                    format!("on {name}")
+                };
                 let q = query.clone();
                 view! {
                     <li>
@@ -144,7 +146,7 @@ pub fn Results() -> impl IntoView {
                             <span class=format!("who role-{}", h.role)>{h.role.clone()}</span>
                             <span class="where">{format!("line {}", h.line)}</span>
                             <span class="snippet" inner_html=marked(&h.snippet, &q)></span>
-                            {branch}
+                            <span class="branch">{branch}</span>
                         </button>
                     </li>
                 }

@@ -6,8 +6,6 @@
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use super::viewer;
-
 /// `YYYY-MM-DD hh:mm:ss ZONE` (`with_seconds` false: no seconds) for the
 /// Unix milliseconds `ms`, in UTC or the reader's zone.
 pub fn stamp(ms: i64, utc: bool, with_seconds: bool) -> String {
@@ -39,13 +37,10 @@ pub fn stamp(ms: i64, utc: bool, with_seconds: bool) -> String {
     format!("{y}-{m:02}-{day:02} {time}")
 }
 
-/// A `<time>` that follows the UTC switch, its ISO 8601 form on hover.
-pub fn time_view(ms: i64, with_seconds: bool) -> impl IntoView {
-    let v = viewer();
+/// A `<time>` in the zone the UTC switch asks for, its ISO 8601 form on
+/// hover. Not reactive itself (a closure per row costs the bundle): a view
+/// that shows times reads the switch, and is drawn again when it flips.
+pub fn time_view(ms: i64, utc: bool) -> impl IntoView {
     let iso = retrace_core::format_rfc3339_ms(ms);
-    view! {
-        <time class="time" datetime=iso.clone() title=iso>
-            {move || stamp(ms, v.utc.get(), with_seconds)}
-        </time>
-    }
+    view! { <time class="time" datetime=iso.clone() title=iso>{stamp(ms, utc, true)}</time> }
 }

@@ -189,10 +189,7 @@ fn segment_item(
                 title=title
             >
                 <span class="glyph" aria-hidden="true">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
-                <span class="preview">
-                    {deep.map(|d| view! { <span class="depth" title=format!("depth {d}")>{format!("↳{d}")}</span> })}
-                    {preview}
-                </span>
+                <span class="preview" data-deep=deep.map(|d| format!("↳{d}"))>{preview}</span>
                 <span class="meta">{meta}</span>
             </button>
         </li>
