@@ -248,7 +248,10 @@ pub const INDENT_DEPTHS: u32 = 6;
 /// the indent is capped.
 pub fn indent(depth: u32) -> (u64, Option<u32>) {
     let capped = depth.min(INDENT_DEPTHS);
-    (4 + 9 * u64::from(capped), (depth > INDENT_DEPTHS).then_some(depth))
+    (
+        4 + 9 * u64::from(capped),
+        (depth > INDENT_DEPTHS).then_some(depth),
+    )
 }
 
 /// Byte ranges of `query` in `text`, ASCII case ignored (what the core's

@@ -42,9 +42,8 @@ pub fn Conversation() -> impl IntoView {
         let key = (v.leaf.get(), row, v.jumps.get());
         let w = v.window.get();
         let ready = v.playing.get_untracked()
-            || v.bodies.with(|b| {
-                (w.start..=row.min(w.end.saturating_sub(1))).all(|i| b.contains_key(&i))
-            });
+            || v.bodies
+                .with(|b| (w.start..=row.min(w.end.saturating_sub(1))).all(|i| b.contains_key(&i)));
         if !ready || landed.get_value() == Some(key) {
             return;
         }

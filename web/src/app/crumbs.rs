@@ -62,7 +62,9 @@ pub fn Crumbs() -> impl IntoView {
             } else {
                 ""
             };
-            out.push_str(&format!("<li><button data-entry=\"{first}\"{current} title=\""));
+            out.push_str(&format!(
+                "<li><button data-entry=\"{first}\"{current} title=\""
+            ));
             escape(&label, &mut out);
             out.push_str("\">");
             escape(&short, &mut out);

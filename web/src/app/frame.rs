@@ -130,7 +130,10 @@ pub fn follow_drawer(v: Viewer) {
         }
         for d in [Drawer::Tree, Drawer::Details] {
             if let Some(el) = doc.get_element_by_id(d.toggle_id()) {
-                let _ = el.set_attribute("aria-expanded", if open == Some(d) { "true" } else { "false" });
+                let _ = el.set_attribute(
+                    "aria-expanded",
+                    if open == Some(d) { "true" } else { "false" },
+                );
             }
         }
     });

@@ -210,7 +210,9 @@ fn highlight(query: Option<&str>) {
             while let Ok(Some(node)) = walker.next_node() {
                 let text = node.text_content().unwrap_or_default();
                 for (start, end) in matches(&text, query) {
-                    let Ok(range) = doc.create_range() else { continue };
+                    let Ok(range) = doc.create_range() else {
+                        continue;
+                    };
                     // DOM offsets count UTF-16 units.
                     let units = |b: usize| text[..b].encode_utf16().count() as u32;
                     if range.set_start(&node, units(start)).is_ok()

@@ -11,7 +11,11 @@ use wasm_bindgen::JsValue;
 pub fn stamp(ms: i64, utc: bool, with_seconds: bool) -> String {
     let d = js_sys::Date::new(&JsValue::from_f64(ms as f64));
     let (y, m, day) = if utc {
-        (d.get_utc_full_year(), d.get_utc_month() + 1, d.get_utc_date())
+        (
+            d.get_utc_full_year(),
+            d.get_utc_month() + 1,
+            d.get_utc_date(),
+        )
     } else {
         (d.get_full_year(), d.get_month() + 1, d.get_date())
     };
