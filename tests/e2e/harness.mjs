@@ -43,8 +43,9 @@ export async function serve(extra = {}) {
   return { server, base: `http://127.0.0.1:${server.address().port}` };
 }
 
-/** Headless Chromium with the flags that keep it off the (closed) network. */
-export async function launch() {
+/** Headless Chromium with the flags that keep it off the (closed) network;
+ * `options` adds context options (a viewport, a time zone, a colour scheme). */
+export async function launch(options = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-e2e-'));
   const ctx = await chromium.launchPersistentContext(dir, {
     executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
@@ -52,6 +53,7 @@ export async function launch() {
     viewport: { width: 1400, height: 900 },
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    ...options,
   });
   // The profile goes once the browser has exited (not on its 'close'
   // event: Chromium may still be writing it then), so runs leave nothing
@@ -106,4 +108,33 @@ export async function opened(p) {
 
 export async function shot(p, name) {
   await p.screenshot({ path: path.join(out, `${name}.png`) });
+}
+
+/** Runs axe-core on the page (all rules it runs by default, contrast
+ * included) on the page or the element `within` selects, and returns its
+ * violations, each with its nodes' selectors. */
+export async function axe(p, within = null) {
+  const source = fs.readFileSync(path.join(here, 'node_modules/axe-core/axe.min.js'), 'utf8');
+  // The page's CSP allows only its own scripts: the script goes in as the
+  // page's own (evaluated, not a <script> tag).
+  if (!(await p.evaluate(() => typeof window.axe !== 'undefined'))) await p.evaluate(source);
+  const found = await p.evaluate(async (within) => {
+    const r = await window.axe.run(within ? document.querySelector(within) : document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
+      nodes: v.nodes.map((n) => `${n.target.join(' ')} :: ${n.failureSummary.split('\n').slice(1, 2).join('')}`) }));
+  }, within);
+  return found;
+}
+
+/** WCAG contrast ratio of two computed colours (`rgb(...)`, opaque). */
+export function contrast(a, b) {
+  const lum = (c) => {
+    const [r, g, bl] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+      const s = v / 255;
+      return s <= 0.03928 ? s / 12.92 : ((s + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+  };
+  const [hi, lo] = [lum(a), lum(b)].sort((x, y) => y - x);
+  return (hi + 0.05) / (lo + 0.05);
 }

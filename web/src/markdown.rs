@@ -44,10 +44,12 @@ fn blocks(lines: &[&str], out: &mut String, depth: usize) {
             }
             if let Some((level, rest)) = heading(trimmed) {
                 paragraph(&mut para, out);
-                let n = (level + 2).min(6);
-                out.push_str(&format!("<h{n}>"));
+                // A transcript's headings are not the page's: a bold line
+                // of its size, so the page's heading outline (panels, rows)
+                // stays in order whatever levels a message uses.
+                out.push_str(&format!("<p class=\"md-h md-h{}\">", level.min(6)));
                 inline(rest, out);
-                out.push_str(&format!("</h{n}>"));
+                out.push_str("</p>");
                 i += 1;
                 continue;
             }
@@ -688,7 +690,7 @@ mod tests {
         let html = to_html(
             "# Title\n\n- a\n- **b**\n\n```rust\nfn x() {}\n```\n\n| h | i |\n|---|--:|\n| c | d |",
         );
-        assert!(html.contains("<h3>Title</h3>"), "{html}");
+        assert!(html.contains("<p class=\"md-h md-h1\">Title</p>"), "{html}");
         assert!(
             html.contains("<ul><li>a</li><li><strong>b</strong></li></ul>"),
             "{html}"

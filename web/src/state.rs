@@ -63,6 +63,9 @@ pub struct Spot {
     pub entry: Option<String>,
     /// The replay stood at `entry` (rows after it hidden).
     pub replay: bool,
+    /// The entry's line, so a page reloaded without its (dropped) file can
+    /// say where the link pointed.
+    pub line: Option<u32>,
 }
 
 impl Spot {
@@ -75,6 +78,7 @@ impl Spot {
                 "leaf" if !value.is_empty() => spot.leaf = Some(value),
                 "entry" if !value.is_empty() => spot.entry = Some(value),
                 "replay" => spot.replay = true,
+                "line" => spot.line = value.parse().ok(),
                 _ => {}
             }
         }
@@ -88,6 +92,9 @@ impl Spot {
         }
         if let Some(entry) = &self.entry {
             parts.push(format!("entry={}", encode(entry)));
+        }
+        if let Some(line) = self.line {
+            parts.push(format!("line={line}"));
         }
         if self.replay {
             parts.push("replay".to_owned());
@@ -232,6 +239,54 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// Depths of the branch tree that get their own indent; deeper segments
+/// keep this indent and show their depth as a number, so labels stay
+/// readable at any depth.
+pub const INDENT_DEPTHS: u32 = 6;
+
+/// A tree segment's indent in tenths of an em, and the depth to print when
+/// the indent is capped.
+pub fn indent(depth: u32) -> (u64, Option<u32>) {
+    let capped = depth.min(INDENT_DEPTHS);
+    (
+        4 + 9 * u64::from(capped),
+        (depth > INDENT_DEPTHS).then_some(depth),
+    )
+}
+
+/// Byte ranges of `query` in `text`, ASCII case ignored (what the core's
+/// search matches for ASCII; other letters are matched as written), not
+/// overlapping, in order.
+pub fn matches(text: &str, query: &str) -> Vec<(usize, usize)> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Vec::new();
+    }
+    let hay = text.to_ascii_lowercase();
+    let needle = query.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = hay[from..].find(&needle) {
+        let start = from + at;
+        out.push((start, start + needle.len()));
+        from = start + needle.len();
+    }
+    out
+}
+
+/// Which segments of a branch's path a breadcrumb shows: all of a short
+/// path; of a long one the first, the last `keep - 1`, and how many were
+/// left out between them.
+pub fn crumbs(path: &[usize], keep: usize) -> (Vec<usize>, usize) {
+    if path.len() <= keep || keep < 2 {
+        return (path.to_vec(), 0);
+    }
+    let tail = keep - 1;
+    let mut shown = vec![path[0]];
+    shown.extend_from_slice(&path[path.len() - tail..]);
+    (shown, path.len() - 1 - tail)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,19 +313,22 @@ mod tests {
             leaf: Some("d107d4c0-ae71-4d3d-af3a-cf7a370bd21f".into()),
             entry: Some("F1L20".into()),
             replay: true,
+            line: Some(20),
         };
         let hash = spot.format();
         assert_eq!(
             hash,
-            "#leaf=d107d4c0-ae71-4d3d-af3a-cf7a370bd21f&entry=F1L20&replay"
+            "#leaf=d107d4c0-ae71-4d3d-af3a-cf7a370bd21f&entry=F1L20&line=20&replay"
         );
         assert_eq!(Spot::parse(&hash), spot);
         let odd = Spot {
             leaf: Some("a b&c=d%".into()),
             entry: None,
             replay: false,
+            line: None,
         };
         assert_eq!(Spot::parse(&odd.format()), odd);
+        assert_eq!(Spot::parse("#entry=x&line=9z").line, None);
         assert_eq!(Spot::parse(""), Spot::default());
         assert_eq!(Spot::parse("#leaf=&junk"), Spot::default());
     }
@@ -307,5 +365,30 @@ mod tests {
         assert_eq!(seconds(1234), "1.234");
         assert_eq!(seconds(0), "0");
         assert_eq!(seconds(10), "0.01");
+    }
+
+    #[test]
+    fn deep_segments_keep_their_indent_and_show_their_depth() {
+        assert_eq!(indent(0), (4, None));
+        assert_eq!(indent(6), (58, None));
+        assert_eq!(indent(7), (58, Some(7)));
+        assert_eq!(indent(15), (58, Some(15)));
+    }
+
+    #[test]
+    fn matches_ignore_ascii_case_and_do_not_overlap() {
+        assert_eq!(matches("Weak and WEAK", "weak"), [(0, 4), (9, 13)]);
+        assert_eq!(matches("aaaa", "aa"), [(0, 2), (2, 4)]);
+        assert_eq!(matches("naïve Naïve", "naïve"), [(0, 6), (7, 13)]);
+        assert!(matches("anything", "  ").is_empty());
+        assert!(matches("abc", "x").is_empty());
+    }
+
+    #[test]
+    fn long_paths_are_shortened_in_the_middle() {
+        let path: Vec<usize> = (0..10).collect();
+        assert_eq!(crumbs(&path, 4), (vec![0, 7, 8, 9], 6));
+        assert_eq!(crumbs(&path[..3], 4), (vec![0, 1, 2], 0));
+        assert_eq!(crumbs(&path[..4], 4), (vec![0, 1, 2, 3], 0));
     }
 }

@@ -30,10 +30,25 @@ pub fn Conversation() -> impl IntoView {
             v.request_bodies();
         }
     };
-    // Bring the focused row into view when it changes.
+    // Bring the focused row into view when it changes, once the bodies
+    // from the window's start to it have come: scrolled earlier, it would
+    // be pushed below the fold as they arrive and grow. A playing replay
+    // follows at once (its rows come one at a time at the end).
+    // Each landing once (the leaf, the row, the jump): rows loaded later
+    // (scrolling up) do not pull the view back to the focused row.
+    let landed = StoredValue::new(None);
     Effect::new(move |_| {
         let Some(row) = v.focus.get() else { return };
-        let _ = v.window.get();
+        let key = (v.leaf.get(), row, v.jumps.get());
+        let w = v.window.get();
+        let ready = v.playing.get_untracked()
+            || v.bodies
+                .with(|b| (w.start..=row.min(w.end.saturating_sub(1))).all(|i| b.contains_key(&i)));
+        if !ready || landed.get_value() == Some(key) {
+            return;
+        }
+        landed.set_value(Some(key));
+        let row = key.1;
         let playing = v.playing.get_untracked();
         request_animation_frame(move || {
             let Some(el) = scroller.get_untracked() else {
@@ -41,13 +56,19 @@ pub fn Conversation() -> impl IntoView {
             };
             let selector = format!("[data-row=\"{row}\"]");
             if let Ok(Some(target)) = el.query_selector(&selector) {
+                let Ok(target) = target.dyn_into::<web_sys::HtmlElement>() else {
+                    return;
+                };
+                // A row taller than the pane shows its head.
                 let options = web_sys::ScrollIntoViewOptions::new();
                 options.set_block(if playing {
                     web_sys::ScrollLogicalPosition::End
+                } else if target.offset_height() > el.client_height() {
+                    web_sys::ScrollLogicalPosition::Start
                 } else {
                     web_sys::ScrollLogicalPosition::Center
                 });
-                if let Ok(target) = target.dyn_into::<web_sys::HtmlElement>() {
+                {
                     target.scroll_into_view_with_scroll_into_view_options(&options);
                 }
             }
@@ -97,14 +118,18 @@ pub fn Conversation() -> impl IntoView {
         }
     };
     view! {
-        <div class="conversation" node_ref=scroller on:scroll=on_scroll>
+        <div class="conversation" id="conversation" tabindex="-1" aria-label="Conversation" role="region" node_ref=scroller on:scroll=on_scroll>
             <div class="panel-head">
-                <span>"Conversation"</span>
+                <h2>"Conversation"</h2>
                 <label class="toggle" title="Hook, progress and settings lines">
                     <input
                         type="checkbox"
                         prop:checked=move || v.show_events.get()
-                        on:change=move |ev| v.show_events.set(event_target_checked(&ev))
+                        on:change=move |ev| {
+                            v.show_events.set(event_target_checked(&ev));
+                            // The search looks in what the conversation shows.
+                            super::search::rerun(v);
+                        }
                     />
                     "show events"
                 </label>

@@ -12,10 +12,14 @@ pub fn Details() -> impl IntoView {
     let overview = move || {
         let s = v.summary.get()?;
         let figures = &s.figures;
-        let span = match (figures.start, figures.end) {
-            (Some(a), Some(b)) => format!("{} → {} ({})", stamp(a), stamp(b), duration(b - a)),
-            _ => "no timestamps".to_owned(),
-        };
+        let span = figures.start.zip(figures.end);
+        let span_iso = span.map(|(a, b)| {
+            format!(
+                "{} → {}",
+                retrace_core::format_rfc3339_ms(a),
+                retrace_core::format_rfc3339_ms(b)
+            )
+        });
         let files = s
             .files
             .iter()
@@ -33,7 +37,8 @@ pub fn Details() -> impl IntoView {
                 <dt>"Format"</dt><dd id="format">{figures.format_label()}</dd>
                 {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
                 <dt>"Entries"</dt><dd>{count(figures.entries as u64)}{format!(" ({} in the tree)", count(figures.nodes as u64))}</dd>
-                <dt>"Time"</dt><dd>{span}</dd>
+                <dt>"Time"</dt>
+                <dd title=span_iso>{move || span_text(span, v.utc.get())}</dd>
                 <dt>"Branches"</dt>
                 <dd>
                     {format!("{} leaves · {} rewinds", figures.leaves, figures.branch_points)}
@@ -140,8 +145,11 @@ pub fn Details() -> impl IntoView {
         })
     };
     view! {
-        <aside class="details" aria-label="Details">
-            <div class="panel-head"><span>"Details"</span></div>
+        <aside class="details" id="details" aria-label="Details" tabindex="-1">
+            <div class="panel-head">
+                <h2>"Details"</h2>
+                {super::frame::close_button(super::frame::Drawer::Details)}
+            </div>
             {overview}
             {stats}
             <super::sensitive::Review/>
@@ -151,9 +159,16 @@ pub fn Details() -> impl IntoView {
     }
 }
 
-fn stamp(ms: i64) -> String {
-    retrace_core::format_rfc3339_ms(ms)
-        .get(..16)
-        .map(|s| s.replace('T', " "))
-        .unwrap_or_default()
+/// The session's time span, in the reader's zone or UTC (one text: a view
+/// per part costs the bundle more).
+fn span_text(span: Option<(i64, i64)>, utc: bool) -> String {
+    match span {
+        Some((a, b)) => format!(
+            "{} → {} ({})",
+            super::time::stamp(a, utc, false),
+            super::time::stamp(b, utc, false),
+            duration(b - a)
+        ),
+        None => "no timestamps".to_owned(),
+    }
 }

@@ -190,7 +190,7 @@ pub fn Status() -> impl IntoView {
                 if let Some((done, total)) = v.progress.get() {
                     let pct = if total > 0 { done as f64 * 100.0 / total as f64 } else { 0.0 };
                     view! {
-                        <div class="progress" role="progressbar" aria-valuenow=fixed(pct, 0)>
+                        <div class="progress" role="progressbar" aria-label="Reading the files" aria-valuenow=fixed(pct, 0)>
                             <div class="bar" style=format!("width: {}%", fixed(pct, 1))></div>
                             <span>{format!("reading {} of {}", bytes(done), bytes(total))}</span>
                         </div>
@@ -233,8 +233,8 @@ pub fn Status() -> impl IntoView {
 #[component]
 pub fn Welcome() -> impl IntoView {
     view! {
-        <div class="welcome">
-            <h1>"Replay an agent session"</h1>
+        <main class="welcome">
+            <h2>"Replay an agent session"</h2>
             <p>
                 "Drop a session file here — Claude Code ("<code>"~/.claude/projects"</code>"), pi ("
                 <code>"~/.pi/agent/sessions"</code>"), or any JSONL transcript retrace reads — or use "
@@ -246,6 +246,6 @@ pub fn Welcome() -> impl IntoView {
             <p>
                 <a href="?src=demo.jsonl">"Open the demo session"</a>
             </p>
-        </div>
+        </main>
     }
 }

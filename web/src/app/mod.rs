@@ -1,16 +1,22 @@
 //! The viewer app: panels around one shared [`Viewer`] state.
 
 mod conversation;
+mod crumbs;
 mod details;
 mod edit;
 mod folder;
+mod frame;
 mod harness;
+mod history;
+mod keys;
 mod loading;
 mod player;
+mod prefs;
 mod row;
 mod tool;
 mod search;
 mod sensitive;
+pub(crate) mod time;
 mod tree;
 
 use std::cell::RefCell;
@@ -77,6 +83,13 @@ pub struct Viewer {
     pub folder: folder::FolderView,
     /// Where a deep link points, until the rows it needs arrive.
     pending: RwSignal<Option<Pending>>,
+    /// The side panel open as a drawer (narrow screens).
+    pub drawer: RwSignal<Option<frame::Drawer>>,
+    /// Times in UTC rather than the reader's zone.
+    pub utc: RwSignal<bool>,
+    /// Counts jumps to a row, so the conversation scrolls to the focused
+    /// row again even when it is the same row.
+    pub jumps: RwSignal<u32>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -149,6 +162,9 @@ impl Viewer {
             hide_abandoned: RwSignal::new(false),
             folder: folder::FolderView::new(),
             pending: RwSignal::new(None),
+            drawer: RwSignal::new(None),
+            utc: RwSignal::new(false),
+            jumps: RwSignal::new(0),
         }
     }
 
@@ -205,8 +221,9 @@ impl Viewer {
         REQUESTED.with(|r| *r.borrow_mut() = (Some(leaf), HashSet::new()));
         REPLAY.with(|r| r.borrow_mut().pause());
         sync_replay(self);
+        // The hash is written when the rows come (it names the leaf by the
+        // id they carry).
         client::send(&Request::Branch { leaf }, &[]);
-        self.write_hash();
     }
 
     /// Focuses row `row` (scrolls it into view and keeps it in the URL).
@@ -222,6 +239,7 @@ impl Viewer {
             self.request_bodies();
         }
         self.focus.set(Some(row));
+        self.jumps.update(|j| *j += 1);
         self.write_hash();
     }
 
@@ -305,9 +323,6 @@ impl Viewer {
 
     /// Writes `#leaf=…&entry=…` for the branch and the focused row.
     pub fn write_hash(self) {
-        if self.leaf.get_untracked().is_none() {
-            return;
-        }
         let position = self.position.get_untracked();
         let replaying = position < self.rows.with_untracked(Rows::len);
         let row = if replaying {
@@ -315,12 +330,20 @@ impl Viewer {
         } else {
             self.focus.get_untracked()
         };
+        let Some(leaf) = self.leaf.get_untracked() else {
+            return;
+        };
+        let (entry, label, line) = self.rows.with_untracked(|r| match row {
+            Some(i) if i < r.len() => (Some(r.entry[i]), Some(r.label[i].clone()), Some(r.line[i])),
+            _ => (None, None, None),
+        });
         let spot = Spot {
             leaf: Some(self.leaf_label.get_untracked()).filter(|l| !l.is_empty()),
-            entry: row.and_then(|i| self.rows.with_untracked(|r| r.label.get(i).cloned())),
+            entry: label,
             replay: replaying,
+            line,
         };
-        set_location_hash(&spot.format());
+        history::write(&spot.format(), leaf, entry);
     }
 }
 
@@ -333,14 +356,6 @@ fn location_hash() -> String {
     web_sys::window()
         .and_then(|w| w.location().hash().ok())
         .unwrap_or_default()
-}
-
-fn set_location_hash(hash: &str) {
-    if let Some(w) = web_sys::window() {
-        if let Ok(history) = w.history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(hash));
-        }
-    }
 }
 
 /// Copies the engine's state into signals and (re)arms the timer.
@@ -357,8 +372,10 @@ fn sync_replay(v: Viewer) {
         let w = v.window.get_untracked();
         w.end >= v.position.get_untracked()
     };
+    let was = (v.position.get_untracked(), v.playing.get_untracked());
     v.position.set(position);
     v.playing.set(playing);
+    frame::announce_position(was, (position, playing), v.rows.with_untracked(Rows::len));
     if moved {
         v.window
             .update(|w| *w = w.follow(position, was_at_end || playing));
@@ -390,7 +407,10 @@ fn sync_replay(v: Viewer) {
 fn on_response(v: Viewer, response: Response) {
     match response {
         Response::Ready => {}
-        Response::Progress { done, total } => v.progress.set(Some((done, total))),
+        Response::Progress { done, total } => {
+            frame::announce_progress(v.progress.get_untracked(), done, total);
+            v.progress.set(Some((done, total)));
+        }
         Response::Opened { summary } => {
             v.progress.set(None);
             let replay = PENDING_SPOT
@@ -403,6 +423,11 @@ fn on_response(v: Viewer, response: Response) {
                 .requested_leaf
                 .or(summary.default_leaf)
                 .or_else(|| summary.tips.last().copied());
+            frame::announce(&format!(
+                "Opened {}: {} entries",
+                summary.files.first().map_or("", |f| f.name.as_str()),
+                crate::state::count(summary.figures.entries as u64)
+            ));
             v.summary.set(Some(*summary));
             v.leaf.set(None);
             match leaf {
@@ -454,6 +479,8 @@ fn on_response(v: Viewer, response: Response) {
                 Some((row, false)) => {
                     v.window.set(Window::around(row, len));
                     v.focus.set(Some(row));
+                    // A new landing, even where an earlier visit landed.
+                    v.jumps.update(|j| *j += 1);
                 }
                 None => v.window.set(Window::around(0, len)),
             }
@@ -501,12 +528,17 @@ fn on_response(v: Viewer, response: Response) {
                     b.insert(start + i, item);
                 }
             });
+            search::highlight_later(v);
         }
         Response::SearchResults {
             query,
             hits,
             truncated,
-        } => v.hits.set(Some((query, hits, truncated))),
+        } => {
+            frame::announce(&frame::count_text(&query, hits.len(), truncated));
+            v.hits.set(Some((query, hits, truncated)));
+            search::highlight_later(v);
+        }
         Response::Stats { stats, diagnostics } => v.stats.set(Some((stats, diagnostics))),
         Response::Image {
             leaf,
@@ -556,24 +588,40 @@ fn on_response(v: Viewer, response: Response) {
     }
 }
 
-/// Keyboard: space plays or pauses, ←/→ step, j/k jump between prompts.
+/// Keyboard: space plays or pauses, ←/→ step, Home/End go to the start
+/// or the end, j/k jump between prompts, `/` searches, `?` lists the keys,
+/// Escape closes what is open.
 fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
+    // The tree's arrow keys (and any other widget's) were handled there.
+    if ev.default_prevented() {
+        return;
+    }
+    if ev.key() == "Escape" {
+        // One thing at a time: the drawer, then the search results.
+        if frame::close_drawer(v) {
+            ev.prevent_default();
+        } else if v.hits.with_untracked(Option::is_some) {
+            search::clear(v);
+            ev.prevent_default();
+        }
+        return;
+    }
     let typing = ev
         .target()
         .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
         .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT"));
-    if typing
-        || ev.ctrl_key()
-        || ev.meta_key()
-        || ev.alt_key()
-        || v.rows.with_untracked(Rows::is_empty)
-    {
+    if typing || ev.ctrl_key() || ev.meta_key() || ev.alt_key() {
         return;
     }
     match ev.key().as_str() {
+        "?" => keys::open(),
+        "/" if v.summary.with_untracked(Option::is_some) => frame::focus_later("search"),
+        _ if v.rows.with_untracked(Rows::is_empty) => return,
         " " => v.replay(|r, now| r.toggle(now)),
         "ArrowRight" => v.replay(|r, _| r.step_forward()),
         "ArrowLeft" => v.replay(|r, _| r.step_back()),
+        "Home" => v.seek(0),
+        "End" => v.seek(v.rows.with_untracked(Rows::len)),
         "j" | "k" => {
             let from = v.focus.get_untracked().unwrap_or(0);
             let target = REPLAY.with(|r| {
@@ -585,6 +633,7 @@ fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
                 }
             });
             if let Some(row) = target {
+                history::push_next();
                 v.focus_row(row);
             }
         }
@@ -597,18 +646,27 @@ fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
 pub fn App() -> impl IntoView {
     let v = Viewer::new();
     provide_context(v);
+    prefs::restore(v);
     if let Err(e) = client::start(move |response| on_response(v, response)) {
         v.failure.set(Some(e));
     }
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(v, ev));
-    on_cleanup(move || keys.remove());
+    let back = history::listen(v);
+    let clicks = frame::listen_clicks(v);
+    on_cleanup(move || {
+        keys.remove();
+        back.remove();
+        clicks.remove();
+    });
+    frame::follow_drawer(v);
+    history::show_return_hint();
     loading::load_from_query(v);
     let has_session = move || v.summary.with(Option::is_some);
     let listing = move || v.folder.shown.get();
     view! {
         <loading::DropZone>
             <header class="top">
-                <span class="brand">"retrace"</span>
+                <h1 class="brand">"retrace"</h1>
                 <loading::Picker/>
                 <folder::FolderPicker/>
                 <folder::BackToList/>
@@ -617,6 +675,7 @@ pub fn App() -> impl IntoView {
                     <sensitive::Toggle/>
                 </Show>
                 <loading::Status/>
+                <frame::HeaderTools/>
             </header>
             <Show when=listing>
                 <folder::FolderList/>
@@ -629,6 +688,7 @@ pub fn App() -> impl IntoView {
                     <tree::TreePanel/>
                     <section class="center">
                         <search::Results/>
+                        <crumbs::Crumbs/>
                         <conversation::Conversation/>
                         <player::Player/>
                     </section>

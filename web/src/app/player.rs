@@ -66,9 +66,9 @@ pub fn Player() -> impl IntoView {
         v.replay(|r, now| r.set_options(o, now));
     };
     view! {
-        <div class="player" role="toolbar" aria-label="Replay">
-            <button title="Start (rows hidden)" on:click=move |_| v.seek(0)>"⇤"</button>
-            <button id="step-back" title="Step back (←)" on:click=move |_| v.replay(|r, _| r.step_back())>"◀"</button>
+        <div class="player" id="player" role="toolbar" aria-label="Replay">
+            <button title="Start (rows hidden)" aria-label="Start (rows hidden)" on:click=move |_| v.seek(0)>"⇤"</button>
+            <button id="step-back" title="Step back (←)" aria-label="Step back" on:click=move |_| v.replay(|r, _| r.step_back())>"◀"</button>
             <button
                 id="play"
                 class="play"
@@ -77,11 +77,12 @@ pub fn Player() -> impl IntoView {
             >
                 {move || if v.playing.get() { "❚❚ pause" } else { "▶ play" }}
             </button>
-            <button id="step-forward" title="Step forward (→)" on:click=move |_| v.replay(|r, _| r.step_forward())>"▶"</button>
-            <button title="End (all rows)" on:click=move |_| v.seek(len())>"⇥"</button>
+            <button id="step-forward" title="Step forward (→)" aria-label="Step forward" on:click=move |_| v.replay(|r, _| r.step_forward())>"▶"</button>
+            <button title="End (all rows)" aria-label="End (all rows)" on:click=move |_| v.seek(len())>"⇥"</button>
             <select
                 id="speed"
                 title="Speed"
+                aria-label="Speed"
                 on:change=move |ev| {
                     if let Some(speed) = Speed::from_label(&event_target_value(&ev)) {
                         set_options(&|o| o.speed = speed);
@@ -133,6 +134,7 @@ pub fn Player() -> impl IntoView {
                 <input
                     id="scrub"
                     type="range"
+                    aria-label="Replay position (rows shown)"
                     min="0"
                     prop:max=move || len().to_string()
                     prop:value=move || v.position.get().to_string()

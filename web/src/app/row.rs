@@ -39,6 +39,8 @@ pub fn RowView(index: usize) -> impl IntoView {
         })
     };
     move || {
+        // The head's time follows the UTC switch.
+        v.utc.track();
         let info = info()?;
         let class = format!(
             "row {}{}{}{}",
@@ -103,7 +105,9 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
             }
         });
     }
-    let time = info.time.map(clock).unwrap_or_default();
+    let time = info
+        .time
+        .map(|t| super::time::time_view(t, v.utc.get_untracked()));
     let where_ = if info.file > 0 {
         format!("file {} line {}", info.file + 1, info.line)
     } else {
@@ -121,13 +125,13 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     }
     view! {
         <header class="row-head">
-            <span class="who">{who}</span>
+            <h3 class="who">{who}</h3>
             {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             <span class="spacer"></span>
-            <span class="time">{time}</span>
+            {time}
             {super::edit::fork_button(index)}
-            <button class="where" title="Link to this row" on:click=move |_| v.focus_row(index)>{where_}</button>
+            <button class="where" title="Copy a link to this row" on:click=move |_| super::history::copy_link(v, index)>{where_}</button>
         </header>
     }
 }
@@ -171,14 +175,6 @@ pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
             </details>
         }
     })
-}
-
-/// `2026-02-16 18:47:50` in UTC (the files' own clock).
-fn clock(ms: i64) -> String {
-    retrace_core::format_rfc3339_ms(ms)
-        .get(..19)
-        .map(|s| s.replace('T', " "))
-        .unwrap_or_default()
 }
 
 fn body_view(index: usize, body: RowBody) -> impl IntoView {

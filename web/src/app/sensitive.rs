@@ -319,7 +319,7 @@ pub fn Review() -> impl IntoView {
         <h3>"Sensitive data"</h3>
         {status}
         <div class="redact-mode">
-            "Replace with "
+            <label for="redact-mode">"Replace with "</label>
             <select
                 id="redact-mode"
                 on:change=move |ev| {

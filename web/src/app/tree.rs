@@ -2,6 +2,7 @@
 //! rewinds as nested branches, the current path highlighted.
 
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
 
 use super::viewer;
 use crate::protocol::SegmentInfo;
@@ -83,8 +84,11 @@ pub fn TreePanel() -> impl IntoView {
             if seg.preview.is_none() {
                 shown_without_preview.push(i as u32);
             }
+            // Roving tabindex: the branch shown is the tree's one Tab stop.
+            let stop = on_path.last() == Some(&i);
             out.push(
-                segment_item(i as u32, seg, on_path.contains(&i), seg.last == leaf).into_any(),
+                segment_item(i as u32, seg, on_path.contains(&i), seg.last == leaf, stop)
+                    .into_any(),
             );
         }
         if !shown_without_preview.is_empty() {
@@ -105,9 +109,10 @@ pub fn TreePanel() -> impl IntoView {
         Some(out)
     };
     view! {
-        <nav class="tree" aria-label="Branches">
+        <nav class="tree" id="tree" aria-label="Branches">
             <div class="panel-head">
-                <span>"Branches"</span>
+                <h2>"Branches"</h2>
+                {super::frame::close_button(super::frame::Drawer::Tree)}
                 <label class="toggle" title="Hide branches that were rewound away from">
                     <input
                         type="checkbox"
@@ -117,12 +122,18 @@ pub fn TreePanel() -> impl IntoView {
                     "hide abandoned"
                 </label>
             </div>
-            <ul class="segments">{items}</ul>
+            <ul class="segments" on:keydown=on_tree_key>{items}</ul>
         </nav>
     }
 }
 
-fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> impl IntoView {
+fn segment_item(
+    index: u32,
+    seg: &SegmentInfo,
+    on_path: bool,
+    current: bool,
+    tab_stop: bool,
+) -> impl IntoView {
     let v = viewer();
     let tip = seg.tip;
     // A preview that arrives later fills in without redrawing the tree.
@@ -157,10 +168,10 @@ fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> 
     if seg.has_default {
         meta.push_str(" · latest");
     }
-    let style = format!(
-        "padding-left: {}em",
-        crate::state::decimal(4 + 9 * u64::from(seg.depth), 1)
-    );
+    // Deep trees keep their labels: the indent stops growing and the depth
+    // is written instead.
+    let (indent, deep) = crate::state::indent(seg.depth);
+    let style = format!("padding-left: {}em", crate::state::decimal(indent, 1));
     let class = format!(
         "segment{}{}{}",
         if on_path { " on-path" } else { "" },
@@ -169,9 +180,16 @@ fn segment_item(index: u32, seg: &SegmentInfo, on_path: bool, current: bool) -> 
     );
     view! {
         <li class=class style=style data-leaf=tip.to_string()>
-            <button class="segment-button" on:click=move |_| v.select_leaf(tip) title=title>
-                <span class="glyph">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
-                <span class="preview">{preview}</span>
+            <button
+                class="segment-button"
+                data-depth=seg.depth.to_string()
+                tabindex=if tab_stop { "0" } else { "-1" }
+                aria-current=current.then_some("true")
+                on:click=move |ev| pick(v, tip, &ev)
+                title=title
+            >
+                <span class="glyph" aria-hidden="true">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
+                <span class="preview" data-deep=deep.map(|d| format!("↳{d}"))>{preview}</span>
                 <span class="meta">{meta}</span>
             </button>
         </li>
@@ -183,4 +201,73 @@ fn preview_title(seg: &SegmentInfo) -> String {
         .as_ref()
         .map(retrace_core::Preview::label)
         .unwrap_or_else(|| format!("{} entries", seg.len))
+}
+
+/// Opens a branch from the tree: a history entry; the drawer (if the tree
+/// is one) closes; focus, when it was in the tree, follows the branch
+/// through the tree's redraw.
+fn pick(v: super::Viewer, tip: u32, ev: &leptos::ev::MouseEvent) {
+    let from_keyboard = ev.detail() == 0;
+    super::history::push_next();
+    v.select_leaf(tip);
+    if super::frame::close_drawer(v) {
+        return;
+    }
+    if from_keyboard {
+        request_animation_frame(|| {
+            if let Ok(Some(el)) = document().query_selector(".segment.current .segment-button") {
+                if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+                    let _ = el.focus();
+                }
+            }
+        });
+    }
+}
+
+/// Arrow keys in the tree: ↑/↓ the previous or next branch, Home/End the
+/// first or last, ← the parent (the nearest shallower one above), → the
+/// first child; the focused branch becomes the tree's Tab stop.
+fn on_tree_key(ev: leptos::ev::KeyboardEvent) {
+    let Some(list) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    else {
+        return;
+    };
+    let Ok(nodes) = list.query_selector_all(".segment-button") else {
+        return;
+    };
+    let buttons: Vec<web_sys::HtmlElement> = (0..nodes.length())
+        .filter_map(|i| nodes.get(i)?.dyn_into().ok())
+        .collect();
+    let active = document().active_element();
+    let Some(at) = buttons
+        .iter()
+        .position(|b| active.as_ref() == Some(b.unchecked_ref::<web_sys::Element>()))
+    else {
+        return;
+    };
+    let depth = |i: usize| {
+        buttons[i]
+            .get_attribute("data-depth")
+            .and_then(|d| d.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    let target = match ev.key().as_str() {
+        "ArrowDown" => (at + 1 < buttons.len()).then_some(at + 1),
+        "ArrowUp" => at.checked_sub(1),
+        "Home" => Some(0),
+        "End" => buttons.len().checked_sub(1),
+        "ArrowLeft" => (0..at).rev().find(|&i| depth(i) < depth(at)),
+        "ArrowRight" => (at + 1 < buttons.len() && depth(at + 1) > depth(at)).then_some(at + 1),
+        _ => return,
+    };
+    // Handled even at an edge: the page's own arrow keys (replay steps)
+    // must not act while the tree has focus.
+    ev.prevent_default();
+    if let Some(t) = target {
+        buttons[at].set_tab_index(-1);
+        buttons[t].set_tab_index(0);
+        let _ = buttons[t].focus();
+    }
 }
