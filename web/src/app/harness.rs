@@ -33,14 +33,17 @@ fn piece_view(piece: Piece) -> AnyView {
         Piece::ShellInput { command } => {
             view! { <pre class="terminal shell-input">{command}</pre> }.into_any()
         }
+        // Output as a tool's: its terminal colours drawn, long output cut
+        // until "show all", stderr apart.
         Piece::ShellOutput { stdout, stderr } => {
             let empty = stdout.is_empty() && stderr.is_empty();
             view! {
-                <pre class="terminal shell-output">
-                    {stdout}
-                    {(!stderr.is_empty()).then(|| view! { <span class="stderr">{stderr}</span> })}
-                    {empty.then_some("(no output)")}
-                </pre>
+                {(!stdout.is_empty()).then(|| super::tool::terminal(stdout, "output"))}
+                {(!stderr.is_empty()).then(|| view! {
+                    <div class="stderr-label">"stderr"</div>
+                    {super::tool::terminal(stderr, "output stderr")}
+                })}
+                {empty.then(|| view! { <div class="tool-note">"(no output)"</div> })}
             }
             .into_any()
         }
