@@ -59,6 +59,10 @@ mod tests {
     use super::*;
     use crate::test_rng::Rng;
 
+    fn descending(a: &(u32, usize), b: &(u32, usize)) -> Ordering {
+        b.0.cmp(&a.0)
+    }
+
     #[test]
     fn sorts_as_the_standard_stable_sort_does() {
         let mut rng = Rng(7);
@@ -72,9 +76,9 @@ mod tests {
                 sort_by_key(&mut got, |p| p.0);
                 assert_eq!(got, want);
                 let mut want = v.clone();
-                want.sort_by(|a, b| b.0.cmp(&a.0));
+                want.sort_by(descending);
                 let mut got = v.clone();
-                sort_by(&mut got, |a, b| b.0.cmp(&a.0));
+                sort_by(&mut got, descending);
                 assert_eq!(got, want);
                 let mut want: Vec<String> = v.iter().map(|p| format!("{}", p.0 * 3)).collect();
                 let mut got = want.clone();
