@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 use super::lists::{indent_at, write_pieces, Piece, Style};
 use super::{Answer, EditError, Note};
 use crate::model::entry::EntryId;
+use crate::model::sort::sort_by_key;
 use crate::model::time::format_rfc3339_ms;
 use crate::read::document::{DocEvent, DocumentFramer};
 use crate::read::scan::{scan_line, Field, LineScan, ValueKind};
@@ -56,7 +57,7 @@ type Splice = (Range<usize>, Vec<u8>);
 
 /// `bytes` with `splices` (non-overlapping) applied.
 fn apply(bytes: &[u8], mut splices: Vec<Splice>) -> Vec<u8> {
-    splices.sort_by_key(|(r, _)| r.start);
+    sort_by_key(&mut splices, |(r, _)| r.start);
     let mut out = Vec::with_capacity(bytes.len() + 256);
     let mut at = 0;
     for (range, with) in splices {

@@ -34,6 +34,7 @@ use crate::edit::{EditError, Edited, Note, Rejected, Stamp};
 use crate::model::diag::DiagnosticKind;
 use crate::model::entry::{EntryId, FileId};
 use crate::model::format_id::Format;
+use crate::model::sort::sort_by_key;
 use crate::session::Session;
 use crate::source::Source;
 
@@ -100,7 +101,7 @@ pub fn repair(
         };
         drop.push((at(d.offset), why));
     }
-    drop.sort_by_key(|d| d.0);
+    sort_by_key(&mut drop, |d| d.0);
     drop.dedup_by_key(|d| d.0);
     let mut pieces = pieces;
     // The dropped entries' ids → their parents, for the lines below them.
@@ -169,7 +170,7 @@ pub fn repair(
             piece.reparent = Some((old, new));
         }
     }
-    out.rejected.sort_by_key(|r| r.offset);
+    sort_by_key(&mut out.rejected, |r| r.offset);
     let (second, _) = assemble(&input, &pieces);
 
     // Pass 3: seal the default branch.

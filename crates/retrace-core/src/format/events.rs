@@ -16,6 +16,7 @@ use crate::model::entry::{Entry, EntryId, Flags};
 use crate::model::event::{split_part, EventType};
 use crate::model::format_id::Format;
 use crate::model::intern::Interner;
+use crate::model::sort::sort_by_key;
 use crate::normalize;
 use crate::normalize::{Mode, Normalize};
 use crate::read::fields::{sym, Action, FieldSpec, Slot};
@@ -91,7 +92,7 @@ impl Rules for Events {
             .iter()
             .map(|cx| (*cx, split_part(&cx.info.name)))
             .collect();
-        parts.sort_by_key(|(cx, part)| {
+        sort_by_key(&mut parts, |(cx, part)| {
             (
                 part.map(|(base, _)| base),
                 part.map(|(_, n)| n),

@@ -29,6 +29,7 @@
 use std::cmp::Ordering;
 
 use crate::model::event::split_stem;
+use crate::model::sort::{sort, sort_by};
 
 /// What the names are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,7 +66,7 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
     let by_name = |a: &usize, b: &usize| order(names[*a], names[*b]);
     // Names in order, to find a side-car by name.
     let mut index: Vec<(&str, usize)> = names.iter().copied().zip(0..).collect();
-    index.sort_unstable();
+    sort(&mut index);
     let given = |car: String| {
         let at = index
             .binary_search_by(|(n, _)| (*n).cmp(car.as_str()))
@@ -101,8 +102,8 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
         .filter(|i| !in_subagents(names[*i]))
         .filter(taken)
         .partition(|&i| !is_agent(names[i]));
-    sessions.sort_by(by_name);
-    agents.sort_by(by_name);
+    sort_by(&mut sessions, by_name);
+    sort_by(&mut agents, by_name);
     let mut out = sessions.clone();
     out.extend(agents);
     // Each session's subagent folder, session by session.
@@ -110,7 +111,7 @@ pub fn order_files<S: AsRef<str>>(names: &[S], listing: Listing) -> Vec<SessionF
         .filter(|&i| in_subagents(names[i]) && !is_car(i))
         .filter(|&i| !folder || is_lines_file(names[i]))
         .collect();
-    subagents.sort_by(by_name);
+    sort_by(&mut subagents, by_name);
     for &s in &sessions {
         let Some(own) = subagent_dir(names[s]) else {
             continue;

@@ -32,6 +32,7 @@ use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::Interner;
 use crate::model::message::Message;
+use crate::model::sort::sort_by_key;
 use crate::normalize;
 use crate::normalize::{Mode, Normalize, Origin};
 use crate::read::fields::{sym, Action, FieldSpec, Slot};
@@ -106,7 +107,7 @@ impl Rules for Gemini {
             };
             // A legacy document before the `.jsonl` it was migrated to,
             // whose copies of its messages keep their timestamps.
-            group.sort_by_key(|cx| {
+            sort_by_key(group, |cx| {
                 let jsonl = cx.info.document.is_none();
                 (start(cx), jsonl, cx.info.first_entry)
             });

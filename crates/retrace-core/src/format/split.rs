@@ -37,6 +37,7 @@ use super::folder::{
     base, dir, in_subagents, is_lines_file, is_session_file, is_side_car, key, order_files,
     store_dirs, Listing, SessionFile,
 };
+use crate::model::sort::{sort_by, sort_by_key};
 
 /// Bytes of a file's first line [`split_sessions`] looks at.
 pub const HEAD_BYTES: usize = 64 << 10;
@@ -129,7 +130,7 @@ pub fn split_sessions<S: AsRef<str>>(
             // A side-car whose session is not here is not read as one, and
             // a sub-agent chat in a folder below comes after the session.
             ordered.retain(|f| !is_side_car(group[f.file]));
-            ordered.sort_by_key(|f| group[f.file].matches('/').count());
+            sort_by_key(&mut ordered, |f| group[f.file].matches('/').count());
             ordered
                 .into_iter()
                 .map(|f| SessionFile {
@@ -141,7 +142,7 @@ pub fn split_sessions<S: AsRef<str>>(
         })
         .filter(|files| !files.is_empty())
         .collect();
-    out.sort_by(|a, b| names[a[0].file].cmp(names[b[0].file]));
+    sort_by(&mut out, |a, b| names[a[0].file].cmp(names[b[0].file]));
     out
 }
 

@@ -9,6 +9,7 @@ use super::render::{alternate, arguments_object, is_image, text_or_blocks, Writt
 use super::report::{Change, Tally};
 use crate::model::message::{ImageSource, Role};
 use crate::model::provider::Api;
+use crate::model::sort::sort_by_key;
 
 pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
     let (system, messages) = alternate(
@@ -65,7 +66,7 @@ fn open_loop_thinking(messages: &[Written], tally: &mut Tally) {
 
 /// Tool results must open a user turn.
 fn results_first(content: &mut [Value]) {
-    content.sort_by_key(|b| b["type"] != "tool_result");
+    sort_by_key(content, |b| b["type"] != "tool_result");
 }
 
 fn block(item: &Item, role: Role, place: &str, tally: &mut Tally) -> Option<Value> {

@@ -11,6 +11,7 @@ use crate::model::message::{
     ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role,
 };
 use crate::model::provider::Api;
+use crate::model::sort::sort_by_key;
 
 /// One message, ready to render.
 #[derive(Debug, Clone)]
@@ -413,7 +414,7 @@ fn place_results(
         })
         .collect();
     // Back to front, so taking an item out does not move the others.
-    late.sort_by_key(|&(t, i, _)| std::cmp::Reverse((t, i)));
+    sort_by_key(&mut late, |&(t, i, _)| std::cmp::Reverse((t, i)));
     for (t, i, s) in late {
         tally.note(Change::ResultMoved, &turns[t].place.clone());
         let item = turns[t].items.remove(i);
@@ -435,7 +436,7 @@ fn place_results(
         };
         placed.push((slot.turn, s, result));
     }
-    placed.sort_by_key(|&(turn, s, _)| (turn, s));
+    sort_by_key(&mut placed, |&(turn, s, _)| (turn, s));
     // Back to front, so inserting a turn does not move the ones still to do.
     let mut placed = placed.into_iter().rev().peekable();
     while let Some((turn, _, last)) = placed.next() {

@@ -8,6 +8,7 @@ use std::fmt;
 use serde::Serialize;
 
 use crate::model::provider::Api;
+use crate::model::sort::sort_by_key;
 
 /// One kind of thing a migration loses or changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -398,7 +399,7 @@ impl Tally {
             .collect();
         // Losses first, then notes, then changes of form; each in
         // declaration order.
-        changes.sort_by_key(|c| (!c.loss, !c.note, c.change));
+        sort_by_key(&mut changes, |c| (!c.loss, !c.note, c.change));
         Report {
             to,
             messages,

@@ -2,6 +2,7 @@
 //! diagnostics, time, the message model (with the harness text recognised
 //! in user-side messages), provider and format names, bookmarks.
 
+pub(crate) mod sort;
 pub(crate) mod intern;
 pub(crate) mod entry;
 pub(crate) mod diag;

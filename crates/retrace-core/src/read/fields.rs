@@ -8,6 +8,8 @@
 //! key path means the same thing in every format that names it (a test checks
 //! the union has no conflicts).
 
+use crate::model::sort::sort_by_key;
+
 /// An interned-string slot of an [`Entry`](crate::Entry).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Slot {
@@ -160,7 +162,7 @@ fn fingerprint(k: &[u8]) -> (u64, u64) {
 
 impl Lookup {
     fn build(mut keys: Vec<(&'static [u8], u16, u16)>) -> Lookup {
-        keys.sort_by_key(|k| k.0.len());
+        sort_by_key(&mut keys, |k| k.0.len());
         let mut by_len = [(0u16, 0u16); MAX_KEY + 1];
         for (len, slot) in by_len.iter_mut().enumerate() {
             let start = keys.partition_point(|k| k.0.len() < len);

@@ -15,6 +15,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::model::message::{Message, Part};
+use crate::model::sort::sort_by_key;
 use crate::session::{Row, RowKind, Session};
 use crate::source::{Source, SourceError};
 
@@ -62,7 +63,7 @@ pub fn pair_calls(messages: &[Message]) -> Vec<Pair> {
             }
         }
     }
-    pairs.sort_by_key(|p| p.call);
+    sort_by_key(&mut pairs, |p| p.call);
     pairs
 }
 

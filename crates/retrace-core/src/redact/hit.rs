@@ -3,6 +3,7 @@
 //! other both ways.
 
 use super::kind::KindId;
+use crate::model::sort::sort_by_key;
 
 /// How sure a rule is; when matches overlap, the surest names the kind.
 pub(crate) mod rank {
@@ -56,7 +57,7 @@ pub(crate) fn resolve(s: &[u8], hits: &mut Vec<Hit>) {
     if hits.is_empty() {
         return;
     }
-    hits.sort_by_key(|h| (h.start, std::cmp::Reverse(h.end)));
+    sort_by_key(hits, |h| (h.start, std::cmp::Reverse(h.end)));
     let mut out = 0;
     for i in 0..hits.len() {
         let mut h = hits[i];

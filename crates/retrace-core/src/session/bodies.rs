@@ -10,6 +10,7 @@ use crate::model::entry::{EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, MessageKind, Usage};
+use crate::model::sort::{sort, sort_by_key};
 use crate::normalize::provider::system_message;
 use crate::normalize::ContextOptions;
 use crate::normalize::{Mode, Normalize, Origin};
@@ -113,7 +114,7 @@ impl Session {
                 }
             }
         }
-        out.sort();
+        sort(&mut out);
         out
     }
 
@@ -280,9 +281,7 @@ impl Session {
             m.settle();
         }
         self.check_pairing(&tally, &mut check);
-        check
-            .diagnostics
-            .sort_by_key(|d| (d.file, d.offset, d.line));
+        sort_by_key(&mut check.diagnostics, |d| (d.file, d.offset, d.line));
         Ok(check)
     }
 

@@ -8,6 +8,7 @@ use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
+use crate::model::sort::sort_by_key;
 use crate::read::file::FileInfo;
 use crate::read::reader::{Reader, ReaderOptions};
 use crate::tree::Tree;
@@ -130,7 +131,7 @@ impl Session {
             parent,
             default_leaf,
         );
-        diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
+        sort_by_key(&mut diagnostics, |d| (d.file, d.offset, d.line));
         let mut session = Session {
             format: session_format(&files, &file_formats),
             file_formats,
@@ -148,9 +149,7 @@ impl Session {
         session.bookmarks = bookmarks;
         if !problems.is_empty() {
             session.diagnostics.extend(problems);
-            session
-                .diagnostics
-                .sort_by_key(|d| (d.file, d.offset, d.line));
+            sort_by_key(&mut session.diagnostics, |d| (d.file, d.offset, d.line));
         }
         session
     }
@@ -182,7 +181,7 @@ impl Session {
         }
         if !found.is_empty() {
             self.diagnostics.extend(found);
-            self.diagnostics.sort_by_key(|d| (d.file, d.offset, d.line));
+            sort_by_key(&mut self.diagnostics, |d| (d.file, d.offset, d.line));
         }
     }
 }

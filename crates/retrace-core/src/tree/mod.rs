@@ -8,6 +8,7 @@
 use serde::Serialize;
 
 use crate::model::entry::EntryId;
+use crate::model::sort::{sort, sort_by_key};
 
 pub(crate) mod pairing;
 
@@ -391,8 +392,8 @@ impl Csr<'_> {
                     visible[e] && (c == next || (real[e] && has_start[c as usize]));
             }
         }
-        branch_points.sort_by_key(|b| b.entry);
-        tips.sort();
+        sort_by_key(&mut branch_points, |b| b.entry);
+        sort(&mut tips);
         Walked {
             continuation,
             real,

@@ -26,6 +26,7 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use crate::model::entry::EntryId;
+use crate::model::sort::{sort, sort_by_key};
 use crate::tree::Tree;
 
 const NONE: u32 = u32::MAX;
@@ -112,7 +113,7 @@ pub(crate) fn unpaired<I: Copy + Ord + Hash>(
             )
         })
         .collect();
-    out.sort_by_key(|(u, at)| (u.entry, u.tip, u.side, *at));
+    sort_by_key(&mut out, |(u, at)| (u.entry, u.tip, u.side, *at));
     out.into_iter().map(|(u, _)| u).collect()
 }
 
@@ -138,7 +139,7 @@ fn by_id<I: Copy + Ord>(list: &[(EntryId, I)], order: &PreOrder) -> Vec<Occurren
             found,
         })
         .collect();
-    out.sort_by_key(|o| (o.id, o.entry, o.found));
+    sort_by_key(&mut out, |o| (o.id, o.entry, o.found));
     out.dedup_by_key(|o| (o.id, o.entry));
     out
 }
@@ -317,13 +318,13 @@ impl<'a> Branches<'a> {
             .iter()
             .map(|c| (self.head[c.entry as usize], self.key(c.entry)))
             .collect();
-        call_groups.sort_unstable();
+        sort(&mut call_groups);
         call_groups.dedup_by_key(|g| g.0);
         let mut result_groups: Vec<u32> = results
             .iter()
             .map(|r| self.head[r.entry as usize])
             .collect();
-        result_groups.sort_unstable();
+        sort(&mut result_groups);
         result_groups.dedup();
 
         // A result needs a call at or before it on each of its branches.
@@ -331,9 +332,9 @@ impl<'a> Branches<'a> {
             .iter()
             .map(|c| (self.key(c.entry), self.head[c.entry as usize]))
             .collect();
-        by_key.sort_unstable();
+        sort(&mut by_key);
         let mut results_by_key: Vec<&Occurrence<I>> = results.iter().collect();
-        results_by_key.sort_by_key(|r| (self.key(r.entry), r.entry));
+        sort_by_key(&mut results_by_key, |r| (self.key(r.entry), r.entry));
         let mut called: Vec<Range> = Vec::new();
         let mut added = 0;
         for r in results_by_key {
