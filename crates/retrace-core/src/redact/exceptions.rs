@@ -18,6 +18,7 @@
 
 use super::kind::KindId;
 use super::rules::Rules;
+use crate::model::sort::{sort, sort_by};
 
 /// One finding left in place: what kind, on which 1-based input line, with
 /// which [`value_hash`].
@@ -52,10 +53,12 @@ impl Exceptions {
     /// and findings sorted, so the same decisions give the same file.
     pub fn to_toml(&self) -> String {
         let mut kinds: Vec<&str> = self.kinds.iter().map(String::as_str).collect();
-        kinds.sort_unstable();
+        sort(&mut kinds);
         kinds.dedup();
         let mut findings: Vec<&AllowedFinding> = self.findings.iter().collect();
-        findings.sort_by(|a, b| (a.line, &a.kind, a.hash).cmp(&(b.line, &b.kind, b.hash)));
+        sort_by(&mut findings, |a, b| {
+            (a.line, &a.kind, a.hash).cmp(&(b.line, &b.kind, b.hash))
+        });
         findings.dedup();
         let mut out = String::from(
             "# Not sensitive, as a review decided: retrace redact --rules THIS_FILE\n",
@@ -143,7 +146,7 @@ impl Rules {
             }
             self.allowed.push((f.line, id, f.hash));
         }
-        self.allowed.sort_unstable();
+        sort(&mut self.allowed);
         self.allowed.dedup();
         Ok(self)
     }
