@@ -9,7 +9,7 @@ mod player;
 mod row;
 mod tool;
 mod search;
-mod sensitive;
+pub(crate) mod sensitive;
 mod tree;
 
 use std::cell::RefCell;
