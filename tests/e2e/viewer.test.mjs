@@ -142,7 +142,8 @@ test('images show only on request, from the file itself', async () => {
   await p.press('#search', 'Enter');
   await p.waitForSelector('.hit');
   await p.locator('.hit').first().click();
-  await p.waitForSelector('.row.focused .image-placeholder');
+  // The result's row folds into its call's: the image is in the call's block.
+  await p.waitForSelector('.row.focused .tool-block .image-placeholder');
   assert.equal(await p.locator('img.image').count(), 0, 'not loaded until asked');
   await p.click('.row.focused .show-image');
   await p.waitForSelector('.row.focused img.image');
@@ -185,6 +186,12 @@ test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes 
   await p.waitForTimeout(300);
   text = await shown();
   assert.ok(planted.some((v) => text.includes(v)), 'values shown when asked');
+  // Each shown value is highlighted: what a redacted download takes out.
+  const marked = await p.$$eval('.row mark.revealed', (ms) => ms.map((m) => m.textContent));
+  assert.ok(marked.length > 5, `revealed values highlighted: ${marked.length}`);
+  assert.ok(planted.some((v) => marked.includes(v)), `a planted value inside a mark.revealed: ${marked.slice(0, 5).join(' | ')}`);
+  assert.ok(await p.$('.row .output mark.revealed'), 'a revealed value in tool output');
+  assert.equal(await p.locator('.row mark.redacted').count(), 0, 'no chip left once shown');
   assert.match(await p.textContent('.sensitive-toggle'), /shown/);
   // Downloads equal the CLI's output, byte for byte, in every mode.
   for (const mode of ['typed', 'mask', 'pseudo']) {

@@ -41,7 +41,8 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
                 return;
             }
         }
-        let text = data.as_string().unwrap_or_default();
+        let mut text = data.as_string().unwrap_or_default();
+        crate::app::sensitive::take_revealed(&mut text);
         match Response::from_json(&text) {
             Ok(Response::Ready) => {
                 let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();

@@ -802,12 +802,23 @@ impl<S: Source> Open<S> {
         }
     }
 
+    /// As `shown`, but with sensitive data shown each value is
+    /// marked in place (the page highlights it: what a redacted download
+    /// takes out). Bodies only: a search must find the value as written.
+    fn shown_marked<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
+        if self.hide {
+            return self.shown(f);
+        }
+        let mut source = RedactingSource::revealing(&mut self.source, self.rules.clone());
+        f(&self.session, &mut source)
+    }
+
     /// Row `i` of `rows`: its message with how its calls and results pair
     /// with the rows around it (one block per call on the page), or its
     /// event line.
     fn body(&mut self, rows: &[Row], i: usize) -> Result<RowBody, String> {
         let row = &rows[i];
-        self.shown(|s, source| {
+        self.shown_marked(|s, source| {
             if row.kind == RowKind::Message {
                 let message = s.row_message(row, source).map_err(|e| e.to_string())?;
                 if let Some(m) = &message {

@@ -75,7 +75,7 @@ pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use reading::{
     ansi, command_of_argv, diff_lines, diff_of_tool_call, language_of, pair_calls, value_text,
-    DiffLine, Pair, RowPairing, RowResult, ToolOutput, ToolView, PAIRING_REACH,
+    DiffLine, Pair, ResultImage, RowPairing, RowResult, ToolOutput, ToolView, PAIRING_REACH,
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{

@@ -30,6 +30,19 @@ pub fn Conversation() -> impl IntoView {
             v.request_bodies();
         }
     };
+    // A jump to a row folded into a call's block (a result shown there)
+    // focuses the call's row instead, once the body says so.
+    Effect::new(move |_| {
+        let Some(row) = v.focus.get() else { return };
+        let into = v.bodies.with(|b| {
+            b.get(&row)
+                .and_then(|b| b.pairing.as_ref())
+                .and_then(|p| p.folded_into)
+        });
+        if let Some(into) = into {
+            v.focus.set(Some(into));
+        }
+    });
     // Bring the focused row into view when it changes, once the bodies
     // from the window's start to it have come: scrolled earlier, it would
     // be pushed below the fold as they arrive and grow. A playing replay

@@ -15,7 +15,7 @@ mod prefs;
 mod row;
 mod tool;
 mod search;
-mod sensitive;
+pub(crate) mod sensitive;
 pub(crate) mod time;
 mod tree;
 

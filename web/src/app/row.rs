@@ -271,6 +271,7 @@ fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing)
                         stderr: None,
                         interrupted: false,
                         row: None,
+                        images: Vec::new(),
                     },
                 );
             }
@@ -436,7 +437,11 @@ fn checkpoint_view(
 
 /// An image, loaded from the file only when asked for (from the file's
 /// own bytes: it never causes a request).
-fn image_view(media_type: String, byte_size: u64, (row, image): (usize, usize)) -> impl IntoView {
+pub(super) fn image_view(
+    media_type: String,
+    byte_size: u64,
+    (row, image): (usize, usize),
+) -> impl IntoView {
     let v = viewer();
     let url = move || v.images.with(|m| m.get(&(row, image)).cloned());
     let label = format!("image · {media_type} · {}", crate::state::bytes(byte_size));

@@ -41,13 +41,86 @@ fn placeholders(text: &str) -> Vec<(usize, usize, &str)> {
 pub fn chips_html(html: String) -> String {
     let found = placeholders(&html);
     if found.is_empty() {
-        return html;
+        return revealed_html(html);
     }
     let mut out = String::with_capacity(html.len() + 48 * found.len());
     let mut at = 0;
     for (start, end, _) in found {
         out.push_str(&html[at..start]);
         out.push_str("<mark class=redacted title=hidden>");
+        out.push_str(&html[start..end]);
+        out.push_str("</mark>");
+        at = end;
+    }
+    out.push_str(&html[at..]);
+    out
+}
+
+thread_local! {
+    /// Values the worker marked in bodies shown as written (its revealing
+    /// source): highlighted wherever they are rendered.
+    static REVEALED: std::cell::RefCell<BTreeSet<String>> = Default::default();
+}
+
+/// Takes the marked values out of a worker's message (JSON text) into
+/// [`REVEALED`], leaving the text without marks. The marks go through one
+/// place here rather than every renderer: titles, fields and event lines
+/// show the plain text, the renderers that call [`chips_html`] highlight.
+pub fn take_revealed(json: &mut String) {
+    use retrace_core::redact::{REVEAL_CLOSE, REVEAL_OPEN};
+    if !json.contains(REVEAL_OPEN) {
+        return;
+    }
+    REVEALED.with(|set| {
+        let mut set = set.borrow_mut();
+        let mut rest = json.as_str();
+        while let Some(at) = rest.find(REVEAL_OPEN) {
+            rest = &rest[at + REVEAL_OPEN.len_utf8()..];
+            let Some(end) = rest.find(REVEAL_CLOSE) else {
+                break;
+            };
+            // The value as the message's JSON wrote it: read it back.
+            let quoted = format!("\"{}\"", &rest[..end]);
+            if let Ok(value) = serde_json::from_str::<String>(&quoted) {
+                let value = value.replace([REVEAL_OPEN, REVEAL_CLOSE], "");
+                if !value.trim().is_empty() {
+                    set.insert(value);
+                }
+            }
+            rest = &rest[end..];
+        }
+    });
+    json.retain(|c| c != REVEAL_OPEN && c != REVEAL_CLOSE);
+}
+
+/// `html` with each revealed value (escaped as the renderers escape text)
+/// in a `mark.revealed`; the markup has no quotes, as a chip's.
+fn revealed_html(html: String) -> String {
+    let mut spans: Vec<(usize, usize)> = Vec::new();
+    REVEALED.with(|set| {
+        let mut escaped = String::new();
+        for value in set.borrow().iter() {
+            escaped.clear();
+            crate::markdown::escape(value, &mut escaped);
+            spans.extend(
+                html.match_indices(escaped.as_str())
+                    .map(|(at, m)| (at, at + m.len())),
+            );
+        }
+    });
+    if spans.is_empty() {
+        return html;
+    }
+    // Longest first where two start together; overlaps dropped.
+    spans.sort_by_key(|&(a, b)| (a, usize::MAX - b));
+    let mut out = String::with_capacity(html.len() + 40 * spans.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        if start < at {
+            continue;
+        }
+        out.push_str(&html[at..start]);
+        out.push_str("<mark class=revealed>");
         out.push_str(&html[start..end]);
         out.push_str("</mark>");
         at = end;

@@ -7,7 +7,9 @@
 //! key and value. Terminal colours in output are drawn (`highlight.rs`).
 
 use leptos::prelude::*;
-use retrace_core::{ansi, diff_of_tool_call, language_of, Marks, RowResult, ToolOutput, ToolView};
+use retrace_core::{
+    ansi, diff_of_tool_call, language_of, Marks, ResultImage, RowResult, ToolOutput, ToolView,
+};
 use serde_json::Value;
 
 use super::viewer;
@@ -26,6 +28,8 @@ pub struct Answer {
     pub interrupted: bool,
     /// The row that holds it, when not the call's own.
     pub row: Option<usize>,
+    /// The images that came with it on that row (loaded on request).
+    pub images: Vec<ResultImage>,
 }
 
 impl From<RowResult> for Answer {
@@ -36,6 +40,7 @@ impl From<RowResult> for Answer {
             stderr: r.stderr,
             interrupted: r.interrupted,
             row: Some(r.row),
+            images: r.images,
         }
     }
 }
@@ -103,7 +108,14 @@ pub fn call_block(
         .and_then(subagent_of);
     let input = input_view(&name, &arguments, view);
     let output = match (answer, framed) {
-        (Ok(a), Some(o)) => output_view(o, a.is_error, language).into_any(),
+        (Ok(a), Some(o)) => {
+            // Its images stay in its folded row: asked for from there.
+            let row = a.row.unwrap_or_default();
+            let images = a.images.into_iter().map(move |i| {
+                super::row::image_view(i.media_type, i.byte_size, (row, i.index))
+            });
+            view! { {output_view(o, a.is_error, language)} {images.collect_view()} }.into_any()
+        }
         (Err(Missing::Never), _) => view! {
             <div class="no-result">"No result on this branch: the call was left open (seal gives it one)."</div>
         }

@@ -86,6 +86,22 @@ pub struct RowResult {
     /// The run was interrupted (Claude Code's `toolUseResult`).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The images the tool returned with it (a screenshot a read gave
+    /// back), which a view shows in the call's block.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ResultImage>,
+}
+
+/// An image that came with a result, by its place among its row's images
+/// (what a view asks the file's bytes for).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultImage {
+    /// Its ordinal among the images of the row that holds it.
+    pub index: usize,
+    /// `image/png`, or `image/*` where the source did not say.
+    pub media_type: String,
+    /// Bytes of the decoded image.
+    pub byte_size: u64,
 }
 
 /// How one row's calls and results pair with other rows.
@@ -151,7 +167,25 @@ impl Session {
                 seen += 1;
                 if let Some(m) = self.row_message(&rows[r], source)? {
                     let streams = self.claude_streams(&rows[r], &m, source)?;
+                    // An image belongs to the result before it.
+                    let mut images = 0;
+                    let mut last: Option<usize> = None;
                     for part in &m.content {
+                        if let Part::Image {
+                            media_type,
+                            byte_size,
+                        } = part
+                        {
+                            if let Some(last) = last {
+                                pairing.results[last].images.push(ResultImage {
+                                    index: images,
+                                    media_type: media_type.clone(),
+                                    byte_size: *byte_size,
+                                });
+                            }
+                            images += 1;
+                            continue;
+                        }
                         let Part::ToolResult {
                             call_id,
                             output,
@@ -160,9 +194,11 @@ impl Session {
                         else {
                             continue;
                         };
+                        last = None;
                         let Some(i) = open.iter().position(|id| id == call_id) else {
                             continue;
                         };
+                        last = Some(pairing.results.len());
                         open.remove(i);
                         let (output, stderr, interrupted) = match &streams {
                             Some((out, err, int)) => (out.clone(), err.clone(), *int),
@@ -175,6 +211,7 @@ impl Session {
                             is_error: *is_error,
                             stderr,
                             interrupted,
+                            images: Vec::new(),
                         });
                     }
                 }

@@ -57,4 +57,4 @@ pub use mode::Mode;
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
 pub use source::RedactingSource;
-pub use stream::{findings_in, opens_document, Redactor, ValueFinding};
+pub use stream::{findings_in, opens_document, Redactor, ValueFinding, REVEAL_CLOSE, REVEAL_OPEN};

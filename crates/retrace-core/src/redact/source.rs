@@ -27,6 +27,8 @@ pub struct RedactingSource<'a> {
     /// The 1-based line a range starts on, for the rules' single-finding
     /// exceptions; without it they do not apply.
     line_of: Option<&'a dyn Fn(FileId, u64) -> Option<u64>>,
+    /// Values are marked in place, not replaced.
+    reveal: bool,
 }
 
 impl<'a> RedactingSource<'a> {
@@ -37,6 +39,19 @@ impl<'a> RedactingSource<'a> {
             rules,
             buf: Vec::new(),
             line_of: None,
+            reveal: false,
+        }
+    }
+
+    /// Bytes of `inner` as written, each value `rules` would hide between
+    /// [`REVEAL_OPEN`](super::REVEAL_OPEN) and
+    /// [`REVEAL_CLOSE`](super::REVEAL_CLOSE): what a view shows when
+    /// sensitive data is shown, to highlight what a redacted copy takes
+    /// out.
+    pub fn revealing(inner: &'a mut dyn Source, rules: Arc<Rules>) -> RedactingSource<'a> {
+        RedactingSource {
+            reveal: true,
+            ..RedactingSource::new(inner, rules)
         }
     }
 
@@ -64,6 +79,7 @@ impl Source for RedactingSource<'_> {
         let bytes = self.inner.read(file, range)?;
         let mut redactor = Redactor::new(self.rules.clone(), Mode::default());
         redactor.set_exception_lines(first);
+        redactor.set_reveal(self.reveal);
         self.buf.clear();
         redactor.push(&bytes, &mut self.buf);
         // The entry as a whole line, so the redactor does not hold it back
@@ -147,6 +163,27 @@ mod tests {
         let mut source = RedactingSource::new(&mut bytes, rules);
         let hidden = source.read(FileId(0), second).unwrap().into_owned();
         assert!(!String::from_utf8(hidden).unwrap().contains("jane"));
+    }
+
+    #[test]
+    fn a_revealing_source_marks_values_in_place() {
+        let line = br#"{"message":{"content":"key AKIA2E0A8F3B244C9986 and mail jane.doe@quantumleap-labs.io"}}"#;
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = line;
+        let mut source = RedactingSource::revealing(&mut bytes, rules);
+        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        let text = std::str::from_utf8(&out).unwrap();
+        assert_eq!(
+            text,
+            "{\"message\":{\"content\":\"key \u{E000}AKIA2E0A8F3B244C9986\u{E001} and mail \u{E000}jane.doe@quantumleap-labs.io\u{E001}\"}}"
+        );
+        // Still JSON, the values as written once the marks are gone.
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        let content = value["message"]["content"].as_str().unwrap();
+        assert_eq!(
+            content.replace(['\u{E000}', '\u{E001}'], "").as_bytes(),
+            &line[23..line.len() - 3]
+        );
     }
 
     #[test]

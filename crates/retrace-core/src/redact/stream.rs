@@ -60,6 +60,9 @@ pub struct Redactor {
     finding_exceptions: bool,
     /// Added to line numbers when exceptions are looked up.
     line_shift: u64,
+    /// Matches are marked in place, not replaced (see
+    /// [`Redactor::set_reveal`]).
+    reveal: bool,
 }
 
 /// A whole-document input being collected.
@@ -77,6 +80,12 @@ struct Document {
 
 /// The largest document redacted whole; a bigger one is passed through
 /// and reported, line by line, like text that is not JSON.
+/// What opens a value a revealing redactor leaves in place
+/// ([`Redactor::set_reveal`]).
+pub const REVEAL_OPEN: char = '\u{E000}';
+/// What closes it.
+pub const REVEAL_CLOSE: char = '\u{E001}';
+
 const MAX_DOCUMENT: usize = 512 << 20;
 
 impl Redactor {
@@ -98,6 +107,7 @@ impl Redactor {
             document: None,
             finding_exceptions: true,
             line_shift: 0,
+            reveal: false,
         }
     }
 
@@ -127,6 +137,17 @@ impl Redactor {
     /// or off.
     pub fn set_verify(&mut self, on: bool) {
         self.verify = on;
+    }
+
+    /// Leaves each match in place between [`REVEAL_OPEN`] and
+    /// [`REVEAL_CLOSE`] instead of replacing it, so a view showing the
+    /// values as written can highlight what a redacted copy takes out.
+    /// The verify pass is off then (it would find the value again).
+    pub fn set_reveal(&mut self, on: bool) {
+        self.reveal = on;
+        if on {
+            self.verify = false;
+        }
     }
 
     /// The rules it runs.
@@ -379,7 +400,16 @@ impl Redactor {
                 .placeholders
                 .text(self.engine.rules.kinds(), e.kind, e.hash);
             let from = out.len();
-            write_escaped(text.as_bytes(), e.levels, &mut out, &mut self.scratch);
+            if self.reveal {
+                // Private-use characters: JSON needs no escape for them at
+                // any level, and no rule matches them.
+                let mut open = [0; 4];
+                out.extend_from_slice(REVEAL_OPEN.encode_utf8(&mut open).as_bytes());
+                out.extend_from_slice(&content[e.start..e.end]);
+                out.extend_from_slice(REVEAL_CLOSE.encode_utf8(&mut open).as_bytes());
+            } else {
+                write_escaped(text.as_bytes(), e.levels, &mut out, &mut self.scratch);
+            }
             self.written.push(from..out.len());
             at = e.end;
             self.summary.count(e.kind);

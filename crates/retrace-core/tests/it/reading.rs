@@ -368,3 +368,43 @@ fn events_and_provider_lists_pair_their_calls() {
     assert_eq!(folded.len(), 2);
     assert_eq!(folded[0], folded[1], "both fold into the assistant message");
 }
+
+/// A pi read of a screenshot returns its text and the image: the image
+/// goes with the result into the call's block (by its place among the
+/// images of the result's row), since the result's row folds away.
+#[test]
+fn a_results_images_go_with_it_into_the_calls_block() {
+    let (s, bytes) = open("pi/badlogic__pi-mono/compact.jsonl");
+    let files = vec![bytes];
+    let mut src = source(&files);
+    let mut images = Vec::new();
+    for &leaf in s.tree().tips() {
+        let rows = s.rows(leaf);
+        for (i, row) in rows.iter().enumerate() {
+            let Some(m) = s.row_message(row, &mut src).unwrap() else {
+                continue;
+            };
+            for r in s.row_pairing(&rows, i, &m, &mut src).unwrap().results {
+                if r.images.is_empty() {
+                    continue;
+                }
+                let rm = s.row_message(&rows[r.row], &mut src).unwrap().unwrap();
+                let back = s.row_pairing(&rows, r.row, &rm, &mut src).unwrap();
+                assert_eq!(back.folded_into, Some(i));
+                let in_row = rm
+                    .content
+                    .iter()
+                    .filter(|p| matches!(p, Part::Image { .. }))
+                    .count();
+                for img in &r.images {
+                    assert!(img.index < in_row);
+                    assert_eq!(img.media_type, "image/png");
+                    assert!(img.byte_size > 1000, "{img:?}");
+                }
+                images.push((r.row, r.images.len()));
+            }
+        }
+    }
+    assert!(!images.is_empty());
+    assert!(images.iter().all(|&(_, n)| n == 1), "{images:?}");
+}

@@ -1,0 +1,105 @@
+// Every kind of message read as what it is, on a real file of each format:
+// the branch is titled by the first prompt a person typed (not a caveat,
+// a slash command or the environment context), no harness tag is shown
+// raw, no row says only a type name, Gemini CLI errors keep their text and
+// an event stream's transitions show where they went.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { drop, files, launch, opened, page, root, serve } from './harness.mjs';
+
+let ctx;
+let site;
+
+before(async () => {
+  site = await serve();
+  ctx = await launch();
+});
+
+after(async () => {
+  await ctx?.close();
+  site?.server.close();
+});
+
+/** Opens `path` with event lines shown too, every body loaded. */
+async function open(path) {
+  const p = await page(ctx);
+  await p.goto(site.base + '/');
+  await drop(p, files(path));
+  await opened(p);
+  await p.check('.conversation .panel-head .toggle input');
+  await p.waitForFunction(() => document.querySelectorAll('.loading-body').length === 0);
+  return p;
+}
+
+/** The label of the branch shown, in the tree; no label of any branch is
+ *  harness text. */
+async function title(p) {
+  const labels = await p.$$eval('.segments .segment .preview', (ls) => ls.map((l) => l.textContent));
+  for (const l of labels) {
+    assert.ok(!/^(Caveat:|<)/.test(l) && !RAW_TAGS.some((t) => l.includes(t)), `a branch labelled by harness text: ${l}`);
+  }
+  return p.textContent('.segments .segment.current .preview');
+}
+
+const RAW_TAGS = ['<command-name>', '<bash-input>', '<bash-stdout>', '<environment_context>', '<local-command-stdout>'];
+const TYPE_NAMES = ['event_msg', 'response_item', 'turn_context', 'error', 'info'];
+
+/** No raw harness tag on screen, and no row whose body (or whose whole
+ *  text) is only a type name. */
+async function readable(p) {
+  const text = await p.textContent('.conversation');
+  for (const tag of RAW_TAGS) assert.ok(!text.includes(tag), `raw ${tag} on screen`);
+  const rows = await p.$$eval('.row:not(.folded)', (rs) => rs.map((r) => {
+    const head = r.querySelector('.row-head')?.textContent ?? '';
+    return { whole: r.textContent.trim(), body: r.textContent.slice(head.length).trim() };
+  }));
+  assert.ok(rows.length > 3, `${rows.length} rows`);
+  const bare = (t) => TYPE_NAMES.includes(t.replace(/^[·\s]+/, ''));
+  for (const r of rows) {
+    assert.ok(!bare(r.body) && !bare(r.whole), `a row says only a type name: ${r.whole.slice(0, 120)}`);
+  }
+  return text;
+}
+
+test('Claude Code: caveat, /clear and ! shell lines are not titles nor raw tags', async () => {
+  const p = await open('claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl');
+  assert.match(await title(p), /^Please fix these lint errors/);
+  const text = await readable(p);
+  // The pieces are there, read as what they are.
+  // The other branch starts with `/clear`: labelled by the command.
+  const labels = await p.$$eval('.segments .segment .preview', (ls) => ls.map((l) => l.textContent));
+  assert.ok(labels.some((l) => l.endsWith('/clear')), labels.join(' | '));
+  assert.ok(text.includes('uv run ty check'), 'the ! command');
+  assert.ok(await p.locator('.row .harness-context').count() > 0, 'the caveat is a context row');
+  await p.close();
+});
+
+test('Codex: the environment context is no title, no bare item types', async () => {
+  const p = await open('codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
+  const t = await title(p);
+  assert.match(t, /^finish up the users work/, t);
+  await readable(p);
+  await p.close();
+});
+
+test('Gemini CLI: error messages keep their text', async () => {
+  const p = await open('gemini-cli/mischa-thisness__M-Gemini/Archives/session-2025-12-06T07-22-e0f194ce.json');
+  assert.match(await title(p), /^run claude code/);
+  const text = await readable(p);
+  assert.ok(text.includes("[API Error: Cannot read properties of undefined (reading 'error')]"), 'the error text');
+  assert.ok(text.includes('Request cancelled.'), 'the info text');
+  await p.close();
+});
+
+test('Events: transitions read from → to, an LLM call names its model', async () => {
+  const p = await open(`${root}/tests/fixtures/events/events.jsonl`);
+  assert.match(await title(p), /^What is the weather in Paris\?/);
+  const text = await readable(p);
+  for (const hop of ['start → planner', 'planner → tools', 'tools → responder']) {
+    assert.ok(text.includes(hop), `${hop} in ${text.slice(0, 600)}`);
+  }
+  assert.ok(text.includes('gpt-4o-mini'), 'the model of the llm_call');
+  await p.close();
+});
