@@ -1082,7 +1082,7 @@ mod tests {
                     .count() as u64;
                 want["markers"] = (want["markers"].as_u64().unwrap() + notices).into();
             }
-            let got: Value = serde_json::to_value(&info).unwrap();
+            let got: Value = serde_json::to_value(info).unwrap();
             assert_eq!(got, want, "{path}");
 
             // Previews, with sensitive data shown (the CLI shows it).
