@@ -6,12 +6,18 @@
 // and says `Ready`.
 self.onmessage = async (event) => {
   self.onmessage = null;
-  const { glue, module } = event.data;
-  const url = new URL(glue, self.location.href);
-  // Only the page's own script may run here.
-  if (url.origin !== self.location.origin) {
-    throw new Error(`retrace: refusing to load ${url.href} in the worker`);
+  try {
+    const { glue, module } = event.data;
+    const url = new URL(glue, self.location.href);
+    // Only the page's own script may run here.
+    if (url.origin !== self.location.origin) {
+      throw new Error(`refusing to load ${url.href}`);
+    }
+    const { default: init } = await import(url.href);
+    await init({ module_or_path: module });
+  } catch (e) {
+    // A failed start would otherwise leave the page waiting for `Ready`.
+    const message = `cannot start the worker: ${e}`;
+    self.postMessage(JSON.stringify({ kind: 'failed', data: { message } }));
   }
-  const { default: init } = await import(url.href);
-  await init({ module_or_path: module });
 };

@@ -14,7 +14,7 @@ use crate::tools;
 /// which the worker runs too, and its JS). The target is 600 kB, read as
 /// decimal kilobytes (the stricter reading). It was 615 kB for a while
 /// (two binaries at 610,267 B after issue 18); one module for page and
-/// worker came to 583,064 B.
+/// worker came to 583,167 B.
 pub const BUNDLE_BUDGET: u64 = 600_000;
 
 /// Builds the viewer into `dist/` (`release` runs wasm-opt) and pins its
