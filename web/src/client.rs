@@ -6,12 +6,25 @@ use std::cell::RefCell;
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{File, MessageEvent, Worker};
+use web_sys::{File, MessageEvent, Worker, WorkerOptions, WorkerType};
 
 use crate::protocol::{Request, Response};
 
-/// The loader trunk writes for the worker binary (`data-loader-shim`).
-const WORKER_URL: &str = "./retrace-worker_loader.js";
+/// The worker's script (`web/assets/worker.js`, copied by trunk under this
+/// fixed name): it starts this same wasm module in the worker.
+const WORKER_URL: &str = "./worker.js";
+
+#[wasm_bindgen]
+extern "C" {
+    type ImportMeta;
+
+    /// `import.meta` of the wasm-bindgen JS that loaded this module.
+    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
+    static IMPORT_META: ImportMeta;
+
+    #[wasm_bindgen(method, getter)]
+    fn url(this: &ImportMeta) -> String;
+}
 
 thread_local! {
     static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
@@ -22,7 +35,23 @@ thread_local! {
 
 /// Starts the worker; `on_response` gets every response, in order.
 pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
-    let worker = Worker::new(WORKER_URL).map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options(WORKER_URL, &options)
+        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    // The worker runs this very module: it gets the compiled module (no
+    // second download or compile) and the URL of its JS glue (trunk hashes
+    // that name, so the worker's script cannot know it).
+    let boot = Object::new();
+    let _ = Reflect::set(
+        &boot,
+        &"glue".into(),
+        &IMPORT_META.with(ImportMeta::url).into(),
+    );
+    let _ = Reflect::set(&boot, &"module".into(), &wasm_bindgen::module());
+    worker
+        .post_message(&boot)
+        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
         if let Ok(blob) = Reflect::get(&data, &"download".into()) {
