@@ -1,0 +1,135 @@
+//! The page's Rust client of the worker transport (the leptos viewer's;
+//! a JS page uses `js/client.js`, which speaks the same messages): starts
+//! the worker, sends requests (held until it says `ready`), and hands each
+//! message it posts to the page, read.
+
+use std::cell::{Cell, RefCell};
+
+use js_sys::{Array, Object, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{Blob, File, MessageEvent, Worker, WorkerOptions, WorkerType};
+
+use crate::protocol::{EngineError, Event, Incoming, Request};
+
+#[wasm_bindgen]
+extern "C" {
+    type ImportMeta;
+
+    /// `import.meta` of the wasm-bindgen JS that loaded this module.
+    #[wasm_bindgen(thread_local_v2, js_namespace = import, js_name = meta)]
+    static IMPORT_META: ImportMeta;
+
+    #[wasm_bindgen(method, getter)]
+    fn url(this: &ImportMeta) -> String;
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Worker>> = const { RefCell::new(None) };
+    /// Messages waiting for the worker to say it is ready; `None` once it
+    /// has.
+    static QUEUE: RefCell<Option<Vec<Object>>> = const { RefCell::new(Some(Vec::new())) };
+    static LAST_ID: Cell<u32> = const { Cell::new(0) };
+}
+
+/// Starts the worker from the script at `script` (`js/worker.js`, served
+/// beside the page) running this very module: the script gets the page's
+/// compiled module (no second download or compile) and the URL of its JS
+/// glue (a bundler hashes that name, so the script cannot know it).
+/// `prepare` sees each message's text before it is read; `on_message` gets
+/// every message, in order, with the `Blob` of a made file.
+pub fn start(
+    script: &str,
+    prepare: fn(&mut String),
+    on_message: impl Fn(Incoming, Option<Blob>) + 'static,
+) -> Result<(), String> {
+    let options = WorkerOptions::new();
+    options.set_type(WorkerType::Module);
+    let worker = Worker::new_with_options(script, &options)
+        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    let boot = Object::new();
+    let glue = IMPORT_META.with(ImportMeta::url);
+    let _ = Reflect::set(&boot, &"glue".into(), &glue.into());
+    let _ = Reflect::set(&boot, &"module".into(), &wasm_bindgen::module());
+    worker
+        .post_message(&boot)
+        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
+        let data = event.data();
+        // A made file comes as `{text, file}`, anything else as its text.
+        let (mut text, file) = match data.as_string() {
+            Some(text) => (text, None),
+            None => (
+                Reflect::get(&data, &"text".into())
+                    .ok()
+                    .and_then(|t| t.as_string())
+                    .unwrap_or_default(),
+                Reflect::get(&data, &"file".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<Blob>().ok()),
+            ),
+        };
+        prepare(&mut text);
+        match Incoming::from_json(&text) {
+            Ok(Incoming::Event(Event::Ready)) => {
+                let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
+                for message in queued {
+                    post(&message);
+                }
+            }
+            Ok(incoming) => on_message(incoming, file),
+            Err(e) => on_message(Incoming::Event(Event::Failed(e)), None),
+        }
+    });
+    worker.set_onmessage(Some(handler.as_ref().unchecked_ref()));
+    handler.forget();
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        web_sys::console::error_1(&"retrace: the worker failed".into());
+    });
+    worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    on_error.forget();
+    WORKER.with(|w| *w.borrow_mut() = Some(worker));
+    Ok(())
+}
+
+/// Sends a request (and files, for `open` and `open_folder`); its answer
+/// comes with the id returned.
+pub fn send(request: &Request, files: &[File]) -> u32 {
+    let id = LAST_ID.with(|n| {
+        n.set(n.get() + 1);
+        n.get()
+    });
+    let json = match serde_json::to_string(request) {
+        Ok(json) => json,
+        Err(e) => {
+            web_sys::console::error_1(&EngineError::internal(e.to_string()).message.into());
+            return id;
+        }
+    };
+    let message = Object::new();
+    let _ = Reflect::set(&message, &"id".into(), &id.into());
+    let _ = Reflect::set(&message, &"request".into(), &json.into());
+    if !files.is_empty() {
+        let list: Array = files.iter().collect();
+        let _ = Reflect::set(&message, &"files".into(), &list);
+    }
+    let waiting = QUEUE.with(|q| match q.borrow_mut().as_mut() {
+        Some(queue) => {
+            queue.push(message.clone());
+            true
+        }
+        None => false,
+    });
+    if !waiting {
+        post(&message);
+    }
+    id
+}
+
+fn post(message: &Object) {
+    WORKER.with(|w| {
+        if let Some(worker) = w.borrow().as_ref() {
+            let _ = worker.post_message(message);
+        }
+    });
+}

@@ -1,0 +1,395 @@
+//! What a caller asks the engine: one [`Request`] kind per engine method
+//! per JS method (`edit_points` is `Engine::edit_points` in Rust and
+//! `editPoints` in JS, on the direct class and the worker client alike).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::error::EngineError;
+use super::values::{Allow, SearchFilter};
+
+/// A request, written as `{"kind": …, fields…}` (the worker transport's
+/// JSON) and read with [`Request::from_json`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Request {
+    /// Read the files sent along (one session: a main file and its side
+    /// files, in any order). `leaf_label` and `entry` are labels to resolve
+    /// (from a deep link). Answered with the summary once read.
+    Open {
+        leaf_label: Option<String>,
+        entry: Option<String>,
+    },
+    /// A dropped or picked folder: the files sent along, `paths[i]` the
+    /// path of the `i`th under the folder (`/` between folders), split into
+    /// sessions (`retrace_core::split_sessions`). One is opened; several
+    /// are listed, their titles following as `listed` events.
+    OpenFolder { paths: Vec<String> },
+    /// Open the `session`th session of the last folder listed.
+    OpenListed { session: u32 },
+    /// The rows of the branch ending at `leaf`.
+    Branch { leaf: u32 },
+    /// The bodies of rows `start..end` of that branch.
+    Bodies { leaf: u32, start: u32, end: u32 },
+    /// Search the whole session.
+    Search { query: String, filter: SearchFilter },
+    /// Tokens per model and tool counts (parses every body).
+    Stats,
+    /// The `image`th image (in document order) of a row, to show it.
+    Image { leaf: u32, row: u32, image: u32 },
+    /// Previews of these tree segments (indices into the outline).
+    Previews { segments: Vec<u32> },
+    /// Show bodies (and search snippets, previews) with sensitive data
+    /// hidden (the default) or as written; applies to later requests.
+    HideSensitive { hide: bool },
+    /// Scan the whole session for sensitive data in the background
+    /// (`scan` events report it).
+    Scan,
+    /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
+    /// `retrace redact --mode MODE` writes them; answered when written
+    /// (`download_progress` events meanwhile). `disable` (kinds) and `allow`
+    /// (findings of this file) are what the review marked "not a secret":
+    /// the bytes of `retrace redact --rules` with the file they export.
+    Download {
+        file: u32,
+        mode: String,
+        disable: Vec<String>,
+        allow: Vec<Allow>,
+    },
+    /// Where the branch ending at `leaf` can be forked and which of its
+    /// tool calls have no result (`retrace_core::safe_points`,
+    /// `open_calls`).
+    EditPoints { leaf: u32 },
+    /// A new session forked at row `row` of the branch ending at `leaf`
+    /// (`retrace_core::fork`).
+    Fork { leaf: u32, row: u32 },
+    /// The branch ending at `leaf` with its unpaired calls sealed
+    /// (`retrace_core::seal`).
+    Seal { leaf: u32 },
+}
+
+impl Request {
+    /// Every kind, as written in `kind`, in declaration order.
+    pub const KINDS: [&'static str; 15] = [
+        "open",
+        "open_folder",
+        "open_listed",
+        "branch",
+        "bodies",
+        "search",
+        "stats",
+        "image",
+        "previews",
+        "hide_sensitive",
+        "scan",
+        "download",
+        "edit_points",
+        "fork",
+        "seal",
+    ];
+
+    /// This request's kind, as written in `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Request::Open { .. } => "open",
+            Request::OpenFolder { .. } => "open_folder",
+            Request::OpenListed { .. } => "open_listed",
+            Request::Branch { .. } => "branch",
+            Request::Bodies { .. } => "bodies",
+            Request::Search { .. } => "search",
+            Request::Stats => "stats",
+            Request::Image { .. } => "image",
+            Request::Previews { .. } => "previews",
+            Request::HideSensitive { .. } => "hide_sensitive",
+            Request::Scan => "scan",
+            Request::Download { .. } => "download",
+            Request::EditPoints { .. } => "edit_points",
+            Request::Fork { .. } => "fork",
+            Request::Seal { .. } => "seal",
+        }
+    }
+
+    /// Whether the request comes with files (the worker transport sends
+    /// them beside the JSON).
+    pub fn takes_files(&self) -> bool {
+        matches!(self, Request::Open { .. } | Request::OpenFolder { .. })
+    }
+
+    /// Reads a request. By hand rather than derived: serde's derive for an
+    /// internally tagged enum buffers the request in a generic tree first,
+    /// and its code was the largest function of the worker's wasm (growing
+    /// with each kind). Here the request is read as a `serde_json::Value`,
+    /// with the parser the engine reads every body with, and the kind picks
+    /// its fields.
+    pub fn from_json(text: &str) -> Result<Request, EngineError> {
+        let v: Value = serde_json::from_slice(text.as_bytes())
+            .map_err(|e| EngineError::bad_request(format!("a request that is not JSON: {e}")))?;
+        let kind = v
+            .get("kind")
+            .and_then(Value::as_str)
+            .ok_or_else(|| EngineError::bad_request("a request without a `kind`"))?;
+        let fail = |field: &str| {
+            EngineError::bad_request(format!("a `{kind}` request without a valid `{field}`"))
+        };
+        let number = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_u64)
+                .and_then(|n| u32::try_from(n).ok())
+                .ok_or_else(|| fail(field))
+        };
+        let text = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .ok_or_else(|| fail(field))
+        };
+        let texts = |field: &str| {
+            v.get(field)
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().map(|p| p.as_str().map(str::to_owned)).collect())
+                .ok_or_else(|| fail(field))
+        };
+        let flag = |field: &str, within: &Value| {
+            within
+                .get(field)
+                .and_then(Value::as_bool)
+                .ok_or_else(|| fail(field))
+        };
+        let label = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
+        Ok(match kind {
+            "open" => Request::Open {
+                leaf_label: label("leaf_label"),
+                entry: label("entry"),
+            },
+            "open_folder" => Request::OpenFolder {
+                paths: texts("paths")?,
+            },
+            "open_listed" => Request::OpenListed {
+                session: number("session")?,
+            },
+            "branch" => Request::Branch {
+                leaf: number("leaf")?,
+            },
+            "bodies" => Request::Bodies {
+                leaf: number("leaf")?,
+                start: number("start")?,
+                end: number("end")?,
+            },
+            "search" => {
+                let filter = v.get("filter").ok_or_else(|| fail("filter"))?;
+                Request::Search {
+                    query: text("query")?,
+                    filter: SearchFilter {
+                        user: flag("user", filter)?,
+                        assistant: flag("assistant", filter)?,
+                        tool: flag("tool", filter)?,
+                        events: flag("events", filter)?,
+                    },
+                }
+            }
+            "stats" => Request::Stats,
+            "image" => Request::Image {
+                leaf: number("leaf")?,
+                row: number("row")?,
+                image: number("image")?,
+            },
+            "previews" => Request::Previews {
+                segments: v
+                    .get("segments")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|n| n.as_u64().and_then(|n| u32::try_from(n).ok()))
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("segments"))?,
+            },
+            "hide_sensitive" => Request::HideSensitive {
+                hide: flag("hide", &v)?,
+            },
+            "scan" => Request::Scan,
+            "download" => Request::Download {
+                file: number("file")?,
+                mode: text("mode")?,
+                disable: texts("disable")?,
+                allow: v
+                    .get("allow")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|f| {
+                                Some(Allow {
+                                    kind: f.get("kind")?.as_str()?.to_owned(),
+                                    line: f.get("line")?.as_u64()?,
+                                    hash: f.get("hash")?.as_str()?.to_owned(),
+                                })
+                            })
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("allow"))?,
+            },
+            "edit_points" => Request::EditPoints {
+                leaf: number("leaf")?,
+            },
+            "fork" => Request::Fork {
+                leaf: number("leaf")?,
+                row: number("row")?,
+            },
+            "seal" => Request::Seal {
+                leaf: number("leaf")?,
+            },
+            other => {
+                return Err(EngineError::bad_request(format!(
+                    "unknown request kind `{other}`"
+                )))
+            }
+        })
+    }
+}
+
+/// The JS name of a request kind's method: `edit_points` → `editPoints`.
+pub fn js_name(kind: &str) -> String {
+    let mut out = String::with_capacity(kind.len());
+    let mut upper = false;
+    for c in kind.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ErrorCode;
+
+    /// One request of each kind, as the mapping tests walk them.
+    pub(crate) fn one_of_each() -> Vec<Request> {
+        vec![
+            Request::Open {
+                leaf_label: Some("e9".into()),
+                entry: None,
+            },
+            Request::OpenFolder {
+                paths: vec!["p/a.jsonl".into(), "p/a/subagents/agent-1.jsonl".into()],
+            },
+            Request::OpenListed { session: 3 },
+            Request::Branch { leaf: 9 },
+            Request::Bodies {
+                leaf: 9,
+                start: 2,
+                end: 14,
+            },
+            Request::Search {
+                query: "q \"x\"".into(),
+                filter: SearchFilter {
+                    events: true,
+                    ..SearchFilter::default()
+                },
+            },
+            Request::Stats,
+            Request::Image {
+                leaf: 1,
+                row: 2,
+                image: 3,
+            },
+            Request::Previews {
+                segments: vec![0, 4],
+            },
+            Request::HideSensitive { hide: false },
+            Request::Scan,
+            Request::Download {
+                file: 1,
+                mode: "typed".into(),
+                disable: vec!["email".into()],
+                allow: vec![Allow {
+                    kind: "jwt".into(),
+                    line: 4,
+                    hash: "00000000000000ff".into(),
+                }],
+            },
+            Request::EditPoints { leaf: 7 },
+            Request::Fork { leaf: 7, row: 12 },
+            Request::Seal { leaf: 7 },
+        ]
+    }
+
+    #[test]
+    fn every_request_reads_back_and_names_its_kind() {
+        let mut all = one_of_each();
+        let kinds: Vec<&str> = all.iter().map(Request::kind).collect();
+        assert_eq!(kinds, Request::KINDS);
+        // An open with the entry label alone reads back too.
+        all.push(Request::Open {
+            leaf_label: None,
+            entry: Some("L3".into()),
+        });
+        for r in all {
+            let json = serde_json::to_string(&r).unwrap();
+            assert!(
+                json.starts_with(&format!(r#"{{"kind":"{}""#, r.kind())),
+                "{json}"
+            );
+            assert_eq!(Request::from_json(&json).unwrap(), r, "{json}");
+        }
+        assert_eq!(
+            serde_json::to_string(&Request::Fork { leaf: 7, row: 12 }).unwrap(),
+            r#"{"kind":"fork","leaf":7,"row":12}"#
+        );
+    }
+
+    #[test]
+    fn a_bad_request_says_which_field() {
+        for (bad, says) in [
+            (r#"{"kind":"nope"}"#, "unknown request kind `nope`"),
+            (
+                r#"{"kind":"fork","leaf":1}"#,
+                "a `fork` request without a valid `row`",
+            ),
+            (
+                r#"{"kind":"branch","leaf":"e1"}"#,
+                "a `branch` request without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"branch","leaf":4294967296}"#,
+                "without a valid `leaf`",
+            ),
+            (
+                r#"{"kind":"search","query":"q","filter":{"user":true}}"#,
+                "without a valid `assistant`",
+            ),
+            (
+                r#"{"kind":"previews","segments":[1,"x"]}"#,
+                "without a valid `segments`",
+            ),
+            (
+                r#"{"kind":"open_folder","paths":["a",2]}"#,
+                "`open_folder` request without a valid `paths`",
+            ),
+            (
+                r#"{"kind":"download","file":0,"mode":"typed","disable":[],"allow":[["jwt",4,"ff"]]}"#,
+                "without a valid `allow`",
+            ),
+            (r#"{"leaf":1}"#, "a request without a `kind`"),
+            ("[1]", "a request without a `kind`"),
+            ("{", "not JSON"),
+        ] {
+            let e = Request::from_json(bad).unwrap_err();
+            assert_eq!(e.code, ErrorCode::BadRequest, "{bad}");
+            assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn js_names_are_camel_case() {
+        assert_eq!(js_name("edit_points"), "editPoints");
+        assert_eq!(js_name("open_listed"), "openListed");
+        assert_eq!(js_name("branch"), "branch");
+    }
+}

@@ -1,0 +1,371 @@
+//! The values that cross: what each request is answered with and what
+//! background work reports. Each is a plain struct serialized by serde, the
+//! same value for the worker's JSON and the direct transport's JS objects
+//! (`serde-wasm-bindgen`'s JSON-compatible serializer).
+
+use retrace_core::{Diagnostic, Listed, Marks, Message, Preview, RowKind, RowPairing};
+use serde::{Deserialize, Serialize};
+
+// Values the core computes for the CLI and the viewer alike cross as they
+// are: no mirror types to drift.
+pub use retrace_core::{Hit, SearchFilter, Stats};
+
+/// One session of a dropped folder, as listed before its title is read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FolderSession {
+    /// The path of its conversation file under the folder.
+    pub name: String,
+    /// Its files (the conversation and its subagent runs), side-cars apart.
+    pub files: u32,
+    /// Bytes of those files.
+    pub size: u64,
+}
+
+/// What a session is, for the header, the details panel and the tree.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Summary {
+    /// The figures `retrace info` prints: format, entries, branches, time
+    /// span, how many diagnostics.
+    pub figures: retrace_core::Summary,
+    pub files: Vec<FileSummary>,
+    pub default_leaf: Option<u32>,
+    pub tips: Vec<u32>,
+    pub outline: Vec<SegmentInfo>,
+    /// The first diagnostics (all of them when fewer than the cap; how many
+    /// there are is in `figures`).
+    pub diagnostics: Vec<Diagnostic>,
+    pub subagents: Vec<SubagentInfo>,
+    /// The bookmarks (pi labels, and a side-car dropped with its session)
+    /// as two columns: the entries, by entry, and their names.
+    pub bookmarked: Vec<u32>,
+    pub bookmark_names: Vec<String>,
+    /// What the session says about itself: id, working directory, agent
+    /// version, git branch, model… (first value of each, from the first
+    /// entries).
+    pub metadata: Vec<(String, String)>,
+    /// The leaf and entry a deep link asked for, when found.
+    pub requested_leaf: Option<u32>,
+    pub requested_entry: Option<u32>,
+    /// How long opening took, in milliseconds, and how much of it was
+    /// spent waiting for the host to read the files.
+    pub open_ms: f64,
+    pub read_ms: f64,
+    /// The engine's wasm memory after indexing, in bytes (0 natively).
+    pub memory: u64,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FileSummary {
+    pub name: String,
+    pub size: u64,
+    pub lines: u32,
+    pub format: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SubagentInfo {
+    pub file: u32,
+    pub agent_id: String,
+    pub spawned_by: Option<u32>,
+    /// `description` from the subagent's `.meta.json`, if given.
+    pub description: Option<String>,
+}
+
+/// One segment of the branch tree (see `retrace_core::Segment`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SegmentInfo {
+    pub first: u32,
+    pub last: u32,
+    pub first_label: String,
+    pub parent: Option<u32>,
+    pub depth: u32,
+    pub children: Vec<u32>,
+    pub len: u32,
+    pub side: u32,
+    pub compactions: u32,
+    pub is_tip: bool,
+    pub has_default: bool,
+    /// The leaf picking this segment opens.
+    pub tip: u32,
+    pub start: Option<i64>,
+    pub end: Option<i64>,
+    /// What the segment is about (its first prompt, shortened), when the
+    /// summary carries it.
+    pub preview: Option<Preview>,
+    pub sidechain: bool,
+    pub file: u32,
+}
+
+/// One row of a branch, from the index (no body).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowInfo {
+    /// The first entry of the row.
+    pub entry: u32,
+    /// How many entries the row merges.
+    pub count: u32,
+    pub label: String,
+    pub kind: RowKind,
+    #[serde(rename = "type")]
+    pub entry_type: String,
+    pub role: String,
+    pub time: Option<i64>,
+    pub marks: Marks,
+    pub file: u32,
+    pub line: u32,
+}
+
+/// The background scan for sensitive data.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ScanReport {
+    /// Bytes scanned of all files, and their total.
+    pub done: u64,
+    pub total: u64,
+    pub finished: bool,
+    /// Findings so far per kind (all of them, not only the listed ones).
+    pub counts: Vec<(String, u64)>,
+    /// Findings since the last report (the first ones of a session only;
+    /// see `listed_max`): where, never the value.
+    pub findings: Vec<SensitiveFinding>,
+}
+
+/// One piece of sensitive data, by place and kind.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SensitiveFinding {
+    pub kind: String,
+    pub file: u32,
+    pub line: u64,
+    /// JSON path of the string that holds it.
+    pub path: String,
+    /// The entry of that line, and a leaf whose branch shows it.
+    pub entry: Option<u32>,
+    pub leaf: Option<u32>,
+    /// The value's hash (16 hex digits): what names it in a rules file's
+    /// exceptions.
+    pub hash: String,
+}
+
+/// The rows of a branch, column by column: a long branch is a hundred
+/// thousand rows, and arrays of numbers cross `postMessage` and parse far
+/// faster than as many objects (the page must not stall on them).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rows {
+    pub entry: Vec<u32>,
+    pub count: Vec<u32>,
+    pub label: Vec<String>,
+    /// 0 for a message row, 1 for an event row.
+    pub kind: Vec<u8>,
+    /// Index into `types`.
+    pub type_of: Vec<u16>,
+    pub types: Vec<String>,
+    /// Index into `roles`.
+    pub role_of: Vec<u16>,
+    pub roles: Vec<String>,
+    pub time: Vec<Option<i64>>,
+    pub marks: Vec<u8>,
+    pub file: Vec<u32>,
+    pub line: Vec<u32>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.entry.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entry.is_empty()
+    }
+
+    pub fn push(&mut self, row: RowInfo) {
+        fn index(table: &mut Vec<String>, value: String) -> u16 {
+            match table.iter().position(|t| *t == value) {
+                Some(i) => i as u16,
+                None => {
+                    table.push(value);
+                    (table.len() - 1) as u16
+                }
+            }
+        }
+        self.entry.push(row.entry);
+        self.count.push(row.count);
+        self.label.push(row.label);
+        self.kind.push(u8::from(row.kind == RowKind::Event));
+        let t = index(&mut self.types, row.entry_type);
+        self.type_of.push(t);
+        let r = index(&mut self.roles, row.role);
+        self.role_of.push(r);
+        self.time.push(row.time);
+        self.marks.push(row.marks.0);
+        self.file.push(row.file);
+        self.line.push(row.line);
+    }
+
+    pub fn get(&self, i: usize) -> Option<RowInfo> {
+        Some(RowInfo {
+            entry: *self.entry.get(i)?,
+            count: self.count[i],
+            label: self.label[i].clone(),
+            kind: self.kind(i),
+            entry_type: self.types[self.type_of[i] as usize].clone(),
+            role: self.roles[self.role_of[i] as usize].clone(),
+            time: self.time[i],
+            marks: Marks(self.marks[i]),
+            file: self.file[i],
+            line: self.line[i],
+        })
+    }
+
+    pub fn kind(&self, i: usize) -> RowKind {
+        if self.kind[i] == 0 {
+            RowKind::Message
+        } else {
+            RowKind::Event
+        }
+    }
+
+    pub fn marks(&self, i: usize) -> Marks {
+        Marks(self.marks[i])
+    }
+
+    /// The row holding entry `entry`, if the branch has it (a merged row
+    /// holds the entries after its first).
+    pub fn row_of(&self, entry: u32) -> Option<usize> {
+        self.entry.iter().position(|&e| e == entry).or_else(|| {
+            let i = self.entry.partition_point(|&e| e <= entry);
+            (i > 0 && self.entry[i - 1] + self.count[i - 1] > entry).then(|| i - 1)
+        })
+    }
+}
+
+/// A row's body, read when the row is on screen.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RowBody {
+    /// The message, for message rows whose body parses.
+    pub message: Option<Message>,
+    /// A one-line description, for event rows.
+    pub event: Option<String>,
+    /// The body did not parse (the diagnostic says why).
+    pub broken: bool,
+    /// How its tool calls and results pair with other rows (`None` when
+    /// it has none that do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pairing: Option<RowPairing>,
+}
+
+/// The rows of the branch ending at `leaf` (answers `branch`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BranchRows {
+    pub leaf: u32,
+    /// The leaf's id as links write it.
+    pub leaf_label: String,
+    pub rows: Rows,
+}
+
+/// The bodies of rows `start..` of the branch ending at `leaf` (answers
+/// `bodies`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Bodies {
+    pub leaf: u32,
+    pub start: u32,
+    pub items: Vec<RowBody>,
+}
+
+/// The hits of a search (answers `search`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResults {
+    pub query: String,
+    pub hits: Vec<Hit>,
+    /// More matched than were returned.
+    pub truncated: bool,
+}
+
+/// The totals of the deep check, and the first problems it found (all of
+/// them are counted in `stats`) (answers `stats`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StatsReport {
+    pub stats: Stats,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// An image of a row as a `data:` URL: no request leaves the tab (answers
+/// `image`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Image {
+    pub leaf: u32,
+    pub row: u32,
+    pub image: u32,
+    pub url: String,
+}
+
+/// Segment previews, (segment, preview); segments where nothing is said
+/// have none (answers `previews`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Previews {
+    pub previews: Vec<(u32, Preview)>,
+}
+
+/// The rows of a branch that are safe fork points (its last row, a leaf,
+/// too) and its tool calls without a result, `name (id)` (answers
+/// `edit_points`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditPoints {
+    pub leaf: u32,
+    pub rows: Vec<u32>,
+    pub open: Vec<String>,
+}
+
+/// A file the engine made (a redacted copy, a fork, a seal): its name and
+/// what a fork or a seal did (the core's notes, one a line). Its bytes do
+/// not cross as JSON: the transports hand them over as a `Blob` beside
+/// this (the `file` field of what a JS caller gets).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Made {
+    pub name: String,
+    pub notes: Vec<String>,
+    /// The bytes, for a file made in one go (a fork, a seal); a redacted
+    /// copy's come in pieces while it is written.
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+}
+
+/// A dropped or picked folder split into sessions (answers
+/// `open_folder`): each by name, and when there is only one, it is opened
+/// and `summary` is its summary; otherwise their titles follow as
+/// `listed` events.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct FolderOpened {
+    pub sessions: Vec<FolderSession>,
+    pub summary: Option<Box<Summary>>,
+}
+
+/// One finding the review marked "not a secret": its kind, its 1-based
+/// line and the hash of its value (16 hex digits), as a rules file's
+/// `[allow] findings` names it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Allow {
+    pub kind: String,
+    pub line: u64,
+    pub hash: String,
+}
+
+/// Bytes read so far while opening (the `progress` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Progress {
+    pub done: u64,
+    pub total: u64,
+}
+
+/// A redacted copy being written: bytes done of file `file` (the
+/// `download_progress` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DownloadProgress {
+    pub file: u32,
+    pub done: u64,
+    pub total: u64,
+}
+
+/// Titles, times and formats of some of the listed folder's sessions, by
+/// index (the `listed` event).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ListedBatch {
+    pub listed: Vec<(u32, Listed)>,
+}

@@ -1,0 +1,811 @@
+//! The engine on real files, as a transport runs it: requests in, answers,
+//! events and made files out.
+//!
+//! Its answers are checked against the CLI's for every file and folder of
+//! the corpus: the files given to the engine (base names, chosen) give the
+//! figures `retrace info --json` printed (the golden files written at
+//! c303e5d), and the previews and search hits the core gives the session
+//! as the CLI opens it (paths, a folder's listing). Then each other kind of
+//! request: folders, redacted copies, forks and seals (the core's bytes),
+//! the scan, and the error codes of what cannot be served.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use retrace_core::redact::{Mode, Redactor, Rules};
+use retrace_core::{
+    order_files, search, segment_preview, side_car, subagent_dir, EntryId, ForkLineage, Inflated,
+    Info, Listing, Preview, Reader, SearchFilter, Session, Stamp, SEARCH_LIMIT,
+};
+use retrace_wasm::engine::{Engine, Host, MemoryFiles, Outcome};
+use retrace_wasm::protocol::{
+    Allow, EngineError, ErrorCode, Event, Made, Request, Response, Summary,
+};
+use serde_json::Value;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn corpus() -> PathBuf {
+    root().join("../shared/corpus")
+}
+
+/// A host that records what the engine sends it, with a clock that moves
+/// a millisecond per look, a fixed wall clock and counted random bytes.
+#[derive(Default)]
+struct Recorder {
+    clock: f64,
+    drawn: u8,
+    events: Vec<Event>,
+    chunks: HashMap<u32, Vec<u8>>,
+    replies: Vec<(u32, Result<Response, EngineError>)>,
+}
+
+/// The wall clock the recorder gives: 2026-01-02T03:04:05.678Z.
+const NOW: i64 = 1_767_323_045_678;
+
+impl Host for Recorder {
+    fn clock_ms(&mut self) -> f64 {
+        self.clock += 1.0;
+        self.clock
+    }
+
+    fn unix_ms(&mut self) -> i64 {
+        NOW
+    }
+
+    fn random(&mut self) -> [u8; 16] {
+        self.drawn = self.drawn.wrapping_add(1);
+        [self.drawn; 16]
+    }
+
+    fn event(&mut self, event: Event) {
+        self.events.push(event);
+    }
+
+    fn chunk(&mut self, ticket: u32, bytes: &[u8]) {
+        self.chunks
+            .entry(ticket)
+            .or_default()
+            .extend_from_slice(bytes);
+    }
+
+    fn reply(&mut self, ticket: u32, result: Result<Response, EngineError>) {
+        self.replies.push((ticket, result));
+    }
+}
+
+/// An engine and its host.
+struct Tab {
+    engine: Engine<MemoryFiles>,
+    host: Recorder,
+    tickets: u32,
+}
+
+impl Tab {
+    fn new() -> Tab {
+        Tab {
+            engine: Engine::new(),
+            host: Recorder::default(),
+            tickets: 0,
+        }
+    }
+
+    /// Serves `request` now: its answer, or the error that refused it.
+    fn ask(
+        &mut self,
+        request: Request,
+        files: Option<MemoryFiles>,
+    ) -> Result<Response, EngineError> {
+        self.tickets += 1;
+        let answer = self
+            .engine
+            .call_now(self.tickets, request, files, &mut self.host)?;
+        Ok(answer.expect("answered now"))
+    }
+
+    /// Serves `request` and runs the background work it started to its
+    /// end: the answer background work gave.
+    fn ask_later(&mut self, request: Request) -> (Result<Response, EngineError>, Vec<u8>) {
+        self.tickets += 1;
+        let ticket = self.tickets;
+        let answer = self.engine.call_now(ticket, request, None, &mut self.host);
+        assert!(matches!(answer, Ok(None)), "answered at once: {answer:?}");
+        while self.engine.tick(&mut self.host) {}
+        let at = self
+            .host
+            .replies
+            .iter()
+            .position(|(t, _)| *t == ticket)
+            .expect("answered by background work");
+        let (_, result) = self.host.replies.remove(at);
+        let bytes = self.host.chunks.remove(&ticket).unwrap_or_default();
+        (result, bytes)
+    }
+
+    /// Opens `files` (names with their bytes) as one session.
+    fn open(&mut self, files: MemoryFiles) -> Summary {
+        let request = Request::Open {
+            leaf_label: None,
+            entry: None,
+        };
+        match self.ask(request, Some(files)) {
+            Ok(Response::Opened(summary)) => *summary,
+            other => panic!("not opened: {other:?}"),
+        }
+    }
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().unwrap().is_file())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// An input as the CLI names its files: a folder's files and its
+/// sessions' `subagents` files, or a file and its side-car (paths relative
+/// to `dir`).
+fn input(path: &Path) -> (PathBuf, Vec<String>, Listing) {
+    if path.is_dir() {
+        let mut names = files_in(path);
+        for name in names.clone() {
+            if let Some(sub) = subagent_dir(&name).filter(|d| path.join(d).is_dir()) {
+                names.extend(
+                    files_in(&path.join(&sub))
+                        .iter()
+                        .map(|n| format!("{sub}/{n}")),
+                );
+            }
+        }
+        return (path.to_path_buf(), names, Listing::Folder);
+    }
+    let dir = path.parent().unwrap().to_path_buf();
+    let base = path.file_name().unwrap().to_string_lossy().into_owned();
+    let mut names = vec![base.clone()];
+    names.extend(side_car(&base).filter(|car| dir.join(car).is_file()));
+    (dir, names, Listing::Chosen)
+}
+
+/// The session as the CLI reads `names` (paths under `dir`), with the
+/// bytes of its files.
+fn cli_open(dir: &Path, names: &[String], listing: Listing) -> (Session, Inflated<Vec<Vec<u8>>>) {
+    let mut reader = Reader::new();
+    let mut bytes = Vec::new();
+    for f in order_files(names, listing) {
+        let id = reader.begin_file(&names[f.file]);
+        let data = std::fs::read(dir.join(&names[f.file])).unwrap();
+        reader.push(&data);
+        if let Some(meta) = f.meta {
+            reader.attach_meta(id, &std::fs::read(dir.join(&names[meta])).unwrap());
+        }
+        if let Some(car) = f.snapshots {
+            let bytes = std::fs::read(dir.join(&names[car])).unwrap();
+            reader.attach_snapshots(id, &names[car], &bytes);
+        }
+        bytes.push(data);
+    }
+    let session = reader.finish();
+    let source = Inflated::new(bytes, session.files());
+    (session, source)
+}
+
+/// Files under `dir` given by `names`, named as a drop names them (base
+/// names).
+fn dropped(dir: &Path, names: &[String]) -> MemoryFiles {
+    let mut files = MemoryFiles::new();
+    for n in names {
+        let base = n.rsplit('/').next().unwrap().to_owned();
+        files.add(base, std::fs::read(dir.join(n)).unwrap());
+    }
+    files
+}
+
+#[test]
+fn the_engine_answers_as_the_cli_does() {
+    let golden =
+        std::fs::read_to_string(root().join("tests/fixtures/golden/info-corpus.jsonl")).unwrap();
+    let mut inputs = 0;
+    for want in golden.lines() {
+        let path = serde_json::from_str::<Value>(want).unwrap()["path"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let (dir, names, listing) = input(&corpus().join(&path));
+        let (cli, mut cli_source) = cli_open(&dir, &names, listing);
+        // Given to the engine: the same files, by their names only.
+        let mut tab = Tab::new();
+        let summary = tab.open(dropped(&dir, &names));
+        let base = |n: &str| n.rsplit('/').next().unwrap().to_owned();
+        let read: Vec<String> = summary.files.iter().map(|f| base(&f.name)).collect();
+        let cli_read: Vec<String> = cli.files().iter().map(|f| base(&f.name)).collect();
+        assert_eq!(read, cli_read, "{path}: files");
+
+        // Summary and stats: what `info --json` printed.
+        let Ok(Response::Stats(stats)) = tab.ask(Request::Stats, None) else {
+            panic!("{path}: no stats");
+        };
+        let info = Info {
+            path: &path,
+            summary: &summary.figures,
+            stats: &stats.stats,
+        };
+        let mut want: Value = serde_json::from_str(want).unwrap();
+        if summary.figures.format == "gemini-cli" {
+            // Gemini CLI's notices (`info`, `error`, `warning`) became
+            // markers after the golden files were written (as in the
+            // core's `shared_logic` test): one more marker each.
+            let notices = (0..cli.entries().len() as u32)
+                .filter(|&e| matches!(cli.kind(EntryId(e)), "info" | "error" | "warning"))
+                .count() as u64;
+            want["markers"] = (want["markers"].as_u64().unwrap() + notices).into();
+        }
+        let got: Value = serde_json::to_value(info).unwrap();
+        assert_eq!(got, want, "{path}");
+
+        // Previews, with sensitive data shown (the CLI shows it).
+        tab.ask(Request::HideSensitive { hide: false }, None)
+            .unwrap();
+        let outline = cli.outline();
+        let all: Vec<u32> = (0..outline.len() as u32).collect();
+        let Ok(Response::Previews(previews)) = tab.ask(Request::Previews { segments: all }, None)
+        else {
+            panic!("{path}: no previews");
+        };
+        let expected: Vec<(u32, Preview)> = outline
+            .iter()
+            .enumerate()
+            .filter_map(|(i, seg)| {
+                let p = segment_preview(&cli, &mut cli_source, seg).unwrap()?;
+                Some((i as u32, p))
+            })
+            .collect();
+        assert_eq!(previews.previews, expected, "{path}");
+        // The summary's, drawn first, are those with sensitive data hidden.
+        for (i, info) in summary.outline.iter().enumerate() {
+            let Some(hidden) = &info.preview else {
+                continue;
+            };
+            let shown = previews
+                .previews
+                .iter()
+                .find(|(s, _)| *s == i as u32)
+                .unwrap();
+            assert_eq!((hidden.role, hidden.prompt), (shown.1.role, shown.1.prompt));
+            assert!(hidden.text == shown.1.text || hidden.text.contains("[REDACTED:"));
+        }
+
+        // Search hits.
+        for query in ["the", "README", "\""] {
+            let filter = SearchFilter::default();
+            let request = Request::Search {
+                query: query.into(),
+                filter,
+            };
+            let Ok(Response::SearchResults(found)) = tab.ask(request, None) else {
+                panic!("{path}: no search results");
+            };
+            let cli_hits = search(&cli, &mut cli_source, query, filter, SEARCH_LIMIT).unwrap();
+            assert_eq!(found.hits, cli_hits.hits, "{path}: {query}");
+            assert_eq!(found.truncated, cli_hits.truncated);
+        }
+
+        // Every row of the default branch has a body.
+        if let Some(leaf) = summary.default_leaf {
+            let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
+                panic!("{path}: no branch");
+            };
+            let end = branch.rows.len() as u32;
+            let Ok(Response::Bodies(bodies)) = tab.ask(
+                Request::Bodies {
+                    leaf,
+                    start: 0,
+                    end,
+                },
+                None,
+            ) else {
+                panic!("{path}: no bodies");
+            };
+            assert_eq!(bodies.items.len(), branch.rows.len(), "{path}");
+            assert_eq!(cli.rows(EntryId(leaf)).len(), branch.rows.len(), "{path}");
+        }
+        inputs += 1;
+    }
+    assert!(inputs > 60, "{inputs} inputs");
+}
+
+#[test]
+fn a_side_car_given_with_its_session_names_its_entries() {
+    let session = std::fs::read(
+        corpus().join("claude-code/iansherr__claude-code-log/test/test_data/dag_fork.jsonl"),
+    )
+    .unwrap();
+    let car = br#"{"snapshots":[{"name":"asked","target":"c"},{"name":"start","target":"L1"}]}"#;
+    // The side-car first: it still goes with its session.
+    let mut files = MemoryFiles::new();
+    files.add("s.jsonl.snapshots.json", car.as_slice());
+    files.add("s.jsonl", session);
+    let summary = Tab::new().open(files);
+    assert_eq!(summary.files.len(), 1);
+    assert_eq!(summary.bookmarked, [0, 2]);
+    assert_eq!(summary.bookmark_names, ["start", "asked"]);
+}
+
+/// A Claude Code session with fork points.
+const CLAUDE: &str = "claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project/1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl";
+/// A Claude Code session with sensitive data (142 findings, home
+/// directory user names the most).
+const SENSITIVE: &str = "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl";
+/// A Claude Code session whose one call has no result.
+const PENDING: &str =
+    "claude-code/kenn-io__agentsview/internal/parser/testdata/claude/tool_call_pending.jsonl";
+
+fn one(path: &str) -> (String, Vec<u8>) {
+    let full = corpus().join(path);
+    let name = full.file_name().unwrap().to_string_lossy().into_owned();
+    (name, std::fs::read(full).unwrap())
+}
+
+fn memory(files: &[(String, Vec<u8>)]) -> MemoryFiles {
+    let mut out = MemoryFiles::new();
+    for (name, bytes) in files {
+        out.add(name.clone(), bytes.clone());
+    }
+    out
+}
+
+#[test]
+fn a_redacted_copy_has_the_bytes_of_retrace_redact() {
+    let (name, bytes) = one(SENSITIVE);
+    let mut tab = Tab::new();
+    tab.open(memory(&[(name.clone(), bytes.clone())]));
+    for mode in ["typed", "mask", "pseudo"] {
+        let request = Request::Download {
+            file: 0,
+            mode: mode.into(),
+            disable: Vec::new(),
+            allow: Vec::new(),
+        };
+        let (answer, copy) = tab.ask_later(request);
+        let Ok(Response::File(made)) = answer else {
+            panic!("{mode}: {answer:?}");
+        };
+        assert_eq!(made.name, name.replace(".jsonl", ".redacted.jsonl"));
+        // What the CLI's pump writes: the whole file through one redactor
+        // that re-scans changed lines.
+        let mut redactor = Redactor::new(Arc::new(Rules::builtin()), Mode::parse(mode).unwrap());
+        redactor.set_verify(true);
+        let mut want = Vec::new();
+        redactor.push(&bytes, &mut want);
+        redactor.finish(&mut want);
+        assert!(copy == want, "{mode}: not the bytes of retrace redact");
+        assert!(copy != bytes, "{mode}: nothing was redacted");
+    }
+    // Progress was reported for no file but the one asked for.
+    assert!(tab
+        .host
+        .events
+        .iter()
+        .all(|e| !matches!(e, Event::DownloadProgress(p) if p.file != 0)));
+}
+
+#[test]
+fn the_scan_counts_what_a_redacted_copy_takes_out() {
+    let (name, bytes) = one(SENSITIVE);
+    let mut tab = Tab::new();
+    tab.open(memory(&[(name, bytes.clone())]));
+    assert!(matches!(tab.ask(Request::Scan, None), Ok(Response::Done)));
+    while tab.engine.tick(&mut tab.host) {}
+    let reports: Vec<_> = tab
+        .host
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Scan(r) => Some(r.clone()),
+            _ => None,
+        })
+        .collect();
+    let last = reports.last().expect("a scan report");
+    assert!(last.finished);
+    assert_eq!(last.done, bytes.len() as u64);
+    let listed: usize = reports.iter().map(|r| r.findings.len()).sum();
+    let counted: u64 = last.counts.iter().map(|(_, n)| n).sum();
+    assert_eq!(listed as u64, counted);
+    let rules = Arc::new(Rules::builtin());
+    let mut redactor = Redactor::new(rules.clone(), Mode::Typed);
+    redactor.push(&bytes, &mut Vec::new());
+    redactor.finish(&mut Vec::new());
+    let findings: Vec<_> = redactor.drain_findings().collect();
+    assert!(!findings.is_empty());
+    assert_eq!(counted, findings.len() as u64);
+
+    // "Not a secret" for every finding: the copy is the file as written.
+    let first = &reports[0].findings;
+    let allow: Vec<Allow> = reports
+        .iter()
+        .flat_map(|r| r.findings.iter())
+        .map(|f| Allow {
+            kind: f.kind.clone(),
+            line: f.line,
+            hash: f.hash.clone(),
+        })
+        .collect();
+    assert!(!first.is_empty());
+    let (answer, copy) = tab.ask_later(Request::Download {
+        file: 0,
+        mode: "typed".into(),
+        disable: Vec::new(),
+        allow,
+    });
+    assert!(answer.is_ok(), "{answer:?}");
+    assert!(copy == bytes, "a value marked not a secret was replaced");
+}
+
+#[test]
+fn forks_and_seals_are_the_cores_with_the_hosts_time_and_ids() {
+    let (name, bytes) = one(CLAUDE);
+    let mut tab = Tab::new();
+    let summary = tab.open(memory(&[(name.clone(), bytes.clone())]));
+    let leaf = summary.default_leaf.unwrap();
+    let Ok(Response::EditPoints(points)) = tab.ask(Request::EditPoints { leaf }, None) else {
+        panic!("no edit points");
+    };
+    assert_eq!(points.leaf, leaf);
+    let row = *points.rows.first().expect("a fork point");
+
+    let Ok(Response::File(forked)) = tab.ask(Request::Fork { leaf, row }, None) else {
+        panic!("no fork");
+    };
+    let (session, mut source) = cli_open(
+        corpus().join(CLAUDE).parent().unwrap(),
+        std::slice::from_ref(&name),
+        Listing::Chosen,
+    );
+    let rows = session.rows(EntryId(leaf));
+    let at = if row as usize == rows.len() - 1 {
+        EntryId(leaf)
+    } else {
+        *rows[row as usize].entries.last().unwrap()
+    };
+    // The recorder's first random bytes are all 1s.
+    let id = retrace_core::uuid_v4([1; 16]);
+    let lineage = ForkLineage {
+        new_session_id: id.clone(),
+        parent_path: Some(name.clone()),
+        time_ms: NOW,
+    };
+    let want = retrace_core::fork(&session, &mut source, at, &lineage).unwrap();
+    assert!(forked.bytes == want.bytes, "not the core's fork");
+    // Claude Code finds a session by its file's name.
+    assert_eq!(forked.name, format!("{id}.jsonl"));
+
+    // A seal answers the call left without a result.
+    let (name, bytes) = one(PENDING);
+    let mut tab = Tab::new();
+    let summary = tab.open(memory(&[(name.clone(), bytes)]));
+    let leaf = summary.default_leaf.unwrap();
+    let Ok(Response::EditPoints(points)) = tab.ask(Request::EditPoints { leaf }, None) else {
+        panic!("no edit points");
+    };
+    assert_eq!(points.open.len(), 1, "{:?}", points.open);
+    let Ok(Response::File(sealed)) = tab.ask(Request::Seal { leaf }, None) else {
+        panic!("no seal");
+    };
+    let (session, mut source) = cli_open(
+        corpus().join(PENDING).parent().unwrap(),
+        std::slice::from_ref(&name),
+        Listing::Chosen,
+    );
+    let mut drawn = 0u8;
+    let mut new_id = retrace_core::entry_ids(&session, None, || {
+        drawn += 1;
+        [drawn; 16]
+    });
+    let mut stamp = Stamp {
+        time_ms: NOW,
+        new_id: &mut new_id,
+    };
+    let want = retrace_core::seal(&session, &mut source, EntryId(leaf), &mut stamp, false).unwrap();
+    assert!(sealed.bytes == want.bytes, "not the core's seal");
+    assert!(sealed.bytes.len() > std::fs::metadata(corpus().join(PENDING)).unwrap().len() as usize);
+    assert_eq!(sealed.name, name.replace(".jsonl", ".sealed.jsonl"));
+    assert_eq!(
+        sealed.notes,
+        want.notes
+            .into_iter()
+            .map(|n| n.message)
+            .collect::<Vec<_>>()
+    );
+}
+
+#[test]
+fn a_folder_of_several_sessions_is_listed_then_picked() {
+    let dir = corpus().join("claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir");
+    let mut paths = Vec::new();
+    let mut walk = vec![dir.clone()];
+    while let Some(d) = walk.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                walk.push(p);
+            } else {
+                paths.push(p);
+            }
+        }
+    }
+    paths.sort();
+    let parent = dir.parent().unwrap();
+    let rel: Vec<String> = paths
+        .iter()
+        .map(|p| {
+            p.strip_prefix(parent)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    let mut files = MemoryFiles::new();
+    for (p, r) in paths.iter().zip(&rel) {
+        files.add(r.rsplit('/').next().unwrap(), std::fs::read(p).unwrap());
+    }
+    let mut tab = Tab::new();
+    let request = Request::OpenFolder { paths: rel.clone() };
+    let Ok(Response::Folder(folder)) = tab.ask(request, Some(files)) else {
+        panic!("not listed");
+    };
+    assert!(folder.summary.is_none());
+    assert!(folder.sessions.len() > 1, "{:?}", folder.sessions);
+    // The titles come as events, each session's at most once.
+    while tab.engine.tick(&mut tab.host) {}
+    let mut titled: Vec<u32> = tab
+        .host
+        .events
+        .iter()
+        .flat_map(|e| match e {
+            Event::Listed(batch) => batch.listed.iter().map(|(i, _)| *i).collect(),
+            _ => Vec::new(),
+        })
+        .collect();
+    titled.sort();
+    let n = titled.len();
+    titled.dedup();
+    assert_eq!(titled.len(), n);
+    assert!(!titled.is_empty() && titled.iter().all(|&i| (i as usize) < folder.sessions.len()));
+    // A session picked opens with the files the folder holds for it.
+    for (i, s) in folder.sessions.iter().enumerate() {
+        let Ok(Response::Opened(summary)) =
+            tab.ask(Request::OpenListed { session: i as u32 }, None)
+        else {
+            panic!("{} did not open", s.name);
+        };
+        assert_eq!(summary.files.len() as u32, s.files, "{}", s.name);
+        assert_eq!(
+            summary.files.iter().map(|f| f.size).sum::<u64>(),
+            s.size,
+            "{}",
+            s.name
+        );
+    }
+    // The list stays for another pick; beyond it there is none.
+    let e = tab
+        .ask(
+            Request::OpenListed {
+                session: folder.sessions.len() as u32,
+            },
+            None,
+        )
+        .unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotFound);
+}
+
+#[test]
+fn a_folder_of_one_session_opens_it() {
+    let (name, bytes) = one(CLAUDE);
+    let mut files = MemoryFiles::new();
+    files.add(name.clone(), bytes);
+    files.add("notes.txt", b"not a session".as_slice());
+    let request = Request::OpenFolder {
+        paths: vec![format!("p/{name}"), "p/notes.txt".into()],
+    };
+    let Ok(Response::Folder(folder)) = Tab::new().ask(request, Some(files)) else {
+        panic!("not opened");
+    };
+    assert_eq!(folder.sessions.len(), 1);
+    let summary = folder.summary.expect("opened");
+    assert_eq!(summary.figures.format, "claude-code");
+}
+
+#[test]
+fn what_cannot_be_served_says_why_with_a_stable_code() {
+    let mut tab = Tab::new();
+    let code = |r: Result<Response, EngineError>| r.unwrap_err().code;
+    assert_eq!(code(tab.ask(Request::Stats, None)), ErrorCode::NoSession);
+    assert_eq!(
+        code(tab.ask(Request::Branch { leaf: 0 }, None)),
+        ErrorCode::NoSession
+    );
+    let open = Request::Open {
+        leaf_label: None,
+        entry: None,
+    };
+    assert_eq!(code(tab.ask(open.clone(), None)), ErrorCode::BadRequest);
+    assert_eq!(
+        code(tab.ask(open.clone(), Some(MemoryFiles::new()))),
+        ErrorCode::NotASession
+    );
+    let mut png = MemoryFiles::new();
+    png.add("x.png", b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".as_slice());
+    let e = tab.ask(open.clone(), Some(png)).unwrap_err();
+    assert_eq!(e.code, ErrorCode::NotASession);
+    assert_eq!(e.message, "x.png is a PNG image, not a session file");
+    let folder = Request::OpenFolder {
+        paths: vec!["p/a.txt".into()],
+    };
+    let mut text = MemoryFiles::new();
+    text.add("a.txt", b"hi".as_slice());
+    assert_eq!(code(tab.ask(folder, Some(text))), ErrorCode::NotASession);
+
+    let (name, bytes) = one(CLAUDE);
+    let summary = tab.open(memory(&[(name, bytes)]));
+    let leaf = summary.default_leaf.unwrap();
+    let not_found = [
+        Request::Branch { leaf: 1 << 30 },
+        Request::Image {
+            leaf,
+            row: 1 << 30,
+            image: 0,
+        },
+        Request::Image {
+            leaf,
+            row: 0,
+            image: 99,
+        },
+        Request::Fork { leaf, row: 1 << 30 },
+        Request::Download {
+            file: 9,
+            mode: "typed".into(),
+            disable: Vec::new(),
+            allow: Vec::new(),
+        },
+    ];
+    for r in not_found {
+        let kind = r.kind();
+        assert_eq!(code(tab.ask(r, None)), ErrorCode::NotFound, "{kind}");
+    }
+    let bad = [
+        Request::Download {
+            file: 0,
+            mode: "shout".into(),
+            disable: Vec::new(),
+            allow: Vec::new(),
+        },
+        Request::Download {
+            file: 0,
+            mode: "typed".into(),
+            disable: Vec::new(),
+            allow: vec![Allow {
+                kind: "email".into(),
+                line: 1,
+                hash: "not hex".into(),
+            }],
+        },
+        Request::Download {
+            file: 0,
+            mode: "typed".into(),
+            disable: vec!["no-such-kind".into()],
+            allow: Vec::new(),
+        },
+    ];
+    for r in bad {
+        assert_eq!(code(tab.ask(r, None)), ErrorCode::BadRequest);
+    }
+}
+
+#[test]
+fn a_later_open_supersedes_one_still_reading() {
+    let (name, bytes) = one(CLAUDE);
+    let mut tab = Tab::new();
+    let open = || Request::Open {
+        leaf_label: None,
+        entry: None,
+    };
+    let first = tab
+        .engine
+        .call(
+            1,
+            open(),
+            Some(memory(&[(name.clone(), bytes.clone())])),
+            &mut tab.host,
+        )
+        .unwrap();
+    let Outcome::Opening(first) = first else {
+        panic!("no opening");
+    };
+    let generation = first.generation;
+    // The second comes while the first is read.
+    tab.open(memory(&[(name.clone(), bytes.clone())]));
+    assert!(!tab.engine.is_current(generation));
+    let read = retrace_wasm::engine::ready(first.read(|| 0.0, |_| true)).unwrap();
+    let e = tab.engine.opened(read, &mut tab.host).unwrap_err();
+    assert_eq!(e.code, ErrorCode::Superseded);
+    // A redacted copy being written when another session opens is
+    // answered that it will not come.
+    tab.tickets += 1;
+    let download = Request::Download {
+        file: 0,
+        mode: "typed".into(),
+        disable: Vec::new(),
+        allow: Vec::new(),
+    };
+    let later = tab
+        .engine
+        .call_now(tab.tickets, download, None, &mut tab.host)
+        .unwrap();
+    assert!(later.is_none());
+    tab.open(memory(&[(name, bytes)]));
+    let (ticket, result) = tab.host.replies.pop().expect("answered");
+    assert_eq!(ticket, tab.tickets - 1);
+    assert_eq!(result.unwrap_err().code, ErrorCode::Superseded);
+}
+
+#[test]
+fn deep_link_labels_resolve_and_sensitive_data_is_hidden_until_shown() {
+    let (name, bytes) = one(SENSITIVE);
+    let mut tab = Tab::new();
+    let files = memory(&[(name, bytes)]);
+    let Ok(Response::Opened(summary)) = tab.ask(
+        Request::Open {
+            leaf_label: None,
+            entry: Some("L3".into()),
+        },
+        Some(files),
+    ) else {
+        panic!("not opened");
+    };
+    assert_eq!(summary.requested_entry, Some(2));
+    let leaf = summary.default_leaf.unwrap();
+    let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
+        panic!("no branch");
+    };
+    let end = branch.rows.len() as u32;
+    let bodies = |tab: &mut Tab| match tab.ask(
+        Request::Bodies {
+            leaf,
+            start: 0,
+            end,
+        },
+        None,
+    ) {
+        Ok(Response::Bodies(b)) => serde_json::to_string(&b).unwrap(),
+        other => panic!("{other:?}"),
+    };
+    let hidden = bodies(&mut tab);
+    assert!(hidden.contains("[REDACTED:"), "nothing hidden");
+    tab.ask(Request::HideSensitive { hide: false }, None)
+        .unwrap();
+    let shown = bodies(&mut tab);
+    assert!(!shown.contains("[REDACTED:"));
+    // Each value a copy would take out is marked for a reader to
+    // highlight.
+    assert!(shown.contains(retrace_core::redact::REVEAL_OPEN));
+}
+
+#[test]
+fn made_files_carry_their_bytes_beside_the_json() {
+    let made = Made {
+        name: "a.fork.jsonl".into(),
+        notes: vec!["n".into()],
+        bytes: b"secret bytes".to_vec(),
+    };
+    let json = serde_json::to_string(&Response::File(made)).unwrap();
+    assert_eq!(
+        json,
+        r#"{"kind":"file","data":{"name":"a.fork.jsonl","notes":["n"]}}"#
+    );
+}
