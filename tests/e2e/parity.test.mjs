@@ -9,8 +9,8 @@
 // are those the core's `order_files` picked) by a drop, as a person gives
 // them. Its values are read through its worker protocol, not the DOM: an
 // init script wraps `window.Worker` to keep the page's worker and record
-// every message it posts, and requests are posted to it as `client.rs`
-// posts them. The DOM is checked too, for the first segments' previews.
+// every message it posts, and requests are posted to it as the engine's
+// client posts them. The DOM is checked too, for the first segments' previews.
 // One page serves every input.
 
 import assert from 'node:assert/strict';
@@ -133,39 +133,34 @@ function filesOf(tree) {
 
 let seq = 0;
 
-/** Posts `requests` to the page's worker between two marker searches (a
- * blank query is answered at once, echoing it) and returns the answers
- * between them, one per request in order: the worker answers in order, and
- * nothing the page sends can come between messages posted in one task.
- * (Background work reports, `scan` and the like, are left out.) */
+/** Posts `requests` to the page's worker as the engine's client
+ * (`retrace_wasm::js::client`) posts them, with ids of their own, and
+ * returns the answer to each, in order (the worker answers each id once;
+ * events and the page's own answers are left out). */
 async function ask(...requests) {
+  if (requests.length === 0) return [];
   seq += 1;
-  const [open, close] = [' '.repeat(2 * seq), ' '.repeat(2 * seq + 1)];
-  const between = await p.evaluate(({ requests, open, close }) => new Promise((resolve) => {
+  const answers = await p.evaluate(({ requests, base }) => new Promise((resolve) => {
     const rec = window.__parity;
-    const marker = (q) => `{"kind":"search_results","data":{"query":"${q}","hits":[],"truncated":false}}`;
-    const from = rec.messages.length;
-    // After the recorder's listener (added first): the answer is recorded.
+    const got = new Array(requests.length);
+    let left = requests.length;
     const listen = (e) => {
-      if (e.data !== marker(close)) return;
-      rec.worker.removeEventListener('message', listen);
-      const got = rec.messages.slice(from);
-      resolve(got.slice(got.indexOf(marker(open)) + 1, got.indexOf(marker(close))));
+      const m = JSON.parse(typeof e.data === 'string' ? e.data : e.data.text);
+      const i = m.id - base;
+      if (!(i >= 0 && i < requests.length) || got[i]) return;
+      got[i] = m;
+      left -= 1;
+      if (left === 0) {
+        rec.worker.removeEventListener('message', listen);
+        resolve(got);
+      }
     };
     rec.worker.addEventListener('message', listen);
     setTimeout(() => resolve(null), 60000);
-    const post = (r) => rec.worker.postMessage({ request: JSON.stringify(r) });
-    const filter = { user: true, assistant: true, tool: true, events: false };
-    post({ kind: 'search', query: open, filter });
-    requests.forEach(post);
-    post({ kind: 'search', query: close, filter });
-  }), { requests, open, close });
-  assert.ok(between, `no answer to ${requests.map((r) => r.kind).join(', ')} within a minute`);
-  const answers = between
-    .map((m) => JSON.parse(m))
-    .filter((m) => !['scan', 'download_progress', 'progress'].includes(m.kind));
-  assert.equal(answers.length, requests.length, `one answer per request: ${JSON.stringify(answers).slice(0, 300)}`);
-  for (const a of answers) assert.notEqual(a.kind, 'failed', JSON.stringify(a));
+    requests.forEach((r, i) => rec.worker.postMessage({ id: base + i, request: JSON.stringify(r) }));
+  }), { requests, base: 1_000_000 + 1000 * seq });
+  assert.ok(answers, `no answer to ${requests.map((r) => r.kind).join(', ')} within a minute`);
+  for (const a of answers) assert.equal(a.error, undefined, JSON.stringify(a));
   return answers.map((a) => a.data);
 }
 
@@ -173,11 +168,11 @@ async function ask(...requests) {
 async function open(files, input) {
   await p.evaluate(() => { window.__parity.messages = []; });
   await drop(p, files);
-  const done = await p.waitForFunction(() => window.__parity.messages
-    .find((m) => m.startsWith('{"kind":"opened"') || m.startsWith('{"kind":"failed"')), null, { timeout: 60000, polling: 20 });
-  const answer = JSON.parse(await done.jsonValue());
-  assert.equal(answer.kind, 'opened', `${input}: ${JSON.stringify(answer.data)}`);
-  return answer.data.summary;
+  const done = await p.waitForFunction(() => window.__parity.messages.map((m) => JSON.parse(m))
+    .find((m) => m.kind === 'opened' || (m.kind === 'folder' && m.data.summary) || m.error), null, { timeout: 60000, polling: 20 });
+  const answer = await done.jsonValue();
+  assert.ok(!answer.error, `${input}: ${JSON.stringify(answer.error)}`);
+  return answer.kind === 'opened' ? answer.data : answer.data.summary;
 }
 
 /** `retrace info --json` as written from the viewer's `Summary` figures
@@ -266,9 +261,9 @@ test('the CLI and the viewer agree on every corpus input', { timeout: 600000 }, 
     // (the viewer's default; the CLI's `--redact`).
     const [{ stats }, , { previews: got }, , ...found] = await ask(
       { kind: 'stats' },
-      { kind: 'sensitive', hide: false },
+      { kind: 'hide_sensitive', hide: false },
       { kind: 'previews', segments: segments.map((_, i) => i) },
-      { kind: 'sensitive', hide: true },
+      { kind: 'hide_sensitive', hide: true },
       ...cli.searches.map(({ query, filter }) => ({ kind: 'search', query, filter })),
     );
 

@@ -1,7 +1,7 @@
 //! The viewer's logic on plain types, so it is tested natively; components
 //! only call it.
 
-use crate::protocol::SegmentInfo;
+use retrace_wasm::protocol::SegmentInfo;
 
 /// How many rows are rendered at once around what is on screen.
 pub const WINDOW: usize = 60;

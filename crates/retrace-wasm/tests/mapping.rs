@@ -275,7 +275,10 @@ fn error_codes_are_stable() {
         );
         let back: ErrorCode = serde_json::from_str(&format!("\"{}\"", code.as_str())).unwrap();
         assert_eq!(back, code);
+        assert_eq!(ErrorCode::parse(code.as_str()), code);
     }
+    // A code from a newer engine is a fault this one cannot name better.
+    assert_eq!(ErrorCode::parse("out-of-coffee"), ErrorCode::Internal);
     let e = EngineError::new(ErrorCode::NotFound, "no row 3");
     assert_eq!(
         serde_json::to_string(&e).unwrap(),

@@ -8,7 +8,7 @@ use retrace_core::{Marks, RowKind};
 use wasm_bindgen::JsCast;
 
 use super::{row::RowView, viewer};
-use crate::protocol::Rows;
+use retrace_wasm::protocol::Rows;
 
 /// How close to an edge (in pixels) scrolling loads more rows.
 const EDGE: i32 = 600;

@@ -67,7 +67,7 @@ pub fn Details() -> impl IntoView {
                     "Token and tool totals read every message of this large session (seconds; the viewer keeps working). "
                     <button id="count-tokens" class="more" on:click=move |_| {
                         v.stats_asked.set(true);
-                        crate::client::send(&crate::protocol::Request::Stats, &[]);
+                        retrace_wasm::js::client::send(&retrace_wasm::protocol::Request::Stats, &[]);
                     }>"Count them"</button>
                 </p>
             }

@@ -7,8 +7,8 @@
 use leptos::prelude::*;
 
 use super::viewer;
-use crate::client;
-use crate::protocol::Request;
+use retrace_wasm::js::client;
+use retrace_wasm::protocol::Request;
 
 /// Where the branch shown can be forked (row indices: its safe fork points
 /// and its last row) and its tool calls without a result.

@@ -12,9 +12,9 @@ use wasm_bindgen_futures::JsFuture;
 use web_sys::{File, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
 
 use super::{viewer, Viewer};
-use crate::client;
-use crate::protocol::{FolderSession, Request};
 use crate::state::{bytes, count};
+use retrace_wasm::js::client;
+use retrace_wasm::protocol::{FolderSession, Request};
 
 /// Folders below a dropped one that are read, as `retrace list` walks.
 const MAX_DEPTH: usize = 6;
@@ -87,7 +87,7 @@ pub fn open_folder(v: Viewer, files: Vec<File>, paths: Vec<String>) {
     }
     v.folder.close();
     v.begin(0);
-    client::send(&Request::Folder { paths }, &files);
+    client::send(&Request::OpenFolder { paths }, &files);
 }
 
 /// Opens the `i`th session of the folder listed.

@@ -13,6 +13,7 @@ mod loading;
 mod player;
 mod prefs;
 mod row;
+mod save;
 mod tool;
 mod search;
 pub(crate) mod sensitive;
@@ -25,11 +26,12 @@ use std::collections::{HashMap, HashSet};
 use leptos::prelude::*;
 use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOptions, Step};
 
-use crate::client;
-use crate::protocol::{
-    Hit, Request, Response, RowBody, Rows, ScanReport, SearchFilter, Stats, Summary,
-};
 use crate::state::{Spot, Window};
+use retrace_wasm::js::client;
+use retrace_wasm::protocol::{
+    Bodies, BranchRows, EngineError, ErrorCode, Event, Hit, Incoming, Request, Response, RowBody,
+    Rows, ScanReport, SearchFilter, Stats, Summary,
+};
 
 /// Everything the panels share. Signals are `Copy`; components take what
 /// they need from the context.
@@ -106,6 +108,10 @@ thread_local! {
     static REQUESTED: RefCell<(Option<u32>, HashSet<usize>)> = RefCell::new((None, HashSet::new()));
     static TIMER: RefCell<Option<TimeoutHandle>> = const { RefCell::new(None) };
 }
+
+/// The engine's worker script (`crates/retrace-wasm/js/worker.js`, copied
+/// by trunk under this fixed name): it starts this same module.
+const WORKER_SCRIPT: &str = "./worker.js";
 
 /// Sessions up to this size get their token totals without asking.
 pub const AUTO_STATS_BYTES: u64 = 64 << 20;
@@ -247,7 +253,7 @@ impl Viewer {
     /// is told, and the bodies on screen are asked for again.
     pub fn set_hide_sensitive(self, hide: bool) {
         self.hide_sensitive.set(hide);
-        client::send(&Request::Sensitive { hide }, &[]);
+        client::send(&Request::HideSensitive { hide }, &[]);
         REQUESTED.with(|r| r.borrow_mut().1.clear());
         self.bodies.set(HashMap::new());
         self.request_bodies();
@@ -403,51 +409,101 @@ fn sync_replay(v: Viewer) {
     });
 }
 
-/// Applies one response from the worker.
-fn on_response(v: Viewer, response: Response) {
+/// Applies one message from the engine: an answer (with the `Blob` of a
+/// file it made) or an event.
+fn on_message(v: Viewer, incoming: Incoming, file: Option<web_sys::Blob>) {
+    match incoming {
+        Incoming::Reply { result: Ok(r), .. } => on_response(v, r, file),
+        // A drop replaced by a later one: that one's answer comes.
+        Incoming::Reply { result: Err(e), .. } if e.code == ErrorCode::Superseded => {}
+        Incoming::Reply { result: Err(e), .. } => on_failure(v, e),
+        Incoming::Event(e) => on_event(v, e),
+    }
+}
+
+fn on_failure(v: Viewer, e: EngineError) {
+    v.progress.set(None);
+    v.download.set(None);
+    v.failure.set(Some(e.message));
+}
+
+/// Applies one event of the engine's background work.
+fn on_event(v: Viewer, event: Event) {
+    match event {
+        Event::Ready => {}
+        Event::Progress(p) => {
+            frame::announce_progress(v.progress.get_untracked(), p.done, p.total);
+            v.progress.set(Some((p.done, p.total)));
+        }
+        Event::Scan(scan) => v.scan.update(|s| match s {
+            Some(old) => {
+                old.done = scan.done;
+                old.total = scan.total;
+                old.finished = scan.finished;
+                old.counts = scan.counts;
+                old.findings.extend(scan.findings);
+            }
+            None => *s = Some(scan),
+        }),
+        Event::DownloadProgress(d) => v.download.set(Some((d.file, d.done, d.total))),
+        Event::Listed(batch) => v.folder.fill(batch.listed),
+        Event::Failed(e) => on_failure(v, e),
+    }
+}
+
+/// Shows a session just read.
+fn on_opened(v: Viewer, summary: Box<Summary>) {
+    v.progress.set(None);
+    let replay = PENDING_SPOT
+        .with(|p| p.borrow_mut().take())
+        .unwrap_or(false);
+    if let Some(entry) = summary.requested_entry {
+        v.pending.set(Some(Pending { entry, replay }));
+    }
+    let leaf = summary
+        .requested_leaf
+        .or(summary.default_leaf)
+        .or_else(|| summary.tips.last().copied());
+    frame::announce(&format!(
+        "Opened {}: {} entries",
+        summary.files.first().map_or("", |f| f.name.as_str()),
+        crate::state::count(summary.figures.entries as u64)
+    ));
+    v.summary.set(Some(*summary));
+    v.leaf.set(None);
+    match leaf {
+        Some(leaf) => v.select_leaf(leaf),
+        None => {
+            v.rows.set(Rows::default());
+            v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
+        }
+    }
+    // Token totals parse every body: after the first rows for a
+    // small session; on request for a big one, where it takes the
+    // worker seconds during which nothing else would be answered.
+    let size: u64 = summary_size(&v);
+    v.stats_pending.set(size <= AUTO_STATS_BYTES);
+}
+
+/// Applies one answer of the engine.
+fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
     match response {
-        Response::Ready => {}
-        Response::Progress { done, total } => {
-            frame::announce_progress(v.progress.get_untracked(), done, total);
-            v.progress.set(Some((done, total)));
-        }
-        Response::Opened { summary } => {
-            v.progress.set(None);
-            let replay = PENDING_SPOT
-                .with(|p| p.borrow_mut().take())
-                .unwrap_or(false);
-            if let Some(entry) = summary.requested_entry {
-                v.pending.set(Some(Pending { entry, replay }));
+        Response::Done => {}
+        Response::Opened(summary) => on_opened(v, summary),
+        Response::Folder(folder) => match folder.summary {
+            // A folder of one session: it is open.
+            Some(summary) => on_opened(v, summary),
+            None => {
+                v.progress.set(None);
+                v.folder.show(folder.sessions);
             }
-            let leaf = summary
-                .requested_leaf
-                .or(summary.default_leaf)
-                .or_else(|| summary.tips.last().copied());
-            frame::announce(&format!(
-                "Opened {}: {} entries",
-                summary.files.first().map_or("", |f| f.name.as_str()),
-                crate::state::count(summary.figures.entries as u64)
-            ));
-            v.summary.set(Some(*summary));
-            v.leaf.set(None);
-            match leaf {
-                Some(leaf) => v.select_leaf(leaf),
-                None => {
-                    v.rows.set(Rows::default());
-                    v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
-                }
-            }
-            // Token totals parse every body: after the first rows for a
-            // small session; on request for a big one, where it takes the
-            // worker seconds during which nothing else would be answered.
-            let size: u64 = summary_size(&v);
-            v.stats_pending.set(size <= AUTO_STATS_BYTES);
-        }
-        Response::Branch {
-            leaf,
-            leaf_label,
-            rows,
-        } => {
+        },
+        Response::Branch(branch) => {
+            let BranchRows {
+                leaf,
+                leaf_label,
+                rows,
+            } = *branch;
             if v.leaf.get_untracked() != Some(leaf) {
                 return;
             }
@@ -461,7 +517,7 @@ fn on_response(v: Viewer, response: Response) {
             let len = rows.len();
             let options = v.options.get_untracked();
             REPLAY.with(|r| *r.borrow_mut() = Replay::new(steps, options));
-            v.rows.set(*rows);
+            v.rows.set(rows);
             v.position.set(len);
             let pending = v.pending.get_untracked();
             v.pending.set(None);
@@ -498,7 +554,7 @@ fn on_response(v: Viewer, response: Response) {
             }
             v.write_hash();
         }
-        Response::Bodies { leaf, start, items } => {
+        Response::Bodies(Bodies { leaf, start, items }) => {
             if v.leaf.get_untracked() != Some(leaf) {
                 return;
             }
@@ -530,61 +586,42 @@ fn on_response(v: Viewer, response: Response) {
             });
             search::highlight_later(v);
         }
-        Response::SearchResults {
-            query,
-            hits,
-            truncated,
-        } => {
-            frame::announce(&frame::count_text(&query, hits.len(), truncated));
-            v.hits.set(Some((query, hits, truncated)));
+        Response::SearchResults(found) => {
+            frame::announce(&frame::count_text(
+                &found.query,
+                found.hits.len(),
+                found.truncated,
+            ));
+            v.hits.set(Some((found.query, found.hits, found.truncated)));
             search::highlight_later(v);
         }
-        Response::Stats { stats, diagnostics } => v.stats.set(Some((stats, diagnostics))),
-        Response::Image {
-            leaf,
-            row,
-            image,
-            url,
-        } => {
-            if v.leaf.get_untracked() == Some(leaf) {
-                v.images
-                    .update(|m| drop(m.insert((row as usize, image as usize), url)));
+        Response::Stats(s) => v.stats.set(Some((s.stats, s.diagnostics))),
+        Response::Image(image) => {
+            if v.leaf.get_untracked() == Some(image.leaf) {
+                v.images.update(|m| {
+                    drop(m.insert((image.row as usize, image.image as usize), image.url))
+                });
             }
         }
-        Response::Previews { previews } => v.previews.update(|p| p.extend(previews)),
-        Response::Scan { scan } => v.scan.update(|s| match s {
-            Some(old) => {
-                old.done = scan.done;
-                old.total = scan.total;
-                old.finished = scan.finished;
-                old.counts = scan.counts;
-                old.findings.extend(scan.findings);
+        Response::Previews(p) => v.previews.update(|m| m.extend(p.previews)),
+        Response::File(made) => {
+            if let Some(file) = file {
+                save::save(&file, &made.name);
             }
-            None => *s = Some(scan),
-        }),
-        Response::DownloadProgress { file, done, total } => {
-            v.download.set(Some((file, done, total)))
-        }
-        Response::DownloadDone { name, notes } => {
             v.download.set(None);
-            if !notes.is_empty() {
-                v.edited.set(Some((name, notes)));
+            if !made.notes.is_empty() {
+                v.edited.set(Some((made.name, made.notes)));
             }
         }
-        Response::EditPoints { leaf, rows, open } => {
-            if v.leaf.get_untracked() == Some(leaf) {
-                v.edit.set(Some(edit::Points { leaf, rows, open }));
+        Response::EditPoints(p) => {
+            if v.leaf.get_untracked() == Some(p.leaf) {
+                v.edit.set(Some(edit::Points {
+                    leaf: p.leaf,
+                    rows: p.rows,
+                    open: p.open,
+                }));
             }
         }
-        Response::Failed { message } => {
-            v.progress.set(None);
-            v.failure.set(Some(message));
-        }
-        Response::Folder { sessions } => {
-            v.progress.set(None);
-            v.folder.show(sessions);
-        }
-        Response::Listed { listed } => v.folder.fill(listed),
     }
 }
 
@@ -647,7 +684,10 @@ pub fn App() -> impl IntoView {
     let v = Viewer::new();
     provide_context(v);
     prefs::restore(v);
-    if let Err(e) = client::start(move |response| on_response(v, response)) {
+    let started = client::start(WORKER_SCRIPT, sensitive::take_revealed, move |m, file| {
+        on_message(v, m, file)
+    });
+    if let Err(e) = started {
         v.failure.set(Some(e));
     }
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(v, ev));

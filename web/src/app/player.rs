@@ -6,8 +6,8 @@ use leptos::prelude::*;
 use retrace_core::{Marks, ReplayOptions, Speed};
 
 use super::{viewer, REPLAY};
-use crate::protocol::Rows;
 use crate::state::{duration, fixed, seconds};
+use retrace_wasm::protocol::Rows;
 
 #[component]
 pub fn Player() -> impl IntoView {

@@ -10,7 +10,7 @@ use retrace_core::{
 use super::tool::{self, Answer, Missing};
 use super::viewer;
 use crate::markdown::to_html;
-use crate::protocol::{RowBody, RowInfo};
+use retrace_wasm::protocol::{RowBody, RowInfo};
 /// Characters of text rendered as markdown; longer texts show as plain
 /// text (markdown of a megabyte blocks the page).
 const MARKDOWN_MAX: usize = 30_000;
@@ -453,8 +453,8 @@ pub(super) fn image_view(
                 <div class="image-placeholder">
                     {label.clone()}
                     <button class="show-image" on:click=move |_| {
-                        crate::client::send(
-                            &crate::protocol::Request::Image { leaf, row: row as u32, image: image as u32 },
+                        retrace_wasm::js::client::send(
+                            &retrace_wasm::protocol::Request::Image { leaf, row: row as u32, image: image as u32 },
                             &[],
                         )
                     }>"show"</button>

@@ -7,8 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::{crumbs::segment_label, history, viewer, Viewer};
-use crate::protocol::{Request, SearchFilter};
 use crate::state::matches;
+use retrace_wasm::protocol::{Request, SearchFilter};
 
 /// Typing pauses this long before the session is searched.
 const DEBOUNCE_MS: u64 = 150;
@@ -22,7 +22,7 @@ fn run(v: Viewer, query: &str) {
     }
     let mut filter = v.filter.get_untracked();
     filter.events = v.show_events.get_untracked();
-    crate::client::send(
+    retrace_wasm::js::client::send(
         &Request::Search {
             query: query.to_owned(),
             filter,

@@ -10,8 +10,8 @@ use leptos::prelude::*;
 use retrace_core::redact::{AllowedFinding, Exceptions, Mode};
 
 use super::viewer;
-use crate::protocol::{Request, SensitiveFinding};
 use crate::state::{bytes, count};
+use retrace_wasm::protocol::{Request, SensitiveFinding};
 
 /// The placeholders in `text`: (start, end, kind) of each
 /// `[REDACTED:kind]` (the default mode's, which the viewer shows).
@@ -161,7 +161,7 @@ fn save_rules(text: &str, name: &str) {
     let options = web_sys::BlobPropertyBag::new();
     options.set_type("application/toml");
     if let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) {
-        crate::client::save(&blob, name);
+        super::save::save(&blob, name);
     }
 }
 
@@ -337,7 +337,7 @@ pub fn Review() -> impl IntoView {
                             on:click=move |_| {
                                 v.download.set(Some((i as u32, 0, f.size)));
                                 let e = exceptions(&kinds_ok.get_untracked(), &allowed.get_untracked(), i as u32);
-                                crate::client::send(
+                                retrace_wasm::js::client::send(
                                     &Request::Download {
                                         file: i as u32,
                                         mode: mode.get_untracked().as_str().to_owned(),
@@ -345,7 +345,11 @@ pub fn Review() -> impl IntoView {
                                         allow: e
                                             .findings
                                             .into_iter()
-                                            .map(|f| (f.kind, f.line, retrace_core::redact::hash_hex(f.hash)))
+                                            .map(|f| retrace_wasm::protocol::Allow {
+                                                kind: f.kind,
+                                                line: f.line,
+                                                hash: retrace_core::redact::hash_hex(f.hash),
+                                            })
                                             .collect(),
                                     },
                                     &[],
@@ -356,7 +360,7 @@ pub fn Review() -> impl IntoView {
                         </button>
                         {progress}
                         {
-                            let rules_name = crate::sensitive::edited_name(&name, "rules");
+                            let rules_name = retrace_wasm::engine::edited_name(&name, "rules");
                             let rules_name = match rules_name.rsplit_once('.') {
                                 Some((stem, _)) => format!("{stem}.toml"),
                                 None => format!("{rules_name}.toml"),

@@ -5,8 +5,8 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::viewer;
-use crate::protocol::SegmentInfo;
 use crate::state::{live_segments, path_segments};
+use retrace_wasm::protocol::SegmentInfo;
 
 /// Segment previews asked for per request.
 const PREVIEW_BATCH: usize = 40;
@@ -29,8 +29,8 @@ pub fn TreePanel() -> impl IntoView {
         }
         // In batches, so bodies asked for meanwhile are not held up.
         for batch in missing.get_value().chunks(PREVIEW_BATCH) {
-            crate::client::send(
-                &crate::protocol::Request::Previews {
+            retrace_wasm::js::client::send(
+                &retrace_wasm::protocol::Request::Previews {
                     segments: batch.to_vec(),
                 },
                 &[],

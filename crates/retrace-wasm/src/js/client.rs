@@ -93,8 +93,8 @@ pub fn start(
 }
 
 /// Sends a request (and files, for `open` and `open_folder`); its answer
-/// comes with the id returned.
-pub fn send(request: &Request, files: &[File]) -> u32 {
+/// comes in order, with the next id.
+pub fn send(request: &Request, files: &[File]) {
     let id = LAST_ID.with(|n| {
         n.set(n.get() + 1);
         n.get()
@@ -103,7 +103,7 @@ pub fn send(request: &Request, files: &[File]) -> u32 {
         Ok(json) => json,
         Err(e) => {
             web_sys::console::error_1(&EngineError::internal(e.to_string()).message.into());
-            return id;
+            return;
         }
     };
     let message = Object::new();
@@ -123,7 +123,6 @@ pub fn send(request: &Request, files: &[File]) -> u32 {
     if !waiting {
         post(&message);
     }
-    id
 }
 
 fn post(message: &Object) {

@@ -53,6 +53,15 @@ impl ErrorCode {
         ErrorCode::Internal,
     ];
 
+    /// The code written `code` (`"not-found"`); one this build does not
+    /// know (from a newer engine) is `Internal`.
+    pub fn parse(code: &str) -> ErrorCode {
+        ErrorCode::ALL
+            .into_iter()
+            .find(|c| c.as_str() == code)
+            .unwrap_or(ErrorCode::Internal)
+    }
+
     /// The code as it crosses (`"not-found"`).
     pub fn as_str(self) -> &'static str {
         match self {

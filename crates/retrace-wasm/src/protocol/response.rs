@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 
-use super::error::EngineError;
+use super::error::{EngineError, ErrorCode};
 use super::values::{
     Bodies, BranchRows, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch, Made,
     Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
@@ -119,6 +119,17 @@ impl Incoming {
     /// the largest function of the page's wasm; here the kind picks the
     /// payload's type and the payload is read straight into it.
     pub fn from_json(text: &str) -> Result<Incoming, EngineError> {
+        Incoming::read(text).map_err(|e| {
+            EngineError::internal(format!(
+                "a bad message from the engine: {e}: {}",
+                text.chars().take(300).collect::<String>()
+            ))
+        })
+    }
+
+    fn read(text: &str) -> Result<Incoming, serde_json::Error> {
+        use serde::de::Error as _;
+
         #[derive(Deserialize)]
         struct Envelope<'a> {
             id: Option<u32>,
@@ -126,21 +137,25 @@ impl Incoming {
             kind: Option<&'a str>,
             #[serde(borrow)]
             data: Option<&'a RawValue>,
-            error: Option<EngineError>,
+            #[serde(borrow)]
+            error: Option<Refusal<'a>>,
         }
-        fn read<'a, T: Deserialize<'a>>(data: Option<&'a RawValue>) -> Result<T, EngineError> {
+        /// An error as written; its code read by hand (a derived reader
+        /// for the code enum is a kilobyte of the page's wasm).
+        #[derive(Deserialize)]
+        struct Refusal<'a> {
+            code: &'a str,
+            message: String,
+        }
+        fn read<'a, T: Deserialize<'a>>(
+            data: Option<&'a RawValue>,
+        ) -> Result<T, serde_json::Error> {
             serde_json::from_str(data.map_or("null", RawValue::get))
-                .map_err(|e| EngineError::internal(format!("a bad answer from the engine: {e}")))
         }
-        let bad = |e: &dyn std::fmt::Display| {
-            EngineError::internal(format!(
-                "a bad message from the engine: {e}: {}",
-                text.chars().take(300).collect::<String>()
-            ))
-        };
-        let envelope: Envelope = serde_json::from_str(text).map_err(|e| bad(&e))?;
+        let envelope: Envelope = serde_json::from_str(text)?;
         let data = envelope.data;
         let kind = envelope.kind.unwrap_or_default();
+        let unknown = |what: &str| serde_json::Error::custom(format!("unknown {what} `{kind}`"));
         let Some(id) = envelope.id else {
             let event = match kind {
                 "ready" => Event::Ready,
@@ -148,12 +163,16 @@ impl Incoming {
                 "scan" => Event::Scan(read(data)?),
                 "download_progress" => Event::DownloadProgress(read(data)?),
                 "listed" => Event::Listed(read(data)?),
-                "failed" => Event::Failed(read(data)?),
-                other => return Err(bad(&format!("unknown event `{other}`"))),
+                "failed" => {
+                    let r: Refusal = read(data)?;
+                    Event::Failed(EngineError::new(ErrorCode::parse(r.code), r.message))
+                }
+                _ => return Err(unknown("event")),
             };
             return Ok(Incoming::Event(event));
         };
-        if let Some(error) = envelope.error {
+        if let Some(r) = envelope.error {
+            let error = EngineError::new(ErrorCode::parse(r.code), r.message);
             return Ok(Incoming::Reply {
                 id,
                 result: Err(error),
@@ -171,7 +190,7 @@ impl Incoming {
             "edit_points" => Response::EditPoints(read(data)?),
             "file" => Response::File(read(data)?),
             "done" => Response::Done,
-            other => return Err(bad(&format!("unknown answer `{other}`"))),
+            _ => return Err(unknown("answer")),
         };
         Ok(Incoming::Reply {
             id,
