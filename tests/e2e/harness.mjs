@@ -12,6 +12,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
 export const corpus = path.resolve(root, '../shared/corpus');
 export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
+/** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`),
+ * served under /engine/. */
+export const engineDist = process.env.RETRACE_ENGINE || path.join(root, 'dist-engine');
 export const out = path.join(here, 'out');
 /** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */
 export const retraceBin = process.env.RETRACE_BIN
@@ -23,7 +26,8 @@ const types = {
   '.css': 'text/css', '.jsonl': 'application/x-ndjson', '.json': 'application/json',
 };
 
-/** Serves `dist` (and, under /fixtures/, extra files) on 127.0.0.1. */
+/** Serves `dist` (and, under /engine/, `engineDist`; extra files by path)
+ * on 127.0.0.1. */
 export async function serve(extra = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, 'http://x');
@@ -31,8 +35,11 @@ export async function serve(extra = {}) {
       res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : url.pathname.endsWith('.js') ? 'text/javascript' : 'application/x-ndjson' });
       return res.end(extra[url.pathname]);
     }
-    const file = path.join(dist, path.normalize(url.pathname === '/' ? '/index.html' : url.pathname));
-    if (!file.startsWith(dist) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
+    const [base, rel] = url.pathname.startsWith('/engine/')
+      ? [engineDist, url.pathname.slice('/engine'.length)]
+      : [dist, url.pathname === '/' ? '/index.html' : url.pathname];
+    const file = path.join(base, path.normalize(rel));
+    if (!file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
       res.writeHead(404);
       return res.end('not found');
     }

@@ -45,9 +45,7 @@ before(async () => {
       constructor(...args) {
         super(...args);
         rec.worker = this;
-        this.addEventListener('message', (e) => {
-          if (typeof e.data === 'string') rec.messages.push(e.data);
-        });
+        this.addEventListener('message', (e) => rec.messages.push(e.data));
       }
     };
   });
@@ -145,7 +143,7 @@ async function ask(...requests) {
     const got = new Array(requests.length);
     let left = requests.length;
     const listen = (e) => {
-      const m = JSON.parse(typeof e.data === 'string' ? e.data : e.data.text);
+      const m = e.data;
       const i = m.id - base;
       if (!(i >= 0 && i < requests.length) || got[i]) return;
       got[i] = m;
@@ -168,7 +166,7 @@ async function ask(...requests) {
 async function open(files, input) {
   await p.evaluate(() => { window.__parity.messages = []; });
   await drop(p, files);
-  const done = await p.waitForFunction(() => window.__parity.messages.map((m) => JSON.parse(m))
+  const done = await p.waitForFunction(() => window.__parity.messages
     .find((m) => m.kind === 'opened' || (m.kind === 'folder' && m.data.summary) || m.error), null, { timeout: 60000, polling: 20 });
   const answer = await done.jsonValue();
   assert.ok(!answer.error, `${input}: ${JSON.stringify(answer.error)}`);

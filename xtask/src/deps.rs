@@ -1,6 +1,8 @@
-//! The crate graph's rules, checked with `cargo tree`: the layers below the
-//! store never pull in what the store needs (git2, a database client), and
-//! never depend on the store.
+//! The crate graph's rules, checked with `cargo tree` (every feature on):
+//! the layers below the store never pull in what the store needs (git2, a
+//! database client), and never depend on the store; the browser engine
+//! (retrace-wasm) is above the core only: no native I/O crate, no UI
+//! framework (its plain build must not carry the viewer's leptos).
 
 use std::path::Path;
 
@@ -13,9 +15,22 @@ use crate::cmd::{cargo, output};
 const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "retrace-core",
-        &["git2", "retrace-io", "retrace-store", "postgres"],
+        &[
+            "git2",
+            "retrace-io",
+            "retrace-store",
+            "retrace-wasm",
+            "postgres",
+        ],
     ),
-    ("retrace-io", &["git2", "retrace-store", "postgres"]),
+    (
+        "retrace-io",
+        &["git2", "retrace-store", "retrace-wasm", "postgres"],
+    ),
+    (
+        "retrace-wasm",
+        &["git2", "retrace-io", "retrace-store", "postgres", "leptos"],
+    ),
 ];
 
 pub fn check(root: &Path) -> Result<()> {
@@ -25,6 +40,7 @@ pub fn check(root: &Path) -> Result<()> {
             "tree",
             "-p",
             krate,
+            "--all-features",
             "-e",
             "normal,build",
             "--prefix",

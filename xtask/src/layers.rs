@@ -1,6 +1,6 @@
 //! `cargo xtask layers [CRATE_SRC_DIR…]`: the module graph of a crate
-//! (retrace-core's by default) has no cycle at any depth, and no module
-//! imports upward.
+//! (retrace-core's and retrace-wasm's by default) has no cycle at any
+//! depth, and no module imports upward.
 //!
 //! The rule is "declaration order is the layer order": in each folder
 //! module (`lib.rs`, a `mod.rs`, or a file with a folder of children) the
@@ -51,7 +51,10 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("`layers` takes only source folders (got `{flag}`)");
     }
     let dirs: Vec<PathBuf> = if args.is_empty() {
-        vec![root().join("crates/retrace-core/src")]
+        vec![
+            root().join("crates/retrace-core/src"),
+            root().join("crates/retrace-wasm/src"),
+        ]
     } else {
         args.iter().map(PathBuf::from).collect()
     };

@@ -8,6 +8,8 @@
 //!   and retrace-io.
 //! - `serve`: builds the viewer and serves it with the demo session.
 //! - `dist`: the release viewer in `dist/` for static hosting.
+//! - `engine`: retrace-wasm alone, a plain `wasm-bindgen --target web`
+//!   build in `dist-engine/`.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 //! - `bench-web`: the viewer's open speed in headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
@@ -17,6 +19,7 @@ mod bench_wasm;
 mod bench_web;
 mod cmd;
 mod deps;
+mod engine;
 mod layers;
 mod serve;
 mod test;
@@ -35,6 +38,7 @@ fn main() -> ExitCode {
         Some("deps") => deps::check(&root()),
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
+        Some("engine") => engine::run(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
@@ -63,16 +67,21 @@ commands:
   serve       [--port N] [--release] build the viewer and serve it on
               http://127.0.0.1:8080, opening on the demo session
   dist        the release viewer in dist/ for any static server
+  engine      retrace-wasm alone (the direct Engine class, startWorker, its
+              worker script and JS client) as a plain wasm-bindgen --target
+              web build in dist-engine/, with its gzipped size
   test        fmt check, module layering, the crate graph (no git2 or
               database client below the store), clippy, all tests, wasm32
-              build of retrace-core and its no-host-imports check, the viewer's
-              bundle budget and its end-to-end tests in Chromium (what CI
-              runs)
+              build of retrace-core and its no-host-imports check, wasm32
+              builds and clippy of retrace-wasm, the viewer's bundle budget
+              and the end-to-end tests in Chromium (what CI runs)
   layers      [SRC_DIR…] no import cycle at any depth and no upward import
               between modules (declaration order is the layer order), and
-              src/ holds lib.rs plus at most 2 files (default: retrace-core)
-  deps        the crate graph: no git2 or database client in retrace-core
-              or retrace-io, neither depends on the store
+              src/ holds lib.rs plus at most 2 files (default: retrace-core
+              and retrace-wasm)
+  deps        the crate graph: no git2 or database client in retrace-core,
+              retrace-io or retrace-wasm, none depends on the store, the
+              engine neither on retrace-io nor on leptos
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size

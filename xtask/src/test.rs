@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{deps, layers, root, tools, wasm, web};
+use crate::{deps, engine, layers, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -15,7 +15,7 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo().args(["fmt", "--all", "--", "--check"]),
     )?;
-    println!("==> module layers of retrace-core (cargo xtask layers)");
+    println!("==> module layers of retrace-core and retrace-wasm (cargo xtask layers)");
     layers::run(&[])?;
     deps::check(&root)?;
     step(
@@ -58,6 +58,35 @@ pub fn run(args: &[String]) -> Result<()> {
             "warnings",
         ]),
     )?;
+    // The engine alone (no feature: no wasm-bindgen at all, so the engine
+    // cannot reach for the browser), then with every transport.
+    step(
+        "wasm32 build of retrace-wasm's engine",
+        &root,
+        cargo().args([
+            "build",
+            "-p",
+            "retrace-wasm",
+            "--release",
+            "--target",
+            wasm::TARGET,
+        ]),
+    )?;
+    step(
+        "clippy for wasm32: retrace-wasm, every transport",
+        &root,
+        cargo().args([
+            "clippy",
+            "-p",
+            "retrace-wasm",
+            "--all-features",
+            "--target",
+            wasm::TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
     wasm::check_no_imports(&root)?;
     let dist = web::build(&root, true)?;
     let size = web::bundle_size(&dist)?;
@@ -69,6 +98,8 @@ pub fn run(args: &[String]) -> Result<()> {
             web::BUNDLE_BUDGET
         );
     }
+    // The engine alone, which `engine.test.mjs` loads.
+    let engine = engine::build(&root)?;
     let chromium = tools::ensure_chromium()?;
     // Built by `cargo test` above, wherever the target dir is; the viewer's
     // redacted downloads must equal its output.
@@ -79,6 +110,7 @@ pub fn run(args: &[String]) -> Result<()> {
         std::process::Command::new("node")
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
+            .env("RETRACE_ENGINE", &engine)
             .env("CHROMIUM", &chromium)
             .env("RETRACE_BIN", &retrace),
     )?;

@@ -1,19 +1,24 @@
 // The JS client of retrace-wasm's worker transport. Its methods have the
 // names and arguments of the direct `Engine` class's and return promises
-// of the same values; a refusal rejects with an Error named RetraceError
-// whose `code` is one of the engine's stable codes. Messages: see
-// crates/retrace-wasm/src/js/worker.rs.
+// of the same values (the worker posts them as the class returns them); a
+// refusal rejects with an Error named RetraceError whose `code` is one of
+// the engine's stable codes. Messages: crates/retrace-wasm/src/js/wire.rs.
 
 const SAID = { user: true, assistant: true, tool: true, events: false };
+const CLOSED = { code: 'closed', message: 'the engine was closed before it answered' };
 
 function retraceError({ code, message }) {
   return Object.assign(new Error(message), { name: 'RetraceError', code });
 }
 
-/** A `File` for each of `files` (`File`s, or `{name, bytes}` as the
- * direct class takes them): only files cross to the worker. */
+/** A `File` for each of `files` (`File`s, `Blob`s with a `name`, or
+ * `{name, bytes}` as the direct class takes them): only files cross to the
+ * worker. */
 function asFiles(files) {
-  return [...files].map((f) => (f instanceof File ? f : new File([f.bytes ?? f], f.name)));
+  return [...files].map((f) => {
+    if (f instanceof File) return f;
+    return new File([f instanceof Blob ? f : f.bytes], f.name);
+  });
 }
 
 export class WorkerClient {
@@ -23,6 +28,7 @@ export class WorkerClient {
   /** Messages held until the worker says it is ready; null once it has. */
   #queue = [];
   #listener = null;
+  #closed = false;
 
   /** Starts a worker. `script`: the URL of js/worker.js; `glue`: the URL
    * of the wasm-bindgen JS of a plain retrace-wasm build (it exports
@@ -48,11 +54,12 @@ export class WorkerClient {
     this.#listener = callback ?? null;
   }
 
-  /** Ends the worker and its memory; what it had not answered is
-   * refused with code `closed`. */
+  /** Ends the worker and its memory; what it had not answered, and
+   * anything asked later, is refused with code `closed`. */
   close() {
+    this.#closed = true;
     this.#worker.terminate();
-    this.#refuse({ code: 'closed', message: 'the engine was closed before it answered' });
+    this.#refuse(CLOSED);
   }
 
   open(files, leafLabel, entry) {
@@ -117,6 +124,7 @@ export class WorkerClient {
   }
 
   #call(request, files) {
+    if (this.#closed) return Promise.reject(retraceError(CLOSED));
     const id = ++this.#last;
     const message = { id, request: JSON.stringify(request) };
     if (files) message.files = files;
@@ -127,8 +135,7 @@ export class WorkerClient {
     });
   }
 
-  #receive(data) {
-    const message = JSON.parse(typeof data === 'string' ? data : data.text);
+  #receive(message) {
     if (message.id === undefined) {
       if (message.kind === 'ready') {
         const queued = this.#queue ?? [];
@@ -145,13 +152,9 @@ export class WorkerClient {
     const pending = this.#pending.get(message.id);
     if (!pending) return;
     this.#pending.delete(message.id);
-    if (message.error) {
-      pending.reject(retraceError(message.error));
-    } else if (typeof data === 'string') {
-      pending.resolve(message.data ?? null);
-    } else {
-      pending.resolve({ ...message.data, file: data.file });
-    }
+    if (message.error) pending.reject(retraceError(message.error));
+    else if (message.file) pending.resolve({ ...message.data, file: message.file });
+    else pending.resolve(message.data ?? null);
   }
 
   #refuse(error) {

@@ -20,6 +20,6 @@ self.onmessage = async (event) => {
   } catch (e) {
     // A failed start would otherwise leave the page waiting for `ready`.
     const message = `cannot start the worker: ${e}`;
-    self.postMessage(JSON.stringify({ kind: 'failed', data: { code: 'internal', message } }));
+    self.postMessage({ kind: 'failed', data: { code: 'internal', message } });
   }
 };

@@ -782,18 +782,33 @@ fn deep_link_labels_resolve_and_sensitive_data_is_hidden_until_shown() {
         },
         None,
     ) {
-        Ok(Response::Bodies(b)) => serde_json::to_string(&b).unwrap(),
+        Ok(Response::Bodies(b)) => b,
         other => panic!("{other:?}"),
     };
     let hidden = bodies(&mut tab);
-    assert!(hidden.contains("[REDACTED:"), "nothing hidden");
+    let text = serde_json::to_string(&hidden.items).unwrap();
+    assert!(text.contains("[REDACTED:"), "nothing hidden");
+    assert!(hidden.revealed.is_empty());
     tab.ask(Request::HideSensitive { hide: false }, None)
         .unwrap();
     let shown = bodies(&mut tab);
-    assert!(!shown.contains("[REDACTED:"));
-    // Each value a copy would take out is marked for a reader to
-    // highlight.
-    assert!(shown.contains(retrace_core::redact::REVEAL_OPEN));
+    let text = serde_json::to_string(&shown.items).unwrap();
+    assert!(!text.contains("[REDACTED:"));
+    // The text is the session's, no marks in it; the values a copy would
+    // take out come beside it, each once, each in the text.
+    assert!(!text.contains(retrace_core::redact::REVEAL_OPEN));
+    assert!(!shown.revealed.is_empty());
+    let mut once = shown.revealed.clone();
+    once.sort();
+    once.dedup();
+    assert_eq!(once.len(), shown.revealed.len());
+    for value in &shown.revealed {
+        let quoted = serde_json::to_string(value).unwrap();
+        assert!(
+            text.contains(quoted.trim_matches('"')),
+            "{value} is not in the text"
+        );
+    }
 }
 
 #[test]

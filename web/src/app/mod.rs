@@ -554,10 +554,16 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
             }
             v.write_hash();
         }
-        Response::Bodies(Bodies { leaf, start, items }) => {
+        Response::Bodies(Bodies {
+            leaf,
+            start,
+            items,
+            revealed,
+        }) => {
             if v.leaf.get_untracked() != Some(leaf) {
                 return;
             }
+            sensitive::note_revealed(revealed);
             let start = start as usize;
             REQUESTED.with(|r| {
                 let mut r = r.borrow_mut();
@@ -684,9 +690,7 @@ pub fn App() -> impl IntoView {
     let v = Viewer::new();
     provide_context(v);
     prefs::restore(v);
-    let started = client::start(WORKER_SCRIPT, sensitive::take_revealed, move |m, file| {
-        on_message(v, m, file)
-    });
+    let started = client::start(WORKER_SCRIPT, move |m, file| on_message(v, m, file));
     if let Err(e) = started {
         v.failure.set(Some(e));
     }

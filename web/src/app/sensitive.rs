@@ -57,40 +57,20 @@ pub fn chips_html(html: String) -> String {
 }
 
 thread_local! {
-    /// Values the worker marked in bodies shown as written (its revealing
-    /// source): highlighted wherever they are rendered.
+    /// Values the engine found in bodies shown as written (what a redacted
+    /// copy takes out): highlighted wherever they are rendered.
     static REVEALED: std::cell::RefCell<BTreeSet<String>> = Default::default();
 }
 
-/// Takes the marked values out of a worker's message (JSON text) into
-/// [`REVEALED`], leaving the text without marks. The marks go through one
-/// place here rather than every renderer: titles, fields and event lines
-/// show the plain text, the renderers that call [`chips_html`] highlight.
-pub fn take_revealed(json: &mut String) {
-    use retrace_core::redact::{REVEAL_CLOSE, REVEAL_OPEN};
-    if !json.contains(REVEAL_OPEN) {
+/// Keeps the values the engine named beside bodies shown as written. They
+/// go through one place here rather than every renderer: titles, fields
+/// and event lines show the plain text, the renderers that call
+/// [`chips_html`] highlight.
+pub fn note_revealed(values: Vec<String>) {
+    if values.is_empty() {
         return;
     }
-    REVEALED.with(|set| {
-        let mut set = set.borrow_mut();
-        let mut rest = json.as_str();
-        while let Some(at) = rest.find(REVEAL_OPEN) {
-            rest = &rest[at + REVEAL_OPEN.len_utf8()..];
-            let Some(end) = rest.find(REVEAL_CLOSE) else {
-                break;
-            };
-            // The value as the message's JSON wrote it: read it back.
-            let quoted = format!("\"{}\"", &rest[..end]);
-            if let Ok(value) = serde_json::from_str::<String>(&quoted) {
-                let value = value.replace([REVEAL_OPEN, REVEAL_CLOSE], "");
-                if !value.trim().is_empty() {
-                    set.insert(value);
-                }
-            }
-            rest = &rest[end..];
-        }
-    });
-    json.retain(|c| c != REVEAL_OPEN && c != REVEAL_CLOSE);
+    REVEALED.with(|set| set.borrow_mut().extend(values));
 }
 
 /// `html` with each revealed value (escaped as the renderers escape text)

@@ -10,6 +10,7 @@ mod files;
 mod describe;
 mod host;
 mod sensitive;
+mod revealed;
 mod folder;
 mod open;
 mod opening;

@@ -14,6 +14,7 @@ use retrace_core::{
 
 use super::files::{Files, SessionFiles};
 use super::host::Host;
+use super::revealed::Revealed;
 use super::sensitive::{download_name, edited_name, reviewed_rules, Download, Scan};
 use crate::protocol::{
     Allow, Bodies, BranchRows, DownloadProgress, EditPoints, EngineError, ErrorCode, Event, Image,
@@ -110,57 +111,22 @@ impl<F: Files> Open<F> {
     }
 
     /// The bodies of rows `start..end` of the branch ending at `leaf`
-    /// (clamped to the branch).
+    /// (clamped to the branch), and with sensitive data shown, the values
+    /// a redacted copy would take out of them.
     pub fn bodies(&mut self, leaf: u32, start: u32, end: u32) -> Result<Bodies, EngineError> {
         let rows = self.rows(leaf)?.to_vec();
         let end = (end as usize).min(rows.len());
         let start = (start as usize).min(end);
-        let mut items = Vec::with_capacity(end - start);
-        for i in start..end {
-            items.push(self.body(&rows, i)?);
-        }
+        let (items, revealed) = self.shown_revealing(|s, source| {
+            (start..end)
+                .map(|i| body(s, source, &rows, i))
+                .collect::<Result<Vec<_>, _>>()
+        });
         Ok(Bodies {
             leaf,
             start: start as u32,
-            items,
-        })
-    }
-
-    /// Row `i` of `rows`: its message with how its calls and results pair
-    /// with the rows around it (one block per call on the page), or its
-    /// event line.
-    fn body(&mut self, rows: &[Row], i: usize) -> Result<RowBody, EngineError> {
-        let row = &rows[i];
-        self.shown_marked(|s, source| {
-            if row.kind == RowKind::Message {
-                let message = s.row_message(row, source)?;
-                if let Some(m) = &message {
-                    let pairing = s.row_pairing(rows, i, m, source)?;
-                    return Ok(RowBody {
-                        pairing: (pairing != RowPairing::default()).then_some(pairing),
-                        message,
-                        event: None,
-                        broken: false,
-                    });
-                }
-                // Not a message after all (undo bookkeeping, say): shown as
-                // an event line below.
-            }
-            let value = s.body(row.entries[0], source)?;
-            Ok(match value {
-                Ok(v) => RowBody {
-                    message: None,
-                    event: Some(event_line(&v)),
-                    broken: false,
-                    pairing: None,
-                },
-                Err(_) => RowBody {
-                    message: None,
-                    event: None,
-                    broken: true,
-                    pairing: None,
-                },
-            })
+            items: items?,
+            revealed,
         })
     }
 
@@ -457,17 +423,60 @@ impl<F: Files> Open<F> {
         }
     }
 
-    /// As `shown`, but with sensitive data shown each value is marked in
-    /// place (`retrace_core::redact::REVEAL_OPEN` … `REVEAL_CLOSE`: what a
-    /// redacted copy takes out, for a reader to highlight). Bodies only: a
-    /// search must find the value as written.
-    fn shown_marked<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
+    /// As `shown`, and with sensitive data shown, the values a redacted
+    /// copy would take out of what `f` read. Bodies only: a search must
+    /// find the value as written.
+    fn shown_revealing<R>(
+        &mut self,
+        f: impl FnOnce(&Session, &mut dyn Source) -> R,
+    ) -> (R, Vec<String>) {
         if self.hide {
-            return self.shown(f);
+            return (self.shown(f), Vec::new());
         }
-        let mut source = RedactingSource::revealing(&mut self.source, self.rules.clone());
-        f(&self.session, &mut source)
+        let marking = RedactingSource::revealing(&mut self.source, self.rules.clone());
+        let mut source = Revealed::new(marking);
+        let out = f(&self.session, &mut source);
+        (out, source.values)
     }
+}
+
+/// Row `i` of `rows`: its message with how its calls and results pair with
+/// the rows around it (one block per call on the page), or its event line.
+fn body(
+    s: &Session,
+    source: &mut dyn Source,
+    rows: &[Row],
+    i: usize,
+) -> Result<RowBody, EngineError> {
+    let row = &rows[i];
+    if row.kind == RowKind::Message {
+        let message = s.row_message(row, source)?;
+        if let Some(m) = &message {
+            let pairing = s.row_pairing(rows, i, m, source)?;
+            return Ok(RowBody {
+                pairing: (pairing != RowPairing::default()).then_some(pairing),
+                message,
+                event: None,
+                broken: false,
+            });
+        }
+        // Not a message after all (undo bookkeeping, say): shown as an
+        // event line below.
+    }
+    Ok(match s.body(row.entries[0], source)? {
+        Ok(v) => RowBody {
+            message: None,
+            event: Some(event_line(&v)),
+            broken: false,
+            pairing: None,
+        },
+        Err(_) => RowBody {
+            message: None,
+            event: None,
+            broken: true,
+            pairing: None,
+        },
+    })
 }
 
 fn made(name: String, edited: retrace_core::Edited) -> Made {

@@ -1,7 +1,7 @@
 //! The page's Rust client of the worker transport (the leptos viewer's;
 //! a JS page uses `js/client.js`, which speaks the same messages): starts
 //! the worker, sends requests (held until it says `ready`), and hands each
-//! message it posts to the page, read.
+//! message it posts to the page, read (`wire::read`).
 
 use std::cell::{Cell, RefCell};
 
@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{Blob, File, MessageEvent, Worker, WorkerOptions, WorkerType};
 
+use super::wire;
 use crate::protocol::{EngineError, Event, Incoming, Request};
 
 #[wasm_bindgen]
@@ -36,11 +37,10 @@ thread_local! {
 /// beside the page) running this very module: the script gets the page's
 /// compiled module (no second download or compile) and the URL of its JS
 /// glue (a bundler hashes that name, so the script cannot know it).
-/// `prepare` sees each message's text before it is read; `on_message` gets
-/// every message, in order, with the `Blob` of a made file.
+/// `on_message` gets every message, in order, with the `Blob` of a made
+/// file.
 pub fn start(
     script: &str,
-    prepare: fn(&mut String),
     on_message: impl Fn(Incoming, Option<Blob>) + 'static,
 ) -> Result<(), String> {
     let options = WorkerOptions::new();
@@ -56,28 +56,19 @@ pub fn start(
         .map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
-        // A made file comes as `{text, file}`, anything else as its text.
-        let (mut text, file) = match data.as_string() {
-            Some(text) => (text, None),
-            None => (
-                Reflect::get(&data, &"text".into())
-                    .ok()
-                    .and_then(|t| t.as_string())
-                    .unwrap_or_default(),
-                Reflect::get(&data, &"file".into())
-                    .ok()
-                    .and_then(|f| f.dyn_into::<Blob>().ok()),
-            ),
-        };
-        prepare(&mut text);
-        match Incoming::from_json(&text) {
+        match wire::read(&data) {
             Ok(Incoming::Event(Event::Ready)) => {
                 let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
                 for message in queued {
                     post(&message);
                 }
             }
-            Ok(incoming) => on_message(incoming, file),
+            Ok(incoming) => {
+                let file = Reflect::get(&data, &"file".into())
+                    .ok()
+                    .and_then(|f| f.dyn_into::<Blob>().ok());
+                on_message(incoming, file)
+            }
             Err(e) => on_message(Incoming::Event(Event::Failed(e)), None),
         }
     });

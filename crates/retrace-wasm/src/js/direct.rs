@@ -1,9 +1,8 @@
 //! The direct transport: the engine as a JS class, `Engine`, run on the
 //! caller's thread (a page, Node), and `startWorker`, which runs the worker
 //! transport in a plain build of this crate. Values cross as JS objects
-//! made by `serde-wasm-bindgen` (its JSON-compatible serializer: the same
-//! values the worker client parses from the worker's JSON); errors are
-//! thrown as `Error`s with a `code`.
+//! made by `serde-wasm-bindgen` (`wire::to_js`: the same values the worker
+//! posts); errors are thrown as `Error`s with a `code`.
 //!
 //! Each request kind is one method here, named as `js_name` says; every
 //! method may be awaited. Those that read files (`open`, `openFolder`) or
@@ -16,18 +15,14 @@ use std::collections::HashMap;
 use std::rc::{Rc, Weak};
 
 use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
-use serde::Serialize;
-use serde_wasm_bindgen::Serializer;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::{future_to_promise, JsFuture};
 
 use super::browser;
+use super::wire::to_js;
 use crate::engine::{Engine, Host, MemoryFiles};
 use crate::protocol::{Allow, EngineError, ErrorCode, Event, Request, Response, SearchFilter};
-
-/// Values as JSON would carry them: `null` for nothing, plain objects.
-const VALUES: Serializer = Serializer::json_compatible();
 
 /// Runs the worker transport's message loop: call it in a dedicated
 /// worker that loaded a plain build of this crate (`js/worker.js` does).
@@ -82,6 +77,14 @@ struct Shared {
     waiting: RefCell<HashMap<u32, (Function, Function)>>,
     tickets: Cell<u32>,
     ticking: Cell<bool>,
+    closed: Cell<bool>,
+}
+
+fn closed() -> EngineError {
+    EngineError::new(
+        ErrorCode::Closed,
+        "the engine was closed before it answered",
+    )
 }
 
 /// The engine, answering on the caller's thread.
@@ -98,12 +101,6 @@ fn thrown(e: EngineError) -> JsValue {
     error.into()
 }
 
-fn encoding(e: serde_wasm_bindgen::Error) -> JsValue {
-    thrown(EngineError::internal(format!(
-        "cannot encode an answer: {e}"
-    )))
-}
-
 /// The value a request's promise resolves with: the answer's `data`
 /// (`null` for none), a made file's `Blob` as its `file`.
 fn value(response: Response, parts: Option<Array>) -> Result<JsValue, JsValue> {
@@ -114,11 +111,11 @@ fn value(response: Response, parts: Option<Array>) -> Result<JsValue, JsValue> {
             made.bytes = Vec::new();
         }
         let file = browser::blob(&parts)?;
-        let out = made.serialize(&VALUES).map_err(encoding)?;
+        let out = to_js(&made).map_err(thrown)?;
         Reflect::set(&out, &"file".into(), &file)?;
         return Ok(out);
     }
-    let tagged = response.serialize(&VALUES).map_err(encoding)?;
+    let tagged = to_js(&response).map_err(thrown)?;
     let data = Reflect::get(&tagged, &"data".into())?;
     Ok(if data.is_undefined() {
         JsValue::NULL
@@ -140,6 +137,9 @@ impl Shared {
         request: Request,
         files: Option<MemoryFiles>,
     ) -> Result<JsValue, JsValue> {
+        if self.closed.get() {
+            return Err(thrown(closed()));
+        }
         let ticket = self.ticket();
         let answer = {
             let mut queued = self.queued.borrow_mut();
@@ -176,7 +176,7 @@ impl Shared {
         };
         let listener = self.listener.borrow().clone();
         for event in events {
-            if let (Some(f), Ok(v)) = (&listener, event.serialize(&VALUES)) {
+            if let (Some(f), Ok(v)) = (&listener, to_js(&event)) {
                 let _ = f.call1(&JsValue::NULL, &v);
             }
         }
@@ -233,22 +233,18 @@ async fn read_files(list: &Array) -> Result<MemoryFiles, EngineError> {
             .ok()
             .and_then(|n| n.as_string())
             .ok_or_else(|| EngineError::bad_request(format!("file {i} has no `name`")))?;
-        let bytes = Reflect::get(&item, &"bytes".into()).unwrap_or(JsValue::UNDEFINED);
-        let bytes = if !bytes.is_undefined() {
-            bytes
-        } else if let Some(blob) = item.dyn_ref::<web_sys::Blob>() {
+        // A Blob first: `Blob.bytes` is a method of its own.
+        let bytes = if let Some(blob) = item.dyn_ref::<web_sys::Blob>() {
             JsFuture::from(blob.array_buffer())
                 .await
                 .map_err(|_| EngineError::unreadable(format!("{name}: cannot read the file")))?
         } else {
-            return Err(EngineError::bad_request(format!(
-                "{name}: neither a File, a Blob nor {{name, bytes}}"
-            )));
+            Reflect::get(&item, &"bytes".into()).unwrap_or_default()
         };
         if !(bytes.is_instance_of::<Uint8Array>() || bytes.is_instance_of::<js_sys::ArrayBuffer>())
         {
             return Err(EngineError::bad_request(format!(
-                "{name}: `bytes` is neither a Uint8Array nor an ArrayBuffer"
+                "{name}: neither a File, a Blob nor {{name, bytes}} (a Uint8Array or an ArrayBuffer)"
             )));
         }
         files.add(name, Uint8Array::new(&bytes).to_vec());
@@ -289,6 +285,7 @@ impl DirectEngine {
                 waiting: RefCell::new(HashMap::new()),
                 tickets: Cell::new(0),
                 ticking: Cell::new(false),
+                closed: Cell::new(false),
             }),
         }
     }
@@ -300,22 +297,19 @@ impl DirectEngine {
         *self.shared.listener.borrow_mut() = callback;
     }
 
-    /// Lets the session go (its memory stays with the module, for the
-    /// next one); what background work had not answered is refused with
-    /// code `closed`.
+    /// Lets the session go (its memory stays with the module, for another
+    /// engine); what background work had not answered, and anything asked
+    /// later, is refused with code `closed`.
     #[wasm_bindgen(js_name = close)]
     pub fn close(&self) {
         let shared = &self.shared;
+        shared.closed.set(true);
         *shared.engine.borrow_mut() = Engine::new();
         *shared.queued.borrow_mut() = Queued::default();
         *shared.listener.borrow_mut() = None;
         let waiting: Vec<_> = shared.waiting.borrow_mut().drain().collect();
         for (_, (_, reject)) in waiting {
-            let e = EngineError::new(
-                ErrorCode::Closed,
-                "the engine was closed before it answered",
-            );
-            let _ = reject.call1(&JsValue::NULL, &thrown(e));
+            let _ = reject.call1(&JsValue::NULL, &thrown(closed()));
         }
     }
 

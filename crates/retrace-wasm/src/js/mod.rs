@@ -1,9 +1,12 @@
 //! The JS side, behind features: what the transports share of the host
-//! (`browser`), the worker transport (`worker`), the page's Rust client of
-//! it (`client`) and the direct transport (`direct`).
+//! (`browser`), values as JS values (`wire`), the worker transport
+//! (`worker`), the page's Rust client of it (`client`) and the direct
+//! transport (`direct`).
 
 #[cfg(feature = "worker")]
 mod browser;
+#[cfg(any(feature = "worker", feature = "client"))]
+pub mod wire;
 #[cfg(feature = "worker")]
 pub mod worker;
 #[cfg(feature = "client")]

@@ -1,21 +1,22 @@
 //! The worker transport: the message loop a dedicated Web Worker runs over
 //! the engine. A message `{id, request, files?}` (the request as JSON text,
 //! the files of an `open` or `open_folder` beside it) is answered by one
-//! message for `id` (see `protocol::response`); a made file's answer is
-//! `{text, file}`, its bytes a `Blob`. Background work runs in slices
-//! between messages, so a gigabyte scan never keeps one waiting long.
+//! message for `id` (see `wire`); a made file's answer carries its bytes
+//! as a `Blob`. Background work runs in slices between messages, so a
+//! gigabyte scan never keeps one waiting long.
 
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
-use js_sys::{Array, Object, Reflect, Uint8Array};
+use js_sys::{Array, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
 
 use super::browser::{self, BrowserFiles};
+use super::wire;
 use crate::engine::{Engine, Host, Outcome};
-use crate::protocol::{event_json, reply_json, EngineError, Event, Request, Response};
+use crate::protocol::{EngineError, Event, Request, Response};
 
 thread_local! {
     static ENGINE: RefCell<Engine<BrowserFiles>> = RefCell::new(Engine::new());
@@ -38,7 +39,7 @@ pub fn run() {
     scope().set_onmessage(Some(handler.as_ref().unchecked_ref()));
     // The handler lives as long as the worker.
     handler.forget();
-    post(&event_json(&Event::Ready).into());
+    post(&wire::event(&Event::Ready));
 }
 
 /// Handles one message: `{id, request: "<json>", files?: File[]}`.
@@ -96,13 +97,13 @@ fn post(message: &JsValue) {
     let _ = scope().post_message(message);
 }
 
-/// Answers request `id`: its JSON, or for a made file `{text, file}`.
+/// Answers request `id` (a made file with its bytes as a `Blob`).
 fn reply(id: u32, result: Result<Response, EngineError>) {
     let parts = MADE
         .with(|m| m.borrow_mut().remove(&id))
         .unwrap_or_default();
     let Ok(Response::File(mut made)) = result else {
-        return post(&reply_json(id, &result).into());
+        return post(&wire::answer(id, &result));
     };
     if !made.bytes.is_empty() {
         parts.push(&Uint8Array::from(made.bytes.as_slice()));
@@ -112,12 +113,10 @@ fn reply(id: u32, result: Result<Response, EngineError>) {
         Ok(file) => file,
         Err(_) => {
             let e = EngineError::internal(format!("cannot assemble {}", made.name));
-            return post(&reply_json(id, &Err(e)).into());
+            return post(&wire::answer(id, &Err(e)));
         }
     };
-    let message = Object::new();
-    let text = reply_json(id, &Ok(Response::File(made)));
-    let _ = Reflect::set(&message, &"text".into(), &text.into());
+    let message = wire::answer(id, &Ok(Response::File(made)));
     let _ = Reflect::set(&message, &"file".into(), &file);
     post(&message);
 }
@@ -139,7 +138,7 @@ impl Host for WorkerHost {
     }
 
     fn event(&mut self, event: Event) {
-        post(&event_json(&event).into());
+        post(&wire::event(&event));
     }
 
     fn chunk(&mut self, ticket: u32, bytes: &[u8]) {

@@ -9,5 +9,5 @@ mod response;
 
 pub use error::{EngineError, ErrorCode};
 pub use request::{js_name, Request};
-pub use response::{event_json, reply_json, Event, Incoming, Response};
+pub use response::{Event, Incoming, Response};
 pub use values::*;

@@ -1,13 +1,12 @@
 //! What comes back: one [`Response`] (or an [`EngineError`]) per request,
-//! and [`Event`]s from background work. On the worker transport each is one
-//! JSON text: `{"id": n, "kind": …, "data": …}` answers request `n`,
-//! `{"id": n, "error": {"code", "message"}}` refuses it, and an event has no
-//! `id`: `{"kind": …, "data": …}`.
+//! and [`Event`]s from background work. Each is written `{kind, data}`
+//! (serde's adjacent tagging); on the worker transport an answer carries
+//! its request's `id` too, a refusal is `{id, error: {code, message}}`, and
+//! an event has no `id` (see `js::wire`).
 
-use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
+use serde::Serialize;
 
-use super::error::{EngineError, ErrorCode};
+use super::error::EngineError;
 use super::values::{
     Bodies, BranchRows, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch, Made,
     Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
@@ -76,137 +75,12 @@ pub enum Incoming {
     Event(Event),
 }
 
-/// The JSON text answering request `id`.
-pub fn reply_json(id: u32, result: &Result<Response, EngineError>) -> String {
-    let text = match result {
-        Ok(response) => serde_json::to_string(response),
-        Err(error) => serde_json::to_string(&Refused { error }),
-    };
-    match text {
-        // `{"kind":…}` becomes `{"id":n,"kind":…}`.
-        Ok(text) => format!("{{\"id\":{id},{}", &text[1..]),
-        Err(e) => format!(
-            r#"{{"id":{id},"error":{{"code":"internal","message":"cannot encode an answer: {}"}}}}"#,
-            json_escape(&e.to_string())
-        ),
-    }
-}
-
-/// The JSON text of an event.
-pub fn event_json(event: &Event) -> String {
-    serde_json::to_string(event).unwrap_or_else(|e| {
-        format!(
-            r#"{{"kind":"failed","data":{{"code":"internal","message":"cannot encode an event: {}"}}}}"#,
-            json_escape(&e.to_string())
-        )
-    })
-}
-
-#[derive(Serialize)]
-struct Refused<'a> {
-    error: &'a EngineError,
-}
-
-fn json_escape(text: &str) -> String {
-    let quoted = serde_json::to_string(text).unwrap_or_default();
-    quoted.trim_matches('"').to_owned()
-}
-
-impl Incoming {
-    /// Reads one message of the worker. By hand rather than derived:
-    /// serde's derive for a tagged enum buffers the payload in a generic
-    /// tree first (slow for a branch of a hundred thousand rows) and was
-    /// the largest function of the page's wasm; here the kind picks the
-    /// payload's type and the payload is read straight into it.
-    pub fn from_json(text: &str) -> Result<Incoming, EngineError> {
-        Incoming::read(text).map_err(|e| {
-            EngineError::internal(format!(
-                "a bad message from the engine: {e}: {}",
-                text.chars().take(300).collect::<String>()
-            ))
-        })
-    }
-
-    fn read(text: &str) -> Result<Incoming, serde_json::Error> {
-        use serde::de::Error as _;
-
-        #[derive(Deserialize)]
-        struct Envelope<'a> {
-            id: Option<u32>,
-            #[serde(borrow)]
-            kind: Option<&'a str>,
-            #[serde(borrow)]
-            data: Option<&'a RawValue>,
-            #[serde(borrow)]
-            error: Option<Refusal<'a>>,
-        }
-        /// An error as written; its code read by hand (a derived reader
-        /// for the code enum is a kilobyte of the page's wasm).
-        #[derive(Deserialize)]
-        struct Refusal<'a> {
-            code: &'a str,
-            message: String,
-        }
-        fn read<'a, T: Deserialize<'a>>(
-            data: Option<&'a RawValue>,
-        ) -> Result<T, serde_json::Error> {
-            serde_json::from_str(data.map_or("null", RawValue::get))
-        }
-        let envelope: Envelope = serde_json::from_str(text)?;
-        let data = envelope.data;
-        let kind = envelope.kind.unwrap_or_default();
-        let unknown = |what: &str| serde_json::Error::custom(format!("unknown {what} `{kind}`"));
-        let Some(id) = envelope.id else {
-            let event = match kind {
-                "ready" => Event::Ready,
-                "progress" => Event::Progress(read(data)?),
-                "scan" => Event::Scan(read(data)?),
-                "download_progress" => Event::DownloadProgress(read(data)?),
-                "listed" => Event::Listed(read(data)?),
-                "failed" => {
-                    let r: Refusal = read(data)?;
-                    Event::Failed(EngineError::new(ErrorCode::parse(r.code), r.message))
-                }
-                _ => return Err(unknown("event")),
-            };
-            return Ok(Incoming::Event(event));
-        };
-        if let Some(r) = envelope.error {
-            let error = EngineError::new(ErrorCode::parse(r.code), r.message);
-            return Ok(Incoming::Reply {
-                id,
-                result: Err(error),
-            });
-        }
-        let response = match kind {
-            "opened" => Response::Opened(read(data)?),
-            "folder" => Response::Folder(read(data)?),
-            "branch" => Response::Branch(read(data)?),
-            "bodies" => Response::Bodies(read(data)?),
-            "search_results" => Response::SearchResults(read(data)?),
-            "stats" => Response::Stats(read(data)?),
-            "image" => Response::Image(read(data)?),
-            "previews" => Response::Previews(read(data)?),
-            "edit_points" => Response::EditPoints(read(data)?),
-            "file" => Response::File(read(data)?),
-            "done" => Response::Done,
-            _ => return Err(unknown("answer")),
-        };
-        Ok(Incoming::Reply {
-            id,
-            result: Ok(response),
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use retrace_core::{EntryId, Listed, Marks, ModelStat, Preview, Role, RowKind, RowPairing};
 
     use super::*;
-    use crate::protocol::{
-        ErrorCode, FolderSession, Hit, RowBody, RowInfo, Rows, SensitiveFinding, Stats,
-    };
+    use crate::protocol::{FolderSession, Hit, RowBody, RowInfo, Rows, SensitiveFinding, Stats};
 
     fn row(entry: u32, count: u32, kind: RowKind, role: &str) -> RowInfo {
         RowInfo {
@@ -228,11 +102,24 @@ mod tests {
         }
     }
 
-    /// Reads `text` as the answer to request 7.
-    fn answer(text: &str) -> Result<Response, EngineError> {
-        match Incoming::from_json(text).unwrap() {
-            Incoming::Reply { id: 7, result } => result,
-            other => panic!("not the answer to 7: {other:?}"),
+    /// `r` written as JSON and its payload read back into its type: what
+    /// the page does with the JS value of the same shape.
+    fn round_trip(r: &Response) -> Response {
+        let v = serde_json::to_value(r).unwrap();
+        let data = v.get("data").cloned().unwrap_or_default();
+        match v["kind"].as_str().unwrap() {
+            "opened" => Response::Opened(serde_json::from_value(data).unwrap()),
+            "folder" => Response::Folder(serde_json::from_value(data).unwrap()),
+            "branch" => Response::Branch(serde_json::from_value(data).unwrap()),
+            "bodies" => Response::Bodies(serde_json::from_value(data).unwrap()),
+            "search_results" => Response::SearchResults(serde_json::from_value(data).unwrap()),
+            "stats" => Response::Stats(serde_json::from_value(data).unwrap()),
+            "image" => Response::Image(serde_json::from_value(data).unwrap()),
+            "previews" => Response::Previews(serde_json::from_value(data).unwrap()),
+            "edit_points" => Response::EditPoints(serde_json::from_value(data).unwrap()),
+            "file" => Response::File(serde_json::from_value(data).unwrap()),
+            "done" => Response::Done,
+            other => panic!("unknown answer {other}"),
         }
     }
 
@@ -268,6 +155,7 @@ mod tests {
                         ..RowPairing::default()
                     }),
                 }],
+                revealed: vec!["x@y.io".into()],
             }),
             Response::SearchResults(SearchResults {
                 query: "q".into(),
@@ -325,13 +213,34 @@ mod tests {
             }),
             Response::Done,
         ];
+        let mut kinds = Vec::new();
         for r in all {
             let want = serde_json::to_string(&r).unwrap();
-            let text = reply_json(7, &Ok(r));
-            assert!(text.starts_with(r#"{"id":7,"kind":""#), "{text}");
-            let back = answer(&text).unwrap();
+            let back = round_trip(&r);
             assert_eq!(serde_json::to_string(&back).unwrap(), want);
+            kinds.push(serde_json::to_value(&r).unwrap()["kind"].clone());
         }
+        // The kinds a reader tells answers by.
+        assert_eq!(
+            kinds,
+            [
+                "opened",
+                "folder",
+                "branch",
+                "bodies",
+                "search_results",
+                "stats",
+                "image",
+                "previews",
+                "edit_points",
+                "file",
+                "done"
+            ]
+        );
+        assert_eq!(
+            serde_json::to_string(&Response::Done).unwrap(),
+            r#"{"kind":"done"}"#
+        );
     }
 
     #[test]
@@ -370,54 +279,57 @@ mod tests {
                     },
                 )],
             }),
+            Event::Failed(EngineError::unreadable("x")),
         ];
-        for e in all {
-            let text = event_json(&e);
-            let Incoming::Event(back) = Incoming::from_json(&text).unwrap() else {
-                panic!("{text} is no event");
+        let kinds: Vec<String> = all
+            .iter()
+            .map(|e| {
+                serde_json::to_value(e).unwrap()["kind"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "ready",
+                "progress",
+                "scan",
+                "download_progress",
+                "listed",
+                "failed"
+            ]
+        );
+        // Each payload reads back into its type.
+        for e in &all {
+            let v = serde_json::to_value(e).unwrap();
+            let data = v.get("data").cloned().unwrap_or_default();
+            let back = match e {
+                Event::Ready => Event::Ready,
+                Event::Progress(_) => Event::Progress(serde_json::from_value(data).unwrap()),
+                Event::Scan(_) => Event::Scan(serde_json::from_value(data).unwrap()),
+                Event::DownloadProgress(_) => {
+                    Event::DownloadProgress(serde_json::from_value(data).unwrap())
+                }
+                Event::Listed(_) => Event::Listed(serde_json::from_value(data).unwrap()),
+                Event::Failed(_) => Event::Failed(serde_json::from_value(data).unwrap()),
             };
-            assert_eq!(event_json(&back), text);
+            assert_eq!(serde_json::to_value(&back).unwrap(), v);
         }
         assert_eq!(
-            event_json(&Event::Progress(Progress { done: 1, total: 2 })),
+            serde_json::to_string(&Event::Progress(Progress { done: 1, total: 2 })).unwrap(),
             r#"{"kind":"progress","data":{"done":1,"total":2}}"#
         );
-        assert_eq!(event_json(&Event::Ready), r#"{"kind":"ready"}"#);
-    }
-
-    #[test]
-    fn errors_cross_as_code_and_message() {
-        let error = EngineError::not_found("no row 9 on this branch");
-        let text = reply_json(7, &Err(error.clone()));
         assert_eq!(
-            text,
-            r#"{"id":7,"error":{"code":"not-found","message":"no row 9 on this branch"}}"#
+            serde_json::to_string(&Event::Ready).unwrap(),
+            r#"{"kind":"ready"}"#
         );
-        assert_eq!(answer(&text).unwrap_err(), error);
-        assert!(matches!(
-            answer(r#"{"id":7,"kind":"done"}"#),
-            Ok(Response::Done)
-        ));
-        // A failure of no request: what a worker that could not start
-        // says (its script writes it by hand).
-        let start =
-            r#"{"kind":"failed","data":{"code":"internal","message":"cannot start the worker"}}"#;
-        assert!(matches!(
-            Incoming::from_json(start).unwrap(),
-            Incoming::Event(Event::Failed(EngineError {
-                code: ErrorCode::Internal,
-                ..
-            }))
-        ));
-        for (bad, says) in [
-            (r#"{"kind":"nope"}"#, "unknown event `nope`"),
-            (r#"{"id":1,"kind":"nope"}"#, "unknown answer `nope`"),
-            ("{", "a bad message"),
-        ] {
-            let e = Incoming::from_json(bad).unwrap_err();
-            assert_eq!(e.code, ErrorCode::Internal);
-            assert!(e.message.contains(says), "{bad}: {}", e.message);
-        }
+        let failed = Event::Failed(EngineError::unreadable("x"));
+        assert_eq!(
+            serde_json::to_string(&failed).unwrap(),
+            r#"{"kind":"failed","data":{"code":"unreadable","message":"x"}}"#
+        );
     }
 
     #[test]

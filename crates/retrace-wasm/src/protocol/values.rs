@@ -267,6 +267,10 @@ pub struct Bodies {
     pub leaf: u32,
     pub start: u32,
     pub items: Vec<RowBody>,
+    /// With sensitive data shown: the values in these bodies a redacted
+    /// copy would take out (each once), for a reader to highlight.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
 }
 
 /// The hits of a search (answers `search`).
