@@ -96,6 +96,22 @@ for (const width of [390, 768, 1400]) {
   });
 }
 
+test('widening the window with a drawer open closes it and frees the page', async () => {
+  const p = await page(ctx);
+  await p.setViewportSize({ width: 768, height: 900 });
+  await p.goto(site.base + '/?src=demo.jsonl');
+  await opened(p);
+  await p.click('#open-details');
+  await p.waitForSelector('.panes.details-open');
+  await p.setViewportSize({ width: 1400, height: 900 });
+  await p.waitForSelector('.panes:not(.details-open)');
+  assert.equal(await p.evaluate(() => document.querySelector('header').inert || document.querySelector('.center').inert), false,
+    'nothing is left inert once the panel is a column again');
+  await p.click('.segment:not(.current) .segment-button');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('long lines wrap or scroll inside their block at 360 px', async () => {
   const p = await page(ctx);
   await p.setViewportSize({ width: 360, height: 740 });

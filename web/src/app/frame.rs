@@ -139,6 +139,17 @@ pub fn follow_drawer(v: Viewer) {
     });
 }
 
+/// Closes an open drawer when the window grows past the drawers' width:
+/// the panel is then in its column, and an open drawer would keep the rest
+/// of the page `inert` (unclickable, unreadable) with no toggle to close it.
+pub fn listen_resize(v: Viewer) -> WindowListenerHandle {
+    window_event_listener(leptos::ev::resize, move |_| {
+        if v.drawer.get_untracked().is_some() && !narrow() {
+            v.drawer.set(None);
+        }
+    })
+}
+
 /// Tells a screen reader `text` (the live region in `index.html`).
 pub fn announce(text: &str) {
     if let Some(el) = document().get_element_by_id("announce") {

@@ -697,10 +697,12 @@ pub fn App() -> impl IntoView {
     let keys = window_event_listener(leptos::ev::keydown, move |ev| on_key(v, ev));
     let back = history::listen(v);
     let clicks = frame::listen_clicks(v);
+    let resize = frame::listen_resize(v);
     on_cleanup(move || {
         keys.remove();
         back.remove();
         clicks.remove();
+        resize.remove();
     });
     frame::follow_drawer(v);
     history::show_return_hint();
