@@ -345,6 +345,10 @@ pub fn event_line(body: &Value) -> String {
             kind,
             body.get("payload").unwrap_or(&Value::Null),
         )),
+        // A Codex rollout's first line before Sept 2025: the meta bare.
+        "entry" if body.get("id").is_some() && body.get("git").is_some() => {
+            Some(codex_line("session_meta", body))
+        }
         _ => None,
     };
     let line = detail.unwrap_or_else(|| {
@@ -487,6 +491,10 @@ mod tests {
         // Fields in key order (serde_json sorts object keys).
         let v = json(r#"{"type":"future_entry","id":"x","note":"hi","n":3}"#);
         assert_eq!(event_line(&v), "future_entry · n: 3 · note: hi");
+        let v = json(
+            r#"{"id":"5973b6c0","timestamp":"2025-08-06T17:23:31.000Z","instructions":null,"git":{"branch":"main"}}"#,
+        );
+        assert_eq!(event_line(&v), "session started");
         for (ms, says) in [
             (0, "0.0"),
             (49, "0.0"),
