@@ -33,6 +33,18 @@ async function open(path) {
   return p;
 }
 
+/** Renders the rows after the first window too (a branch of fewer than
+ *  twice the window's rows is then on the page whole). */
+async function showAll(p) {
+  const later = p.locator('.conversation > button.more', { hasText: 'later rows' });
+  for (let i = 0; i < 10 && await later.count() > 0; i++) {
+    // Scrolled to its end, the conversation renders the rows after.
+    await p.evaluate(() => { const c = document.querySelector('.conversation'); c.scrollTop = c.scrollHeight; });
+    await p.waitForTimeout(200);
+    await p.waitForFunction(() => document.querySelectorAll('.loading-body').length === 0);
+  }
+}
+
 /** The label of the branch shown, in the tree; no label of any branch is
  *  harness text. */
 async function title(p) {
@@ -44,7 +56,7 @@ async function title(p) {
 }
 
 const RAW_TAGS = ['<command-name>', '<bash-input>', '<bash-stdout>', '<environment_context>', '<local-command-stdout>'];
-const TYPE_NAMES = ['event_msg', 'response_item', 'turn_context', 'error', 'info'];
+const TYPE_NAMES = ['event_msg', 'response_item', 'turn_context', 'session_meta', 'token_count', 'exec_command_end', 'error', 'info'];
 
 /** No raw harness tag on screen, and no row whose body (or whose whole
  *  text) is only a type name. */
@@ -81,6 +93,44 @@ test('Codex: the environment context is no title, no bare item types', async () 
   const t = await title(p);
   assert.match(t, /^finish up the users work/, t);
   await readable(p);
+  await p.close();
+});
+
+test('Codex: one step is one row, its usage on it, the turn\'s settings once', async () => {
+  const p = await open('codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
+  await showAll(p);
+  assert.equal(await p.locator('.row').count(), 84);
+  await readable(p);
+  // Token counts, settings and the UI's copies are folded into the rows
+  // beside them: the event lines left are the session's start and the two
+  // lines written after the last output.
+  const events = await p.$$eval('.row.event', (rs) => rs.map((r) => r.textContent));
+  assert.equal(events.length, 3, events.join('\n'));
+  assert.ok(events[0].includes('session started in /home/user/projects/temp/chatbot-ui (Codex 0.58.0)'));
+  const steps = await p.$$eval('.row.role-assistant', (rs) => rs.map((r) => ({
+    thinking: r.querySelectorAll(':scope .parts > .thinking').length,
+    blocks: r.querySelectorAll('.tool-block').length,
+    meta: r.querySelector(':scope > .meta')?.textContent ?? '',
+    settings: [...r.querySelectorAll('.context-row summary')].map((x) => x.textContent),
+  })));
+  assert.equal(steps.length, 39);
+  // Reasoning with the step it precedes, one call each, named by its
+  // summary's subject.
+  assert.ok(steps.every((s) => s.blocks === 1), JSON.stringify(steps.slice(0, 3)));
+  assert.equal(steps.filter((s) => s.thinking === 1).length, 38);
+  assert.equal(await p.locator('.row.role-assistant .thinking summary').first().textContent(),
+    'Thinking · Planning repository inspection');
+  // Each step's model and usage on it; the first step's own count.
+  assert.equal(steps[0].meta, 'gpt-5.1-codex · in 10128 · out 37 · cache 0/0');
+  assert.ok(steps.every((s) => s.meta.startsWith('gpt-5.1-codex · in ')), JSON.stringify(steps.map((s) => s.meta)));
+  // The settings once, collapsed, on the first step.
+  assert.deepEqual(steps.map((s) => s.settings.length), [1, ...Array(38).fill(0)]);
+  const settings = await p.locator('.row.role-assistant .context-row').first();
+  await settings.locator('summary').click();
+  assert.equal(await settings.locator('.context-text').textContent(),
+    'model gpt-5.1-codex · effort high · approval never · cwd /home/user/projects/temp/chatbot-ui · sandbox danger-full-access');
+  // The undo snapshot is a checkpoint.
+  assert.equal(await p.locator('.row .checkpoint-block').count(), 1);
   await p.close();
 });
 

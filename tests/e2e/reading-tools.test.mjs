@@ -69,6 +69,38 @@ test('Codex: `bash -lc ls` reads as `$ ls` with its output inside', async () => 
   await common(p, list);
   // The rows that held the results are folded into the calls' rows.
   assert.ok(await p.locator('.row.folded').count() >= 2);
+  // 0.58's output metadata: the exit code on each shell block.
+  assert.deepEqual(first.badges, ['exit 0']);
+  for (const b of list.filter((x) => x.tool === 'shell')) {
+    assert.match(b.badges[0] ?? '', /^exit \d+$/, JSON.stringify(b).slice(0, 300));
+  }
+  await p.close();
+});
+
+test('Codex: a command\'s end event inside its call\'s block', async () => {
+  const p = await open([`${root}/tests/fixtures/codex/exec-events/rollout.jsonl`]);
+  const list = await blocks(p);
+  assert.deepEqual(list.map((b) => b.title), ['$ cargo test', '', '$ cargo test', '$ git status --short']);
+  // Exit code, duration and stderr apart, from `exec_command_end`.
+  const [failed, patch, passed, status] = list;
+  assert.deepEqual(failed.badges, ['exit 101', '2.3500 seconds']);
+  assert.ok(failed.output.includes('test four ... FAILED'), failed.output);
+  assert.ok(failed.output.includes('error: test failed, to rerun pass `--lib`'), failed.output);
+  const stderr = await p.locator('.tool-block').first().locator('pre.stderr').textContent();
+  assert.equal(stderr, 'error: test failed, to rerun pass `--lib`\n');
+  // An output with no framing gets them from the report.
+  assert.deepEqual(passed.badges, ['exit 0', '1.8 s']);
+  assert.deepEqual(status.badges, ['exit 0', '41 ms']);
+  assert.equal(patch.tool, 'apply_patch');
+  // No card of its own for the report, the output or the bookkeeping:
+  // every row shown is a prompt, the environment, the start or a step.
+  const text = await p.textContent('.conversation');
+  for (const word of ['exec_command_end', 'command ended', 'exec command', 'token count', 'patch apply']) {
+    assert.ok(!text.includes(word), `${word} on screen`);
+  }
+  assert.equal(await p.locator('.row:not(.folded)').count(), 10);
+  assert.equal(await p.locator('.row.folded').count(), 4);
+  await common(p, list);
   await p.close();
 });
 

@@ -62,7 +62,8 @@ pub use model::event::{
 pub use model::format_id::Format;
 pub use model::harness::{class_of, Piece, UserClass};
 pub use model::message::{
-    short_commit, ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, Usage,
+    short_commit, ImageSource, Message, MessageExtra, MessageKind, Part, PartExtra, Role, ToolRun,
+    Usage,
 };
 pub use model::provider::Api;
 pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms};
@@ -74,8 +75,9 @@ pub use read::framing::starts_like_document;
 pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use reading::{
-    ansi, command_of_argv, diff_lines, diff_of_tool_call, language_of, pair_calls, value_text,
-    DiffLine, Pair, ResultImage, RowPairing, RowResult, ToolOutput, ToolView, PAIRING_REACH,
+    ansi, command_of_argv, diff_lines, diff_of_tool_call, duration_text, language_of, pair_calls,
+    value_text, DiffLine, Pair, ResultImage, RowPairing, RowResult, ToolOutput, ToolView,
+    PAIRING_REACH,
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{

@@ -272,6 +272,8 @@ fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing)
                         interrupted: false,
                         row: None,
                         images: Vec::new(),
+                        exit_code: None,
+                        wall_time: None,
                     },
                 );
             }
@@ -308,7 +310,13 @@ fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing)
             part_view(p, role, (index, image)).into_any()
         })
         .collect_view();
-    let content = view! { <div class="parts">{harness}{parts}</div> };
+    // A run reported here for a call that is not (Codex: its report was
+    // written away from it): a block of its own.
+    let lone = answers
+        .into_iter()
+        .map(|(id, a)| tool::call_block(id, "run".into(), serde_json::Value::Null, Ok(a)))
+        .collect_view();
+    let content = view! { <div class="parts">{harness}{parts}{lone}</div> };
     view! {
         {kind_note.map(|n| view! { <div class="kind-note">{n}</div> })}
         {match summary_kind {
@@ -342,9 +350,20 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                     .into_any()
             } else {
                 let html = super::sensitive::chips_html(to_html(&text));
+                // Reasoning summaries open with their subject in bold (Codex,
+                // Gemini CLI): the collapsed block is named by it.
+                let subject = text
+                    .lines()
+                    .next()
+                    .and_then(|l| l.trim().strip_prefix("**")?.strip_suffix("**"))
+                    .filter(|t| !t.is_empty() && t.len() < 120);
+                let summary = match subject {
+                    Some(t) => format!("Thinking · {t}"),
+                    None => format!("Thinking · {} words", text.split_whitespace().count()),
+                };
                 view! {
                     <details class="thinking">
-                        <summary>{format!("Thinking · {} words", text.split_whitespace().count())}</summary>
+                        <summary>{summary}</summary>
                         <div class="md" inner_html=html></div>
                     </details>
                 }

@@ -30,6 +30,9 @@ pub struct Answer {
     pub row: Option<usize>,
     /// The images that came with it on that row (loaded on request).
     pub images: Vec<ResultImage>,
+    /// The exit code and duration the run's report gives (Codex).
+    pub exit_code: Option<i64>,
+    pub wall_time: Option<String>,
 }
 
 impl From<RowResult> for Answer {
@@ -41,6 +44,8 @@ impl From<RowResult> for Answer {
             interrupted: r.interrupted,
             row: Some(r.row),
             images: r.images,
+            exit_code: r.exit_code,
+            wall_time: r.wall_time,
         }
     }
 }
@@ -86,6 +91,8 @@ pub fn call_block(
             o.stderr = a.stderr.clone();
         }
         o.interrupted |= a.interrupted;
+        o.exit_code = o.exit_code.or(a.exit_code);
+        o.wall_time = o.wall_time.take().or(a.wall_time.clone());
         o
     });
     let mut badges: Vec<(&str, String)> = Vec::new();
@@ -97,8 +104,13 @@ pub fn call_block(
         (Err(Missing::NotNear), _) => badges.push(("dim", "result not nearby".into())),
         _ => {}
     }
-    if framed.as_ref().is_some_and(|o| o.interrupted) {
-        badges.push(("bad", "interrupted".into()));
+    if let Some(o) = &framed {
+        if o.interrupted {
+            badges.push(("bad", "interrupted".into()));
+        }
+        if let Some(t) = &o.wall_time {
+            badges.push(("dim", t.clone()));
+        }
     }
     let failed = answer.as_ref().is_ok_and(|a| a.is_error);
     let subagent = answer

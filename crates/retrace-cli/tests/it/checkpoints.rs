@@ -103,6 +103,7 @@ fn show_marks_a_codex_ghost_snapshot() {
        … 11 more
 
     ── assistant · gpt-5.1-codex · 2025-11-17 21:32:50 · line 10 ──
+    [turn settings] model gpt-5.1-codex · effort high · approval never · cwd /home/user/projects/temp/chatbot-ui · sandbox danger-full-access
     [thinking]
        **Planning repository inspection**
     [/thinking]
@@ -138,6 +139,7 @@ fn show_marks_a_codex_ghost_snapshot() {
        │ tsconfig.json
        │ types
        │ worker
+       ← exit 0
        tokens: in 10128 out 37 cache read 0 cache write 0
 
     ----- stderr -----

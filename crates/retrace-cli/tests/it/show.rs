@@ -273,3 +273,78 @@ fn show_names_subagent_runs_with_the_command_to_open_them() {
     assert!(o.status.success(), "{o:?}");
     assert!(stdout(&o).contains("── user"));
 }
+
+#[test]
+fn show_reads_a_codex_commands_end_into_its_call() {
+    // `exec_command_end` (exit code, duration, stderr apart) in the
+    // block of its call; the turn's settings once per change; each step's
+    // usage under it.
+    retrace_snapshot!(cmd(&["show", "--max-lines", "4", &fixture("codex/exec-events/rollout.jsonl")]), @"
+    exit_code: 0
+    ----- stdout -----
+    ── system · 2026-03-05 10:00:00 · line 1 ──
+    You are Codex, a coding agent.
+
+    ── user (context) · 2026-03-05 10:00:01 · line 4 ──
+    [environment] cwd: /home/user/proj (+1 lines)
+
+    ── user · 2026-03-05 10:00:01 · line 5 ──
+    run the tests and fix what fails
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:00:03 · line 7 ──
+    [turn settings] model gpt-5.2-codex · effort medium · approval on-request · cwd /home/user/proj · sandbox workspace-write
+    [thinking]
+       **Running the tests**
+    [/thinking]
+    ▶ exec_command · $ cargo test  (call_a)
+       │ running 2 tests
+       │ test adds ... ok
+       │ test four ... FAILED
+       stderr:
+       │ error: test failed, to rerun pass `--lib`
+       ← exit 101 · error · 2.3500 seconds
+       tokens: in 100 out 20 cache read 0 cache write 0
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:00:07 · line 13 ──
+    [thinking]
+       **Fixing the assertion**
+    [/thinking]
+    ▶ apply_patch  (call_b)
+       *** Update File: src/lib.rs
+       @@
+       -    assert_eq!(2 + 2, 5);
+       +    assert_eq!(2 + 2, 4);
+       │ Success. Updated the following files:
+       │ M src/lib.rs
+       tokens: in 130 out 25 cache read 0 cache write 0
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:00:09 · line 19 ──
+    ▶ exec_command · $ cargo test  (call_c)
+       │ running 2 tests
+       │ test adds ... ok
+       │ test four ... ok
+       ← exit 0 · 1.8 s
+       tokens: in 50 out 10 cache read 100 cache write 0
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:00:12 · line 23 ──
+    The `four` test asserted 2 + 2 = 5; fixed it, and both tests pass.
+       tokens: in 30 out 20 cache read 150 cache write 0
+
+    ── user · 2026-03-05 10:01:00 · line 29 ──
+    is the tree clean?
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:01:02 · line 31 ──
+    [turn settings] model gpt-5.2-codex · effort high · approval on-request · cwd /home/user/proj · sandbox workspace-write
+    ▶ shell · $ git status --short  (call_d)
+       in /home/user/proj
+       │  M src/lib.rs
+       ← exit 0 · 41 ms
+       tokens: in 20 out 15 cache read 180 cache write 0
+
+    ── assistant · gpt-5.2-codex · 2026-03-05 10:01:04 · line 35 ──
+    One change: `src/lib.rs`, the fix.
+       tokens: in 20 out 10 cache read 190 cache write 0
+
+    ----- stderr -----
+    ");
+}

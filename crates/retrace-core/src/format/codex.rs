@@ -15,7 +15,7 @@
 //! `parent_thread_id`.
 
 use super::rules::Subagent;
-use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, NONE};
+use super::rules::{detection_sample, Confidence, FileCx, Fold, Links, Rules, NONE};
 use super::view::View;
 use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{Entry, EntryId, FileId};
@@ -120,6 +120,53 @@ fn is_event(e: &Entry, interner: &Interner, names: &[&[u8]]) -> bool {
 }
 
 const TURN_EVENTS: &[&[u8]] = &[b"task_started", b"turn_started"];
+
+/// Events about what other lines show: token counts, the UI's copies of
+/// items, a turn's end, and the reports of a tool's run, which name their
+/// call (`call_id`) and are read into its block (`normalize/codex.rs`). A
+/// view folds them into the rows beside them.
+const ASIDE_EVENTS: &[&str] = &[
+    "token_count",
+    "agent_reasoning",
+    "agent_reasoning_raw_content",
+    "agent_reasoning_section_break",
+    "agent_message",
+    "user_message",
+    "task_complete",
+    "turn_complete",
+    "exec_command_begin",
+    "exec_command_end",
+    "patch_apply_begin",
+    "patch_apply_end",
+    "mcp_tool_call_begin",
+    "mcp_tool_call_end",
+    "web_search_begin",
+    "web_search_end",
+];
+
+/// The item a line holds: the envelope's payload type, or (old layout) the
+/// bare item's type.
+fn item<'a>(s: &View<'a>, e: EntryId) -> &'a str {
+    match s.kind(e) {
+        "response_item" => s.subtype(e),
+        kind => kind,
+    }
+}
+
+/// An item of the model's output: reasoning, text, or a call whose result
+/// comes on a line of its own. (Web searches and image generations hold
+/// their outcome: a row of their own, as a result closes a fork point.)
+fn is_step_item(s: &View, e: EntryId) -> bool {
+    match item(s, e) {
+        "reasoning" | "function_call" | "custom_tool_call" | "local_shell_call"
+        | "tool_search_call" => true,
+        "message" => s.role(e) == "assistant",
+        _ => false,
+    }
+}
+
+/// Lines walked back from a row for its prelude, at most.
+const PRELUDE_REACH: usize = 256;
 
 impl Rules for Codex {
     fn fields(&self) -> &'static [FieldSpec] {
@@ -461,11 +508,7 @@ impl Rules for Codex {
     /// the assistant's, outputs are the tool's; a view heads every message
     /// row with its role.
     fn role(&self, s: &View, e: EntryId) -> Option<&'static str> {
-        let item = match s.kind(e) {
-            "response_item" => s.subtype(e),
-            kind => kind,
-        };
-        match item {
+        match item(s, e) {
             "reasoning"
             | "function_call"
             | "custom_tool_call"
@@ -478,6 +521,90 @@ impl Rules for Codex {
             }
             _ => None,
         }
+    }
+
+    /// One step of the model is one row: its reasoning, text and calls
+    /// (items of their own in a rollout) with the token counts, UI copies
+    /// and run reports written around them; a turn's start and settings go
+    /// with the row after them. The old layout's state lines are
+    /// bookkeeping too.
+    fn fold(&self, s: &View, e: EntryId) -> Fold {
+        if is_step_item(s, e) {
+            return Fold::Step;
+        }
+        match (s.kind(e), s.subtype(e)) {
+            // A turn's start and settings go with the turn.
+            ("turn_context", _) | ("event_msg", "task_started" | "turn_started") => Fold::Ahead,
+            ("event_msg", event) if ASIDE_EVENTS.contains(&event) => Fold::Aside,
+            ("", "state") => Fold::Aside,
+            _ => Fold::Own,
+        }
+    }
+
+    /// A step is read after the lines that set its state: walking back,
+    /// the token counts since the step before it (a count can repeat the
+    /// last one: 0.5x writes it again after each output), that step's
+    /// items, and the turn's settings it was read with (so settings are
+    /// shown again only when they change); never past a compaction.
+    fn prelude(&self, s: &View, row: &[EntryId]) -> Vec<EntryId> {
+        if !row.iter().any(|&e| is_step_item(s, e)) {
+            return Vec::new();
+        }
+        let mut prelude = Vec::new();
+        let mut seen_step = false;
+        let mut at = row.first().and_then(|&e| s.tree().parent(e));
+        for _ in 0..PRELUDE_REACH {
+            // The context starts again at a compaction, as a branch read
+            // whole does (`context_entries`).
+            let Some(e) = at.filter(|&e| s.kind(e) != "compacted") else {
+                break;
+            };
+            let settings = s.kind(e) == "turn_context";
+            let step = is_step_item(s, e);
+            if settings || step || (s.kind(e) == "event_msg" && s.subtype(e) == "token_count") {
+                prelude.push(e);
+            }
+            seen_step |= step;
+            if settings && seen_step {
+                break;
+            }
+            at = s.tree().parent(e);
+        }
+        prelude.reverse();
+        prelude
+    }
+
+    /// A step's token count can come after its calls' outputs (a fast
+    /// tool's output written before the response was done): the counts
+    /// after the row, past its outputs and reports, up to the next turn's
+    /// settings, step or message.
+    fn postlude(&self, s: &View, row: &[EntryId]) -> Vec<EntryId> {
+        let Some(&last) = row
+            .last()
+            .filter(|_| row.iter().any(|&e| is_step_item(s, e)))
+        else {
+            return Vec::new();
+        };
+        let mut counts = Vec::new();
+        let mut at = last;
+        for _ in 0..PRELUDE_REACH {
+            let next = EntryId(at.0 + 1);
+            if next.index() >= s.entries().len() || s.tree().parent(next) != Some(at) {
+                break;
+            }
+            let output = matches!(
+                item(s, next),
+                "function_call_output" | "custom_tool_call_output" | "tool_search_output"
+            );
+            match self.fold(s, next) {
+                Fold::Aside if s.subtype(next) == "token_count" => counts.push(next),
+                Fold::Aside => {}
+                Fold::Own if output => {}
+                _ => break,
+            }
+            at = next;
+        }
+        counts
     }
 }
 

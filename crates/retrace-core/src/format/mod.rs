@@ -27,6 +27,6 @@ pub(crate) use events::event_seq;
 pub use folder::{order_files, side_car, snapshot_side_car, subagent_dir, Listing, SessionFile};
 pub(crate) use registry::key_table;
 pub use rules::Subagent;
-pub(crate) use rules::{FileCx, Links, Rules, NONE};
+pub(crate) use rules::{FileCx, Fold, Links, Rules, NONE};
 pub use split::{needs_head, split_sessions, HEAD_BYTES};
 pub(crate) use view::View;

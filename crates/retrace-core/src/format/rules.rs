@@ -301,11 +301,53 @@ pub(crate) trait Rules: Sync {
         None
     }
 
+    /// How an entry joins the rows a view shows ([`Fold`]); by default
+    /// each entry is a row of its own.
+    fn fold(&self, _s: &View, _e: EntryId) -> Fold {
+        Fold::Own
+    }
+
+    /// Entries before a row (of the entries `row`) whose lines set the
+    /// state its own lines are read in, fed to the row's normalizer before
+    /// them with what they give thrown away (Codex: the settings and token
+    /// totals the model's step follows). Empty by default.
+    fn prelude(&self, _s: &View, _row: &[EntryId]) -> Vec<EntryId> {
+        Vec::new()
+    }
+
+    /// Entries after a row (beyond rows of its own, such as its calls'
+    /// results) that still belong to what it shows, fed to its normalizer
+    /// after its own lines (a Codex step's token count written after its
+    /// outputs). Empty by default.
+    fn postlude(&self, _s: &View, _row: &[EntryId]) -> Vec<EntryId> {
+        Vec::new()
+    }
+
     /// Whether a JSON document's `system`, `systemInstruction` or
     /// `instructions` field opens the context (a request body).
     fn document_system(&self) -> bool {
         false
     }
+}
+
+/// How an entry joins the rows of a branch (`Session::rows`), from its
+/// index fields.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fold {
+    /// A row of its own (a Claude Code response's lines still join by
+    /// `message.id`).
+    Own,
+    /// A part of the model's step: joins the step begun just before it
+    /// (Codex reasoning, text and calls written as items of their own).
+    Step,
+    /// Bookkeeping about the rows beside it (a token count, the UI's copy
+    /// of an item, a command's end): joins the step before it while that
+    /// step takes lines, else the row after it. Only a row of its own when
+    /// neither is next to it.
+    Aside,
+    /// Bookkeeping about what follows (a turn's start, its settings): ends
+    /// the step before it and joins the row after it.
+    Ahead,
 }
 
 /// The entries a format's `detect` looks at: the first 64 well-formed ones.

@@ -345,9 +345,17 @@ pub struct Message {
     /// A user-side message's text as its pieces, where the harness wrote
     /// some of it (a slash command, shell input or output, context, an
     /// interruption); empty when all of it was typed. The content keeps
-    /// the text as written.
+    /// the text as written. On a model's message, the context it was
+    /// given beside the history (an events `llm_call`'s prompt, a Codex
+    /// turn's settings).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub harness: Vec<Piece>,
+    /// How the tool runs of this message's calls or results ended, where
+    /// the harness reported it beside the result (see [`ToolRun`]). Not
+    /// serialized: the viewer gets them merged into its calls' results
+    /// ([`crate::RowResult`]), which keeps their parsing out of its page.
+    #[serde(skip)]
+    pub runs: Vec<ToolRun>,
     /// Provider data of each part: `part_extras[i]` belongs to `content[i]`
     /// (the vector is shorter when the last parts have none). Use
     /// [`Message::part_extra`] and [`Message::push_with`].
@@ -412,6 +420,43 @@ pub struct MessageExtra {
     pub status: Option<String>,
 }
 
+/// How a tool's run ended, as the harness reported it beside what the
+/// model was given (Codex's `exec_command_end` event, the `metadata` of
+/// 0.5x shell output). Views show it in the call's block; it is never
+/// sent to a model.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ToolRun {
+    /// The call it reports on.
+    pub call_id: String,
+    /// The command as run (its argv), where the report names it.
+    pub command: Vec<String>,
+    /// The exit code.
+    pub exit_code: Option<i64>,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: Option<u64>,
+    /// What it printed on stdout, where the report keeps it apart.
+    pub stdout: Option<String>,
+    /// What it printed on stderr.
+    pub stderr: Option<String>,
+    /// It failed or was declined, by the report's own word (a patch not
+    /// applied).
+    pub failed: bool,
+}
+
+impl ToolRun {
+    /// What `other` says of the same run that `self` does not.
+    pub fn merge(&mut self, other: ToolRun) {
+        if self.command.is_empty() {
+            self.command = other.command;
+        }
+        self.exit_code = self.exit_code.or(other.exit_code);
+        self.duration_ms = self.duration_ms.or(other.duration_ms);
+        self.stdout = self.stdout.take().or(other.stdout);
+        self.stderr = self.stderr.take().or(other.stderr);
+        self.failed |= other.failed;
+    }
+}
+
 fn is_normal(kind: &MessageKind) -> bool {
     *kind == MessageKind::Normal
 }
@@ -431,6 +476,7 @@ impl Message {
             entries: Vec::new(),
             lines: Vec::new(),
             harness: Vec::new(),
+            runs: Vec::new(),
             part_extras: Vec::new(),
             extra: None,
         }
@@ -480,6 +526,11 @@ impl Message {
             } => Some((call_id.as_str(), *is_error)),
             _ => None,
         })
+    }
+
+    /// How the run of call `call_id` ended, where this message says.
+    pub fn run_of(&self, call_id: &str) -> Option<&ToolRun> {
+        self.runs.iter().find(|r| r.call_id == call_id)
     }
 
     /// What a user-side message is as a whole (see [`class_of`]): a

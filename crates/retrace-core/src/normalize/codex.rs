@@ -9,13 +9,24 @@
 //! running totals: a count whose total equals the last one seen is a repeat,
 //! otherwise its `last_token_usage` is one request's usage, attached to the
 //! response it belongs to (whether the count was written before the
-//! response's items, as 0.5x does, or after them).
+//! response's items, as 0.5x does, or after them, even after its calls'
+//! outputs). A count after a response that has its own, with no response
+//! after it, is counted in the totals (check) but shown on no message.
+//!
+//! A turn's settings (`turn_context`: model, effort, approvals, sandbox,
+//! directory) are a context piece of the next response, when they differ
+//! from the ones the last response was given (0.5x writes them again
+//! after every tool call). How a command's run ended (`exec_command_end`
+//! and the other tools' end events, the `metadata` of 0.5x shell output:
+//! exit code, duration, stderr apart) is a [`ToolRun`] of the message
+//! holding its call or result; views show it in the call's block.
 
 use serde_json::Value;
 
 use super::harness;
 use super::{base64_size, image, str_field, text_of, ContextOptions};
-use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, Usage};
+use crate::model::harness::Piece;
+use crate::model::message::{Message, MessageKind, Part, PartExtra, Role, ToolRun, Usage};
 use crate::model::provider::Api;
 use crate::model::time::parse_rfc3339_ms;
 use crate::normalize::{Mode, Normalize, Origin};
@@ -33,7 +44,20 @@ pub(crate) struct Rollout {
     window: Vec<Message>,
     /// Usage counted before its response's items were written.
     pending: Option<Usage>,
+    /// The settings of the last `turn_context`, and those the last
+    /// response was shown with.
+    settings: Option<String>,
+    shown_settings: Option<String>,
+    /// Reports of runs whose call is not in sight yet.
+    runs: Vec<ToolRun>,
+    /// The lines fed before were finished with a response still without
+    /// its count (a row read after its prelude): a count before any other
+    /// response is that one's (written after its outputs).
+    unpaid: bool,
 }
+
+/// Messages looked back at for the call a run report names.
+const RUN_REACH: usize = 64;
 
 impl Rollout {
     pub(crate) fn new(mode: Mode) -> Rollout {
@@ -44,6 +68,10 @@ impl Rollout {
             last_total: None,
             window: Vec::new(),
             pending: None,
+            settings: None,
+            shown_settings: None,
+            runs: Vec::new(),
+            unpaid: false,
         }
     }
 
@@ -77,6 +105,14 @@ impl Rollout {
             m.provider = self.provider.clone();
             m.timestamp = time;
             m.usage = self.pending.take();
+            self.unpaid = false;
+            if self.settings != self.shown_settings {
+                self.shown_settings = self.settings.clone();
+                m.harness.push(Piece::Context {
+                    label: "turn settings".to_owned(),
+                    text: self.settings.clone().unwrap_or_default(),
+                });
+            }
             self.window.push(m);
         }
         let m = &mut self.window[0];
@@ -86,8 +122,17 @@ impl Rollout {
         m
     }
 
-    /// A tool's output: after the response that called it.
-    fn tool_output(&mut self, m: Message, out: &mut Vec<Message>) {
+    /// A tool's output: after the response that called it, with the
+    /// reports of its run that came before it.
+    fn tool_output(&mut self, mut m: Message, out: &mut Vec<Message>) {
+        let ids: Vec<String> = m.tool_results().map(|(id, _)| id.to_owned()).collect();
+        let (mine, rest) = std::mem::take(&mut self.runs)
+            .into_iter()
+            .partition(|r| ids.contains(&r.call_id));
+        self.runs = rest;
+        for run in mine {
+            add_run(&mut m, run);
+        }
         if self
             .window
             .first()
@@ -96,6 +141,44 @@ impl Rollout {
             self.window.push(m);
         } else {
             self.emit(m, out);
+        }
+    }
+
+    /// A run's report goes to the message with its result, else its
+    /// call, else waits for its output.
+    fn report(&mut self, run: ToolRun, out: &mut [Message]) {
+        let id = run.call_id.as_str();
+        let holds = |m: &Message, result: bool| {
+            m.content.iter().any(|p| match p {
+                Part::ToolResult { call_id, .. } => result && call_id == id,
+                Part::ToolCall { id: call, .. } => !result && call == id,
+                _ => false,
+            })
+        };
+        let reach = out.len().saturating_sub(RUN_REACH);
+        for result in [true, false] {
+            let found = self
+                .window
+                .iter_mut()
+                .rev()
+                .chain(out[reach..].iter_mut().rev())
+                .find(|m| holds(m, result));
+            if let Some(m) = found {
+                add_run(m, run);
+                return;
+            }
+        }
+        self.runs.push(run);
+    }
+
+    /// Reports whose call never came in sight: with the last message, so
+    /// they are shown (a call on another row).
+    fn settle_runs(&mut self, out: &mut [Message]) {
+        if self.runs.is_empty() {
+            return;
+        }
+        if let Some(m) = self.window.last_mut().or(out.last_mut()) {
+            m.runs.append(&mut self.runs);
         }
     }
 
@@ -117,6 +200,7 @@ impl Rollout {
         let usage = token_usage(last);
         match self.window.first_mut() {
             Some(m) if m.role == Role::Assistant && m.usage.is_none() => m.usage = Some(usage),
+            _ if self.unpaid => self.unpaid = false,
             _ => match &mut self.pending {
                 Some(p) => p.add(&usage),
                 None => self.pending = Some(usage),
@@ -205,9 +289,14 @@ impl Rollout {
             "function_call_output" | "custom_tool_call_output" | "tool_search_output" => {
                 let mut m = Message::new(Role::Tool);
                 m.timestamp = time;
-                let (output, is_error, images) = tool_output(item);
+                let (output, is_error, images, run) = tool_output(item);
+                let id = call_id(item);
+                if let Some(mut run) = run {
+                    run.call_id = id.clone();
+                    m.runs.push(run);
+                }
                 m.content.push(Part::ToolResult {
-                    call_id: call_id(item),
+                    call_id: id,
                     output,
                     is_error,
                 });
@@ -263,6 +352,7 @@ impl Rollout {
                 m.content.extend(parts);
             }
             role => {
+                self.settle_runs(out);
                 let mut m = Message::new(match role {
                     "developer" | "system" => Role::System,
                     _ => Role::User,
@@ -286,6 +376,12 @@ impl Rollout {
             "token_count" => {
                 if let Some(info) = event.get("info").filter(|i| i.is_object()) {
                     self.usage(info);
+                }
+                return;
+            }
+            "exec_command_end" | "patch_apply_end" | "mcp_tool_call_end" => {
+                if let Some(run) = run_report(event) {
+                    self.report(run, out);
                 }
                 return;
             }
@@ -371,6 +467,7 @@ impl Normalize for Rollout {
                 if let Some(model) = str_field(payload, "model") {
                     self.model = Some(model.to_owned());
                 }
+                self.settings = Some(turn_settings(payload));
             }
             "response_item" => self.item(origin, payload, time, out),
             "event_msg" => self.event(origin, payload, time, out),
@@ -380,20 +477,113 @@ impl Normalize for Rollout {
     }
 
     fn finish(&mut self, out: &mut Vec<Message>) {
-        if let Some(p) = self.pending.take() {
-            if let Some(m) = self
-                .window
-                .first_mut()
-                .filter(|m| m.role == Role::Assistant)
-            {
-                match &mut m.usage {
-                    Some(u) => u.add(&p),
-                    None => m.usage = Some(p),
-                }
-            }
+        let mode = self.mode;
+        let open = self
+            .window
+            .first_mut()
+            .filter(|m| m.role == Role::Assistant);
+        match (self.pending.take(), open) {
+            (Some(p), Some(m)) => match &mut m.usage {
+                // A count after a response that has its own is of a
+                // request whose response is not here: the totals count
+                // it, no message shows it.
+                Some(u) if mode == Mode::Check => u.add(&p),
+                Some(_) => {}
+                None => m.usage = Some(p),
+            },
+            (None, Some(m)) => self.unpaid = m.usage.is_none(),
+            _ => {}
         }
+        self.settle_runs(out);
         self.flush(out);
     }
+}
+
+/// `run` added to what `m` reports, merged with a report of the same run.
+fn add_run(m: &mut Message, run: ToolRun) {
+    match m.runs.iter_mut().find(|r| r.call_id == run.call_id) {
+        // The event's report says more than the output's metadata.
+        Some(r) => {
+            let older = std::mem::replace(r, run);
+            r.merge(older);
+        }
+        None => m.runs.push(run),
+    }
+}
+
+/// A turn's settings in one line: model, reasoning effort, approvals,
+/// directory and sandbox (`sandbox_policy` is `{mode}` in 0.5x, `{type}`
+/// later, or a string).
+pub(crate) fn turn_settings(payload: &Value) -> String {
+    let mut parts = Vec::new();
+    for (key, name) in [
+        ("model", "model"),
+        ("effort", "effort"),
+        ("approval_policy", "approval"),
+        ("cwd", "cwd"),
+    ] {
+        if let Some(v) = str_field(payload, key) {
+            parts.push(format!("{name} {v}"));
+        }
+    }
+    let sandbox = payload.get("sandbox_policy").map(|p| match p {
+        Value::String(mode) => mode.clone(),
+        other => str_field(other, "mode")
+            .or_else(|| str_field(other, "type"))
+            .unwrap_or("set")
+            .to_owned(),
+    });
+    if let Some(mode) = sandbox {
+        parts.push(format!("sandbox {mode}"));
+    }
+    parts.join(" · ")
+}
+
+/// How a tool's run ended, from its end event: `exec_command_end`
+/// (`exit_code`, `duration` as `{secs, nanos}` or `duration_ms`, `stdout`
+/// and `stderr` apart or `aggregated_output`, `status`),
+/// `patch_apply_end` (`success`, `stdout`, `stderr`), `mcp_tool_call_end`
+/// (`duration`, a `result` that is `Ok` or `Err`). Not a command the
+/// user ran.
+fn run_report(event: &Value) -> Option<ToolRun> {
+    // A command the user ran (`!`) is shown from the message that holds
+    // it (`<user_shell_command>`, see `harness.rs`).
+    if str_field(event, "source") == Some("user_shell") {
+        return None;
+    }
+    let text = |key: &str| {
+        str_field(event, key)
+            .filter(|t| !t.is_empty())
+            .map(str::to_owned)
+    };
+    let duration_ms = match event.get("duration") {
+        Some(d) if d.is_object() => {
+            let nanos = d.get("nanos").and_then(Value::as_u64).unwrap_or(0);
+            let secs = d.get("secs").and_then(Value::as_u64);
+            secs.map(|secs| secs * 1000 + nanos / 1_000_000)
+        }
+        _ => event.get("duration_ms").and_then(Value::as_u64),
+    };
+    let status = str_field(event, "status");
+    Some(ToolRun {
+        call_id: str_field(event, "call_id")?.to_owned(),
+        command: event
+            .get("command")
+            .and_then(Value::as_array)
+            .map(|argv| {
+                argv.iter()
+                    .filter_map(|w| w.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default(),
+        exit_code: event.get("exit_code").and_then(Value::as_i64),
+        duration_ms,
+        stdout: text("stdout").or_else(|| text("aggregated_output")),
+        stderr: text("stderr"),
+        failed: matches!(status, Some("failed" | "declined"))
+            || event.get("success").and_then(Value::as_bool) == Some(false)
+            || event.pointer("/result/Err").is_some(),
+    })
 }
 
 /// A message views show as an event in the conversation.
@@ -548,26 +738,47 @@ fn data_url_image(url: Option<&str>) -> Part {
     }
 }
 
-/// A tool output: text, whether it failed, and images. Old shell output is
-/// a JSON string `{"output","metadata":{"exit_code"}}`; newer output is
-/// plain text with a `Process exited with code N` line; either may be a
-/// list of content items. A tool search returns `tools` instead.
-fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
+/// A tool output: text, whether it failed, images, and what it says of
+/// the run. Old shell output is a JSON string
+/// `{"output","metadata":{"exit_code","duration_seconds"}}`; newer output
+/// is plain text with a `Process exited with code N` line; either may be
+/// a list of content items. A tool search returns `tools` instead.
+type Output = (String, bool, Vec<Part>, Option<ToolRun>);
+
+fn tool_output(item: &Value) -> Output {
     match item.get("output") {
         Some(Value::String(s)) => {
             if let Ok(Value::Object(o)) = serde_json::from_str::<Value>(s) {
                 if let Some(output) = o.get("output").and_then(Value::as_str) {
-                    let code = o
-                        .get("metadata")
+                    let meta = o.get("metadata");
+                    let code = meta
                         .and_then(|m| m.get("exit_code"))
                         .and_then(Value::as_i64);
-                    return (output.to_owned(), code.is_some_and(|c| c != 0), Vec::new());
+                    // 0.5x writes 0.0 for every command: no duration.
+                    let ms = meta
+                        .and_then(|m| m.get("duration_seconds"))
+                        .and_then(Value::as_f64)
+                        .map(|s| (s * 1000.0).round() as u64)
+                        .filter(|&ms| ms > 0);
+                    let run = ToolRun {
+                        exit_code: code,
+                        duration_ms: ms,
+                        ..ToolRun::default()
+                    };
+                    let run = (code.is_some() || ms.is_some()).then_some(run);
+                    return (
+                        output.to_owned(),
+                        code.is_some_and(|c| c != 0),
+                        Vec::new(),
+                        run,
+                    );
                 }
             }
             (
                 s.clone(),
                 exit_code_in_text(s).is_some_and(|c| c != 0),
                 Vec::new(),
+                None,
             )
         }
         Some(Value::Array(items)) => {
@@ -584,21 +795,22 @@ fn tool_output(item: &Value) -> (String, bool, Vec<Part>) {
                     other => images.push(other),
                 }
             }
-            (text, false, images)
+            (text, false, images, None)
         }
         // `{content, success}` as some versions wrote it.
         Some(Value::Object(o)) => {
             let text = o.get("content").map(text_of).unwrap_or_default();
             let failed = o.get("success").and_then(Value::as_bool) == Some(false);
-            (text, failed, Vec::new())
+            (text, failed, Vec::new(), None)
         }
-        Some(other) => (text_of(other), false, Vec::new()),
+        Some(other) => (text_of(other), false, Vec::new(), None),
         // A `tool_search_output` has no output: what it found is its
         // `tools`, kept as JSON text.
         None => (
             item.get("tools").map(text_of).unwrap_or_default(),
             false,
             Vec::new(),
+            None,
         ),
     }
 }
@@ -698,6 +910,91 @@ mod tests {
                 call_id: "call_1".into(),
                 output: "README.md\n".into(),
                 is_error: true
+            }]
+        );
+    }
+
+    #[test]
+    fn the_turns_settings_are_the_first_responses_context_until_they_change() {
+        let settings = |m: &Message| -> Vec<String> {
+            m.harness
+                .iter()
+                .map(|p| match p {
+                    Piece::Context { label, text } => format!("{label}: {text}"),
+                    other => panic!("{other:?}"),
+                })
+                .collect()
+        };
+        let high = TURN[2];
+        let low = &high.replace(r#""effort":"high""#, r#""effort":"low""#);
+        let out = run(
+            &[
+                TURN[0], high, TURN[4], TURN[5], TURN[6], high, TURN[4], TURN[6], low, TURN[4],
+            ],
+            Mode::Context,
+        );
+        let responses: Vec<Vec<String>> = out
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .map(settings)
+            .collect();
+        assert_eq!(
+            responses,
+            [
+                vec!["turn settings: model gpt-5.1-codex · effort high · approval never · cwd /x · sandbox danger-full-access".to_owned()],
+                vec![],
+                vec!["turn settings: model gpt-5.1-codex · effort low · approval never · cwd /x · sandbox danger-full-access".to_owned()],
+            ]
+        );
+    }
+
+    #[test]
+    fn a_runs_report_goes_to_its_call_or_result_and_never_away() {
+        let call = TURN[5];
+        let output = r#"{"timestamp":"2025-11-17T21:32:50.530Z","type":"response_item","payload":{"type":"function_call_output","call_id":"call_1","output":"README.md\n"}}"#;
+        let end = |id: &str| {
+            format!(
+                r#"{{"timestamp":"2025-11-17T21:32:50.600Z","type":"event_msg","payload":{{"type":"exec_command_end","call_id":"{id}","command":["ls"],"stdout":"README.md\n","stderr":"","exit_code":0,"duration":{{"secs":1,"nanos":500000000}}}}}}"#
+            )
+        };
+        let report = ToolRun {
+            call_id: "call_1".into(),
+            command: vec!["ls".into()],
+            exit_code: Some(0),
+            duration_ms: Some(1500),
+            stdout: Some("README.md\n".into()),
+            ..ToolRun::default()
+        };
+        // Before the output: the call's.
+        let out = run(&[call, &end("call_1"), output], Mode::Context);
+        assert_eq!(out[0].runs, std::slice::from_ref(&report));
+        assert!(out[1].runs.is_empty());
+        // After it: the output's.
+        let out = run(&[call, output, &end("call_1")], Mode::Context);
+        assert_eq!(
+            (out[0].runs.len(), &out[1].runs[..]),
+            (0, &[report.clone()][..])
+        );
+        // Ahead of both (a row read alone): waits for the output.
+        let out = run(&[&end("call_1"), output], Mode::Context);
+        assert_eq!(out[0].runs, std::slice::from_ref(&report));
+        // With no call nor output in sight (its call on another row): with
+        // the last message, never dropped. A command the user ran is shown
+        // from its own message, not again.
+        let out = run(&[TURN[0], &end("other")], Mode::Context);
+        assert_eq!(out[0].runs[0].call_id, "other");
+        let user = end("mine").replace(r#""command""#, r#""source":"user_shell","command""#);
+        let out = run(&[TURN[0], &user], Mode::Context);
+        assert!(out[0].runs.is_empty());
+        // 0.5x output's metadata is a report too; an exit code, and no
+        // duration of 0.0.
+        let out = run(&[call, TURN[6]], Mode::Context);
+        assert_eq!(
+            out[1].runs,
+            [ToolRun {
+                call_id: "call_1".into(),
+                exit_code: Some(1),
+                ..ToolRun::default()
             }]
         );
     }

@@ -65,7 +65,9 @@ impl Origin<'_> {
 /// began it; in [`Mode::Context`] `out` is the whole context so far.
 pub(crate) trait Normalize {
     fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>);
-    /// Emits what is still held back.
+    /// Emits what is still held back. A normalizer goes on taking lines
+    /// after it (a row's prelude is finished before its own lines, see
+    /// `Rules::prelude`), with what it learnt of the lines before.
     fn finish(&mut self, _out: &mut Vec<Message>) {}
 }
 

@@ -12,6 +12,6 @@ mod output;
 mod pairs;
 
 pub use diff::{lines as diff_lines, of_tool_call as diff_of_tool_call, Line as DiffLine};
-pub use output::ToolOutput;
+pub use output::{duration_text, ToolOutput};
 pub use pairs::{pair_calls, Pair, ResultImage, RowPairing, RowResult, PAIRING_REACH};
 pub use tool::{command_of_argv, language_of, value_text, ToolView};

@@ -10,8 +10,13 @@
 //!   `Background PIDs:`, `Process Group PGID:`; `(none)` for nothing.
 //! - Claude Code writes stdout and stderr apart beside the result, in the
 //!   line's `toolUseResult`: [`crate::Session::row_pairing`] reads them.
+//! - Codex reports a run beside its output (`exec_command_end`, 0.5x
+//!   output's `metadata`): a [`ToolRun`] of the message, added with
+//!   [`ToolOutput::with_run`].
 //!
 //! Anything else is its text as it is.
+
+use crate::model::message::ToolRun;
 
 /// A tool result taken apart.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -23,7 +28,8 @@ pub struct ToolOutput {
     pub stderr: Option<String>,
     /// The exit code, where the format records one.
     pub exit_code: Option<i64>,
-    /// Wall time as written (`0.1 seconds`).
+    /// Wall time as written (`0.1 seconds`), or a run's duration
+    /// ([`duration_text`]).
     pub wall_time: Option<String>,
     /// The run was interrupted (Claude Code).
     pub interrupted: bool,
@@ -38,6 +44,44 @@ impl ToolOutput {
                 output: text.to_owned(),
                 ..ToolOutput::default()
             })
+    }
+
+    /// What the report of the run says that the output does not: its exit
+    /// code and duration, and its stdout and stderr apart where the report
+    /// keeps both (the output is then the two streams as one); the output
+    /// itself where there was none.
+    pub fn with_run(mut self, run: &ToolRun) -> ToolOutput {
+        self.exit_code = self.exit_code.or(run.exit_code);
+        if self.wall_time.is_none() {
+            self.wall_time = run.duration_ms.map(duration_text);
+        }
+        let stderr = run.stderr.as_ref().filter(|e| !e.trim().is_empty());
+        match (&run.stdout, stderr) {
+            (Some(out), Some(err)) if self.stderr.is_none() => {
+                self.output = out.clone();
+                self.stderr = Some(err.clone());
+            }
+            (out, err) if self.output.trim().is_empty() => {
+                if let Some(out) = out {
+                    self.output = out.clone();
+                }
+                if self.stderr.is_none() {
+                    self.stderr = err.cloned();
+                }
+            }
+            _ => {}
+        }
+        self
+    }
+}
+
+/// A duration for people: `413 ms`, `2.4 s`, `3 min 05 s` (integers
+/// only: no float printer).
+pub fn duration_text(ms: u64) -> String {
+    match ms {
+        0..=999 => format!("{ms} ms"),
+        1_000..=59_999 => format!("{}.{} s", ms / 1000, ms % 1000 / 100),
+        _ => format!("{} min {:02} s", ms / 60_000, ms % 60_000 / 1000),
     }
 }
 
@@ -121,6 +165,50 @@ mod tests {
         assert_eq!(ToolOutput::of(plain).output, plain);
         let plain = "Exit code: soon\nOutput:\nx";
         assert_eq!(ToolOutput::of(plain).output, plain);
+    }
+
+    #[test]
+    fn a_runs_report_fills_what_the_output_lacks() {
+        let run = ToolRun {
+            call_id: "c".into(),
+            exit_code: Some(2),
+            duration_ms: Some(61_500),
+            stdout: Some("out\n".into()),
+            stderr: Some("err\n".into()),
+            ..ToolRun::default()
+        };
+        // The streams apart replace the output that holds both.
+        let o = ToolOutput::of("out\nerr\n").with_run(&run);
+        assert_eq!(
+            (o.output.as_str(), o.stderr.as_deref()),
+            ("out\n", Some("err\n"))
+        );
+        assert_eq!(
+            (o.exit_code, o.wall_time.as_deref()),
+            (Some(2), Some("1 min 01 s"))
+        );
+        // The output's own framing wins.
+        let o =
+            ToolOutput::of("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom").with_run(&run);
+        assert_eq!(
+            (o.exit_code, o.wall_time.as_deref()),
+            (Some(1), Some("0.2 seconds"))
+        );
+        // Only one stream reported: the output stays, stderr is not
+        // shown twice.
+        let one = ToolRun {
+            stdout: None,
+            ..run.clone()
+        };
+        let o = ToolOutput::of("out\nerr\n").with_run(&one);
+        assert_eq!((o.output.as_str(), o.stderr), ("out\nerr\n", None));
+        // No output written: the report's.
+        let o = ToolOutput::default().with_run(&one);
+        assert_eq!(o.stderr.as_deref(), Some("err\n"));
+        assert_eq!(
+            [0, 999, 1_000, 2_350, 59_999, 185_000].map(duration_text),
+            ["0 ms", "999 ms", "1.0 s", "2.3 s", "59.9 s", "3 min 05 s"]
+        );
     }
 
     #[test]

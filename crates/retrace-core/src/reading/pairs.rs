@@ -14,10 +14,12 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::model::message::{Message, Part};
+use crate::model::message::{Message, Part, ToolRun};
 use crate::model::sort::sort_by_key;
 use crate::session::{Row, RowKind, Session};
 use crate::source::{Source, SourceError};
+
+use super::output::ToolOutput;
 
 /// Message rows looked at before or after a row for the other half of its
 /// pairs. Results follow their calls closely (parallel calls: a few rows);
@@ -90,6 +92,37 @@ pub struct RowResult {
     /// back), which a view shows in the call's block.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<ResultImage>,
+    /// The exit code, where the run's report gives it and the output does
+    /// not (Codex: `output` is then taken apart already, see
+    /// [`ToolOutput::with_run`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
+    /// How long it ran, where the report or the output's framing says.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wall_time: Option<String>,
+}
+
+impl RowResult {
+    /// The result on row `row` with what the reports of its run (`runs`,
+    /// from the result's message and the call's) add to it.
+    fn reported(mut self, runs: [Option<&ToolRun>; 2]) -> RowResult {
+        let mut run: Option<ToolRun> = None;
+        for r in runs.into_iter().flatten() {
+            match &mut run {
+                Some(run) => run.merge(r.clone()),
+                None => run = Some(r.clone()),
+            }
+        }
+        if let Some(run) = run {
+            let o = ToolOutput::of(&self.output).with_run(&run);
+            self.output = o.output;
+            self.stderr = self.stderr.or(o.stderr);
+            self.exit_code = o.exit_code;
+            self.wall_time = o.wall_time;
+            self.is_error |= run.failed;
+        }
+        self
+    }
 }
 
 /// An image that came with a result, by its place among its row's images
@@ -204,7 +237,7 @@ impl Session {
                             Some((out, err, int)) => (out.clone(), err.clone(), *int),
                             None => (output.clone(), None, false),
                         };
-                        pairing.results.push(RowResult {
+                        let result = RowResult {
                             row: r,
                             call_id: call_id.clone(),
                             output,
@@ -212,11 +245,40 @@ impl Session {
                             stderr,
                             interrupted,
                             images: Vec::new(),
-                        });
+                            exit_code: None,
+                            wall_time: None,
+                        };
+                        pairing
+                            .results
+                            .push(result.reported([m.run_of(call_id), message.run_of(call_id)]));
                     }
                 }
             }
             r += 1;
+        }
+        // A run reported here with no result in reach (its output never
+        // written), or for a call not here (a report written away from its
+        // call): the report is the result.
+        for run in &message.runs {
+            let here = calls_here.contains(&run.call_id.as_str());
+            if (here && !open.contains(&run.call_id.as_str()))
+                || results_here.contains(&run.call_id.as_str())
+            {
+                continue;
+            }
+            open.retain(|id| *id != run.call_id);
+            let result = RowResult {
+                row: at,
+                call_id: run.call_id.clone(),
+                output: String::new(),
+                is_error: false,
+                stderr: None,
+                interrupted: false,
+                images: Vec::new(),
+                exit_code: None,
+                wall_time: None,
+            };
+            pairing.results.push(result.reported([Some(run), None]));
         }
         if r >= rows.len() {
             pairing.unanswered = open.iter().map(|s| (*s).to_owned()).collect();

@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::format::Fold;
 use crate::model::entry::{EntryId, Flags};
 use crate::model::intern::Sym;
 use crate::model::message::{Message, MessageKind, Role};
@@ -80,14 +81,50 @@ pub struct Row {
 
 impl Session {
     /// The rows of the branch ending at `leaf`, in the order they happened.
+    ///
+    /// A row is one entry, or the lines its format folds together
+    /// ([`Rules::fold`](crate::format::Rules)): a Claude Code response
+    /// written over several lines (one `message.id`), a Codex step (its
+    /// reasoning, text and calls, with the token count and settings
+    /// around them). A row's entries are consecutive on the branch and in
+    /// the file, so a line number finds its row; its type, role and time
+    /// are its first own line's. Lines are only ever added before a row's
+    /// first message or after a step's: the last entry of a prompt's or a
+    /// result's row, where a fork point is, stays its own.
     pub fn rows(&self, leaf: EntryId) -> Vec<Row> {
         let mut rows: Vec<Row> = Vec::new();
         // Claude Code: the row of each response still open (by `message.id`)
         // since the last prompt.
         let mut open: HashMap<Sym, usize> = HashMap::new();
+        // The row of the step that still takes lines, and the bookkeeping
+        // lines waiting for the row after them.
+        let mut step: Option<usize> = None;
+        let mut held: Vec<EntryId> = Vec::new();
+        let mut previous: Option<EntryId> = None;
         for e in self.branch(leaf) {
             let entry = self.entry(e);
             let is_message = self.rules_of(e).is_message(&self.view(), e);
+            let fold = self.rules_of(e).fold(&self.view(), e);
+            // Only lines next to each other in one file fold together.
+            let next_to =
+                previous.is_some_and(|p| p.0 + 1 == e.0 && self.entry(p).file == entry.file);
+            if !next_to {
+                self.own_rows(&mut held, &mut rows);
+                step = None;
+            }
+            previous = Some(e);
+            match (fold, step) {
+                (Fold::Aside, Some(r)) | (Fold::Step, Some(r)) => {
+                    self.join(&mut rows[r], e, is_message);
+                    continue;
+                }
+                (Fold::Aside, None) | (Fold::Ahead, _) => {
+                    held.push(e);
+                    step = None;
+                    continue;
+                }
+                _ => {}
+            }
             let role = self.role(e);
             if is_message && role == "user" {
                 open.clear();
@@ -96,27 +133,52 @@ impl Session {
             // per content block, sharing `message.id`) is one row.
             if is_message && role == "assistant" && !entry.group.is_none() {
                 if let Some(&r) = open.get(&entry.group) {
-                    let row = &mut rows[r];
-                    row.entries.push(e);
-                    row.marks.0 |= self.index_marks(e, is_message).0;
+                    self.join(&mut rows[r], e, is_message);
                     continue;
                 }
                 open.insert(entry.group, rows.len());
             }
-            rows.push(Row {
-                entries: vec![e],
-                kind: if is_message {
-                    RowKind::Message
-                } else {
-                    RowKind::Event
-                },
-                entry_type: self.kind(e).to_owned(),
-                role: role.to_owned(),
-                time: entry.timestamp(),
-                marks: self.index_marks(e, is_message),
-            });
+            let mut row = self.row_of_entry(e, is_message);
+            for &h in held.iter().rev() {
+                row.entries.insert(0, h);
+                row.marks.0 |= self.index_marks(h, false).0;
+            }
+            held.clear();
+            step = (fold == Fold::Step).then_some(rows.len());
+            rows.push(row);
         }
+        self.own_rows(&mut held, &mut rows);
         rows
+    }
+
+    /// A row of the one entry `e`.
+    fn row_of_entry(&self, e: EntryId, is_message: bool) -> Row {
+        Row {
+            entries: vec![e],
+            kind: if is_message {
+                RowKind::Message
+            } else {
+                RowKind::Event
+            },
+            entry_type: self.kind(e).to_owned(),
+            role: self.role(e).to_owned(),
+            time: self.entry(e).timestamp(),
+            marks: self.index_marks(e, is_message),
+        }
+    }
+
+    /// `e` added to the end of `row`.
+    fn join(&self, row: &mut Row, e: EntryId, is_message: bool) {
+        row.entries.push(e);
+        row.marks.0 |= self.index_marks(e, is_message).0;
+    }
+
+    /// The bookkeeping lines no row took, each a row of its own.
+    fn own_rows(&self, held: &mut Vec<EntryId>, rows: &mut Vec<Row>) {
+        for e in held.drain(..) {
+            let is_message = self.rules_of(e).is_message(&self.view(), e);
+            rows.push(self.row_of_entry(e, is_message));
+        }
     }
 
     /// The marks an entry earns from its index fields alone.
@@ -163,7 +225,22 @@ impl Session {
         // gives it at `finish`.
         let mut normalizer = self.rules_of(first).normalizer(Mode::Context);
         let mut out = Vec::new();
-        for &e in &row.entries {
+        // The lines before the row that set its state (a Codex step's
+        // settings and token totals), their messages thrown away.
+        let prelude = self.rules_of(first).prelude(&self.view(), &row.entries);
+        if !prelude.is_empty() {
+            for e in prelude {
+                if let Ok(value) = self.body(e, source)? {
+                    normalizer.feed(&self.origin(e, ContextOptions::default()), &value, &mut out);
+                }
+            }
+            normalizer.finish(&mut out);
+            out.clear();
+        }
+        // Its own lines, then the lines after it that still belong to it
+        // (a Codex step's token count written after its outputs).
+        let postlude = self.rules_of(first).postlude(&self.view(), &row.entries);
+        for &e in row.entries.iter().chain(&postlude) {
             if let Ok(value) = self.body(e, source)? {
                 normalizer.feed(&self.origin(e, ContextOptions::default()), &value, &mut out);
             }

@@ -345,6 +345,10 @@ pub fn event_line(body: &Value) -> String {
             kind,
             body.get("payload").unwrap_or(&Value::Null),
         )),
+        // A Codex rollout's first line before Sept 2025: the meta bare.
+        "entry" if body.get("id").is_some() && body.get("git").is_some() => {
+            Some(codex_line("session_meta", body))
+        }
         _ => None,
     };
     let line = detail.unwrap_or_else(|| {
@@ -385,32 +389,10 @@ fn codex_line(kind: &str, payload: &Value) -> String {
     let s = |key: &str| payload.get(key).and_then(Value::as_str);
     let sub = s("type").unwrap_or("");
     match (kind, sub) {
-        ("turn_context", _) => {
-            let mut parts = Vec::new();
-            for (key, name) in [
-                ("model", "model"),
-                ("effort", "effort"),
-                ("approval_policy", "approval"),
-                ("cwd", "cwd"),
-            ] {
-                if let Some(v) = s(key) {
-                    parts.push(format!("{name} {v}"));
-                }
-            }
-            let sandbox = payload.get("sandbox_policy").map(|p| match p {
-                Value::String(mode) => mode.clone(),
-                other => other
-                    .get("mode")
-                    .or_else(|| other.get("type"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("set")
-                    .to_owned(),
-            });
-            if let Some(mode) = sandbox {
-                parts.push(format!("sandbox {mode}"));
-            }
-            format!("turn settings: {}", parts.join(" · "))
-        }
+        ("turn_context", _) => format!(
+            "turn settings: {}",
+            crate::normalize::codex::turn_settings(payload)
+        ),
         ("session_meta", _) => {
             let mut line = "session started".to_owned();
             if let Some(cwd) = s("cwd") {
@@ -443,6 +425,18 @@ fn codex_line(kind: &str, payload: &Value) -> String {
         (_, "agent_reasoning") => "agent reasoning (UI copy)".to_owned(),
         (_, "agent_message") => "agent message (UI copy)".to_owned(),
         (_, "user_message") => "user message (UI copy)".to_owned(),
+        (_, "exec_command_end") => {
+            let argv: Vec<&str> = payload
+                .get("command")
+                .and_then(Value::as_array)
+                .map(|a| a.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let code = payload.get("exit_code").and_then(Value::as_i64);
+            match code {
+                Some(c) => format!("command ended (exit {c}): {}", argv.join(" ")),
+                None => format!("command ended: {}", argv.join(" ")),
+            }
+        }
         (_, "task_started") => "turn started".to_owned(),
         (_, "task_complete") => "turn complete".to_owned(),
         (_, "") => kind.replace('_', " "),
@@ -497,6 +491,10 @@ mod tests {
         // Fields in key order (serde_json sorts object keys).
         let v = json(r#"{"type":"future_entry","id":"x","note":"hi","n":3}"#);
         assert_eq!(event_line(&v), "future_entry · n: 3 · note: hi");
+        let v = json(
+            r#"{"id":"5973b6c0","timestamp":"2025-08-06T17:23:31.000Z","instructions":null,"git":{"branch":"main"}}"#,
+        );
+        assert_eq!(event_line(&v), "session started");
         for (ms, says) in [
             (0, "0.0"),
             (49, "0.0"),

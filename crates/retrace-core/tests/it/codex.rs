@@ -615,7 +615,8 @@ fn rollbacks_that_do_not_fit_are_reported() {
 /// Codex's undo snapshot (a `ghost_snapshot` response item, first 14 lines
 /// of the corpus rollout) is a checkpoint marker: the commit, the one it
 /// was taken on, and the paths untracked before it, directories with a
-/// trailing `/`. Its row is marked for the timeline.
+/// trailing `/`. Its row (with the prompt's UI copy and the turn's
+/// settings written before it) is marked for the timeline.
 #[test]
 fn a_ghost_snapshot_is_a_checkpoint() {
     use retrace_core::Marks;
@@ -628,7 +629,8 @@ fn a_ghost_snapshot_is_a_checkpoint() {
         .filter(|r| r.marks.has(Marks::CHECKPOINT))
         .collect();
     assert_eq!(marked.len(), 1);
-    assert_eq!(s.entry(marked[0].entries[0]).line, 6);
+    let lines: Vec<u32> = marked[0].entries.iter().map(|&e| s.entry(e).line).collect();
+    assert_eq!(lines, [4, 5, 6]);
     let m = s.row_message(marked[0], &mut src[..]).unwrap().unwrap();
     assert_eq!((m.role, m.kind), (Role::System, MessageKind::Marker));
     assert_eq!(m.lines, [6]);

@@ -14,6 +14,7 @@ mod common;
 mod bad_input;
 mod bookmarks;
 mod codex;
+mod codex_rows;
 mod compact;
 mod context;
 mod corpus;

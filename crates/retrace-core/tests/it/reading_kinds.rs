@@ -223,11 +223,20 @@ fn codex_items_by_type() {
         matches!(&step.content[0], Part::Thinking { text, .. } if text.contains("Planning repository inspection"))
     );
     assert_eq!(step.usage.map(|u| (u.input, u.output)), Some((10128, 37)));
-    // Rows: every message row has a role, no event line is a bare type.
+    // The turn's settings: once, as the first step's context.
+    let pieces: Vec<(u32, &Piece)> = messages
+        .iter()
+        .flat_map(|m| m.harness.iter().map(|p| (m.lines[0], p)))
+        .filter(|(_, p)| matches!(p, Piece::Context { label, .. } if label == "turn settings"))
+        .collect();
+    assert_eq!(pieces.len(), 1, "{pieces:?}");
+    assert_eq!(pieces[0].0, step.lines[0]);
+    // Rows: every message row has a role; what is left of the bookkeeping
+    // lines as rows of their own (the session's start, the settings and
+    // count after the last output) reads in words.
     let leaf = s.tree().default_leaf().unwrap();
-    let mut events = 0;
+    let mut events = Vec::new();
     for row in s.rows(leaf) {
-        let body = s.body(row.entries[0], &mut &bytes[..]).unwrap().unwrap();
         match row.kind {
             RowKind::Message => {
                 let m = s.row_message(&row, &mut &bytes[..]).unwrap().unwrap();
@@ -238,26 +247,21 @@ fn codex_items_by_type() {
                 );
             }
             RowKind::Event => {
-                events += 1;
+                let body = s.body(row.entries[0], &mut &bytes[..]).unwrap().unwrap();
                 let line = event_line(&body);
-                for bare in ["event_msg", "turn_context", "response_item"] {
+                for bare in ["event_msg", "turn_context", "response_item", "session_meta"] {
                     assert!(!line.contains(bare), "{line}");
                 }
+                events.push(line);
             }
         }
     }
-    assert!(events > 100);
-    let lines: Vec<String> = s
-        .rows(leaf)
-        .iter()
-        .filter(|r| r.kind == RowKind::Event)
-        .map(|r| event_line(&s.body(r.entries[0], &mut &bytes[..]).unwrap().unwrap()))
-        .collect();
-    assert!(lines.iter().any(|l| l.starts_with(
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(events[0].starts_with("session started in /home/user/projects/temp/chatbot-ui"));
+    assert!(events[1].starts_with(
         "turn settings: model gpt-5.1-codex · effort high · approval never · cwd /home/user/projects/temp/chatbot-ui · sandbox danger-full-access"
-    )));
-    assert!(lines.iter().any(|l| l.starts_with("token count: in ")));
-    assert!(lines.iter().any(|l| l == "agent reasoning (UI copy)"));
+    ));
+    assert!(events[2].starts_with("token count: in "));
 }
 
 #[test]

@@ -174,14 +174,24 @@ fn outline_collapses_runs_and_opens_a_segment_per_real_branch() {
 fn codex_rows_are_response_items_and_events() {
     let (s, bytes) = open("codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl");
     let rows = s.rows(s.tree().default_leaf().unwrap());
-    // One row per line: 119 response items (39 calls, 39 outputs, 38
-    // reasonings, 2 messages, 1 ghost snapshot, counted with Python) and 160
-    // events (119 event_msg, 40 turn_context, 1 session_meta).
-    assert_eq!(rows.len(), 279);
+    // 279 lines: 119 response items (39 calls, 39 outputs, 38 reasonings,
+    // 2 messages, 1 ghost snapshot, counted with Python) and 160 events
+    // (119 event_msg, 40 turn_context, 1 session_meta). A step's
+    // reasoning, call and the events around it are one row (see
+    // `codex_rows.rs`): 84 rows, of which all but the session's start
+    // and two lines after the last output are messages, holding every
+    // response item.
+    assert_eq!(rows.len(), 84);
     let messages: Vec<&retrace_core::Row> =
         rows.iter().filter(|r| r.kind == RowKind::Message).collect();
-    assert_eq!(messages.len(), 119);
+    assert_eq!(messages.len(), 81);
     assert!(messages.iter().all(|r| r.entry_type == "response_item"));
+    let items = messages
+        .iter()
+        .flat_map(|r| &r.entries)
+        .filter(|&&e| s.kind(e) == "response_item")
+        .count();
+    assert_eq!(items, 119);
     // Every response item reads back as a message; the ghost snapshot (Codex's
     // undo checkpoint, not something said) as a checkpoint marker, the only
     // row marked so.
@@ -203,7 +213,7 @@ fn codex_rows_are_response_items_and_events() {
     let marked: Vec<u32> = rows
         .iter()
         .filter(|r| r.marks.has(Marks::CHECKPOINT))
-        .map(|r| s.entry(r.entries[0]).line)
+        .map(|r| s.entry(*r.entries.last().unwrap()).line)
         .collect();
     assert_eq!(marked, [6]);
     let calls = messages

@@ -9,8 +9,8 @@ use std::io::{self, Write};
 
 use retrace_core::ansi::{self, Color, Style};
 use retrace_core::{
-    diff_of_tool_call, pair_calls, DiffLine, Message, MessageKind, Part, Piece, Role, ToolOutput,
-    ToolView, UserClass,
+    command_of_argv, diff_of_tool_call, pair_calls, DiffLine, Message, MessageKind, Part, Piece,
+    Role, ToolOutput, ToolRun, ToolView, UserClass,
 };
 
 use crate::output::time;
@@ -106,12 +106,20 @@ impl<'a> Branch<'a> {
                     name,
                     arguments,
                 } => {
+                    let mut run = m.run_of(id).cloned();
                     let result = self.result_of.get(&(i, p)).map(|&(mi, pi)| {
                         let m = &self.messages[mi];
+                        if let Some(r) = m.run_of(id) {
+                            let mut r = r.clone();
+                            if let Some(call_side) = run.take() {
+                                r.merge(call_side);
+                            }
+                            run = Some(r);
+                        }
                         let subagent = m.entries.iter().find_map(|e| self.subagents.get(e));
                         (&m.content[pi], subagent)
                     });
-                    w.tool_call(id, name, arguments, result)?;
+                    w.tool_call(id, name, arguments, result, run.as_ref())?;
                 }
                 Part::ToolResult {
                     call_id,
@@ -121,9 +129,25 @@ impl<'a> Branch<'a> {
                     // A result whose call is not on the branch (cut by a
                     // compaction, or lost).
                     w.line(&format!("← result of {call_id}"), Paint::Title)?;
-                    w.output(&ToolOutput::of(output), *is_error)?;
+                    let mut o = ToolOutput::of(output);
+                    if let Some(run) = m.run_of(call_id) {
+                        o = o.with_run(run);
+                    }
+                    w.output(&o, *is_error)?;
                 }
                 other => w.part(other)?,
+            }
+        }
+        // A run reported beside a message without its call (its report
+        // written away from it): its command and how it ended.
+        for run in &m.runs {
+            let mine = m.content.iter().any(|p| match p {
+                Part::ToolCall { id, .. } => *id == run.call_id,
+                Part::ToolResult { call_id, .. } => *call_id == run.call_id,
+                _ => false,
+            });
+            if !mine {
+                w.run(run)?;
             }
         }
         if let Some(u) = &m.usage {
@@ -264,8 +288,10 @@ impl Writer<'_> {
 
     fn head(&mut self, m: &Message, bookmarks: &[&str]) -> io::Result<()> {
         let (who, paint) = match (m.role, m.kind) {
-            // What the harness wrote is named by what it is, not "injected".
-            (role, _) if !m.harness.is_empty() => match m.user_class() {
+            // What the harness wrote is named by what it is, not "injected"
+            // (a model's message keeps its role: its pieces are the context
+            // it was given).
+            (role, _) if !m.harness.is_empty() && role != Role::Assistant => match m.user_class() {
                 UserClass::Prompt => (role.as_str().to_owned(), Paint::User),
                 class => (
                     format!("{} ({})", role.as_str(), class.as_str()),
@@ -386,6 +412,7 @@ impl Writer<'_> {
         name: &str,
         arguments: &serde_json::Value,
         result: Option<(&Part, Option<&SubagentRun>)>,
+        run: Option<&ToolRun>,
     ) -> io::Result<()> {
         let view = ToolView::of(name, arguments);
         let title = view.title(name);
@@ -492,15 +519,36 @@ impl Writer<'_> {
                 },
                 subagent,
             )) => {
-                self.output(&ToolOutput::of(output), *is_error)?;
+                let mut o = ToolOutput::of(output);
+                if let Some(run) = run {
+                    o = o.with_run(run);
+                }
+                self.output(&o, *is_error)?;
                 if let Some(run) = subagent {
                     let line = format!("   ↳ subagent run {}: {}", run.agent_id, run.command);
                     self.line(&line, Paint::Other)?;
                 }
                 Ok(())
             }
-            _ => self.line("   ← no result on this branch", Paint::Bad),
+            _ => match run {
+                // The report of its run, where no result was written.
+                Some(run) => self.output(&ToolOutput::default().with_run(run), run.failed),
+                None => self.line("   ← no result on this branch", Paint::Bad),
+            },
         }
+    }
+
+    /// A run reported apart from any call here: its command, then its
+    /// output as a result's.
+    fn run(&mut self, run: &ToolRun) -> io::Result<()> {
+        let argv: Vec<&str> = run.command.iter().map(String::as_str).collect();
+        let head = if argv.is_empty() {
+            format!("▶ run of {}", run.call_id)
+        } else {
+            format!("▶ $ {}", command_of_argv(&argv))
+        };
+        self.line(&head, Paint::Title)?;
+        self.output(&ToolOutput::default().with_run(run), run.failed)
     }
 
     /// A result: its output (and stderr apart) under a rule, then its exit
