@@ -5,6 +5,8 @@
 
 #![allow(dead_code)] // each test binary uses some of it
 
+pub mod proxy;
+
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
