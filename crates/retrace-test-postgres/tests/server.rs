@@ -24,10 +24,11 @@ fn psql(url: &str, sql: &str) -> String {
 fn a_server_starts_answers_restarts_and_is_gone_when_dropped() {
     let server = Server::start().unwrap();
     eprintln!("started in {:.0?} (target: 2 s)", server.started_in());
-    // The target is 2 s (0.6 s on an idle machine here); this bound only
-    // catches a start that waits on something, not a busy machine.
+    // The target is 2 s (0.6 to 1.3 s here when the machine is not
+    // shared; 11 s was seen under other jobs' load); this bound only
+    // catches a start that hangs on something.
     assert!(
-        server.started_in() < Duration::from_secs(10),
+        server.started_in() < Duration::from_secs(30),
         "{:?}",
         server.started_in()
     );
