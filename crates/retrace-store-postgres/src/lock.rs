@@ -24,7 +24,7 @@ use crate::db::{reason, Db, SETTINGS};
 /// The lock's key for session `$1` in the connection's schema.
 macro_rules! lock_key {
     () => {
-        "hashtextextended('retrace ' || current_schema() || ' ' || $1, 0)"
+        "hashtextextended('retrace ' || coalesce(current_schema(), '') || ' ' || $1, 0)"
     };
 }
 pub(crate) use lock_key;

@@ -133,10 +133,8 @@ impl PgStore {
     }
 
     /// The session's `key`, or not found.
-    fn key(c: &mut Conn, id: &SessionId, lock_row: bool) -> Result<i64, Fail> {
-        const KEY: &str = "SELECT key FROM sessions WHERE session_id = $1";
-        const KEY_LOCKED: &str = "SELECT key FROM sessions WHERE session_id = $1 FOR UPDATE";
-        let s = c.prepare(if lock_row { KEY_LOCKED } else { KEY })?;
+    fn key(c: &mut Conn, id: &SessionId) -> Result<i64, Fail> {
+        let s = c.prepare("SELECT key FROM sessions WHERE session_id = $1")?;
         match c.client.query_opt(&s, &[&id.as_str()])? {
             Some(row) => Ok(row.get(0)),
             None => Err(not_found(id)),
@@ -291,7 +289,7 @@ impl SessionStore for PgStore {
             .run(&|| "cannot list sessions".to_owned(), true, |c| {
                 let s = c.prepare(LIST[which])?;
                 // One more row than asked says whether there is a next page.
-                let n = (limit as i64).saturating_add(1);
+                let n = i64::try_from(limit).unwrap_or(i64::MAX).saturating_add(1);
                 let rows = match &after {
                     None => c.client.query(&s, &[&n, &query.agent_config])?,
                     Some((t, ns, id)) => {
@@ -362,7 +360,7 @@ impl SessionStore for PgStore {
         let what = || format!("cannot save state `{}` of session `{id}`", key.as_str());
         let name = key.as_str();
         self.db.run(&what, false, |c| {
-            let session = PgStore::key(c, id, false)?;
+            let session = PgStore::key(c, id)?;
             let statement = match expected {
                 None => c.prepare(
                     "INSERT INTO states (session_key, name, version, value) \
@@ -409,7 +407,7 @@ impl SessionStore for PgStore {
         refuse_version_zero(id, key, value.version)?;
         let what = || format!("cannot import state `{}` of session `{id}`", key.as_str());
         self.db.run(&what, false, |c| {
-            let session = PgStore::key(c, id, false)?;
+            let session = PgStore::key(c, id)?;
             let version = version_i64(id, value.version)?;
             let s = c.prepare(
                 "INSERT INTO states (session_key, name, version, value) \
@@ -432,7 +430,7 @@ impl SessionStore for PgStore {
     fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
         self.db
             .run(&|| format!("cannot list the state of `{id}`"), true, |c| {
-                let session = PgStore::key(c, id, false)?;
+                let session = PgStore::key(c, id)?;
                 let mut names = |sql: &'static str| -> Result<Vec<StateKey>, Fail> {
                     let s = c.prepare(sql)?;
                     let rows = c.client.query(&s, &[&session])?;
@@ -451,7 +449,7 @@ impl SessionStore for PgStore {
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {
         let what = || format!("cannot append to list `{}` of session `{id}`", key.as_str());
         self.db.run(&what, false, |c| {
-            let session = PgStore::key(c, id, false)?;
+            let session = PgStore::key(c, id)?;
             // Nothing appended makes no list (as on files).
             if items.is_empty() {
                 return Ok(());
@@ -477,7 +475,7 @@ impl SessionStore for PgStore {
     fn read_list(&self, id: &SessionId, key: &StateKey) -> StoreResult<Vec<Value>> {
         let what = || format!("cannot read list `{}` of session `{id}`", key.as_str());
         self.db.run(&what, true, |c| {
-            let session = PgStore::key(c, id, false)?;
+            let session = PgStore::key(c, id)?;
             let s = c.prepare(
                 "SELECT value FROM list_items WHERE session_key = $1 AND name = $2 ORDER BY pos",
             )?;
@@ -502,7 +500,7 @@ impl SessionStore for PgStore {
         let key = self
             .db
             .run(&|| format!("cannot open the events of `{id}`"), true, |c| {
-                PgStore::key(c, id, false)
+                PgStore::key(c, id)
             })?;
         Ok(Box::new(PgSink::open(self.db.clone(), id, key)?))
     }
@@ -511,7 +509,7 @@ impl SessionStore for PgStore {
         let table = format!("{}.events", self.db.target.schema);
         self.db
             .run(&|| format!("cannot read the events of `{id}`"), true, |c| {
-                let session = PgStore::key(c, id, false)?;
+                let session = PgStore::key(c, id)?;
                 let s =
                     c.prepare("SELECT seq, line FROM events WHERE session_key = $1 ORDER BY seq")?;
                 let mut read = EventsRead::default();

@@ -101,6 +101,9 @@ fn open_url(url: &str, migrate: bool) -> Result<Opened> {
         url,
         PgOptions {
             migrate,
+            // A command waits this long for a server that is restarting
+            // (or a URL that names none) before it says so.
+            reconnect_timeout: std::time::Duration::from_secs(10),
             on_warning: Arc::new(|w: &str| eprintln!("retrace: {w}")),
             ..PgOptions::default()
         },
