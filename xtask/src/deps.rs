@@ -1,6 +1,7 @@
 //! The crate graph's rules, checked with `cargo tree`: the layers below the
 //! store never pull in what the store needs (git2, a database client), and
-//! never depend on the store.
+//! never depend on the store; the store itself pulls in no database
+//! client (that is `retrace-store-postgres`, above it).
 
 use std::path::Path;
 
@@ -13,9 +14,23 @@ use crate::cmd::{cargo, output};
 const FORBIDDEN: &[(&str, &[&str])] = &[
     (
         "retrace-core",
-        &["git2", "retrace-io", "retrace-store", "postgres"],
+        &[
+            "git2",
+            "retrace-io",
+            "retrace-store",
+            "postgres",
+            "tokio-postgres",
+        ],
     ),
-    ("retrace-io", &["git2", "retrace-store", "postgres"]),
+    (
+        "retrace-io",
+        &["git2", "retrace-store", "postgres", "tokio-postgres"],
+    ),
+    // The Postgres store is a crate of its own, above the store.
+    (
+        "retrace-store",
+        &["retrace-store-postgres", "postgres", "tokio-postgres"],
+    ),
 ];
 
 pub fn check(root: &Path) -> Result<()> {

@@ -1,8 +1,8 @@
 //! Project automation: `cargo xtask <command>`.
 //!
 //! - `test`: every check CI runs (format, the core's module layering,
-//!   lints, tests, the wasm32 build of the core and its import check),
-//!   installing what it needs first.
+//!   lints, tests against a throwaway Postgres server, the wasm32 build of
+//!   the core and its import check), installing what it needs first.
 //! - `layers`: the core's module graph has no cycle and no upward import.
 //! - `deps`: the crate graph keeps git2 and database clients above the core
 //!   and retrace-io.
@@ -64,7 +64,8 @@ commands:
               http://127.0.0.1:8080, opening on the demo session
   dist        the release viewer in dist/ for any static server
   test        fmt check, module layering, the crate graph (no git2 or
-              database client below the store), clippy, all tests, wasm32
+              database client below the store), clippy, all tests (with a
+              throwaway Postgres server for the run), wasm32
               build of retrace-core and its no-host-imports check, the viewer's
               bundle budget and its end-to-end tests in Chromium (what CI
               runs)
@@ -72,7 +73,8 @@ commands:
               between modules (declaration order is the layer order), and
               src/ holds lib.rs plus at most 2 files (default: retrace-core)
   deps        the crate graph: no git2 or database client in retrace-core
-              or retrace-io, neither depends on the store
+              or retrace-io, neither depends on the store, and no database
+              client in the store
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size
