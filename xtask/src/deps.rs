@@ -1,8 +1,10 @@
 //! The crate graph's rules, checked with `cargo tree` (every feature on):
 //! the layers below the store never pull in what the store needs (git2, a
-//! database client), and never depend on the store; the browser engine
-//! (retrace-wasm) is above the core only: no native I/O crate, no UI
-//! framework (its plain build must not carry the viewer's leptos).
+//! database client), and never depend on the store; the store itself pulls
+//! in no database client (that is `retrace-store-postgres`, above it); the
+//! browser engine (retrace-wasm) is above the core only: no native I/O
+//! crate, no UI framework (its plain build must not carry the viewer's
+//! leptos).
 
 use std::path::Path;
 
@@ -21,15 +23,34 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "retrace-store",
             "retrace-wasm",
             "postgres",
+            "tokio-postgres",
         ],
     ),
     (
         "retrace-io",
-        &["git2", "retrace-store", "retrace-wasm", "postgres"],
+        &[
+            "git2",
+            "retrace-store",
+            "retrace-wasm",
+            "postgres",
+            "tokio-postgres",
+        ],
     ),
     (
         "retrace-wasm",
-        &["git2", "retrace-io", "retrace-store", "postgres", "leptos"],
+        &[
+            "git2",
+            "retrace-io",
+            "retrace-store",
+            "postgres",
+            "tokio-postgres",
+            "leptos",
+        ],
+    ),
+    // The Postgres store is a crate of its own, above the store.
+    (
+        "retrace-store",
+        &["retrace-store-postgres", "postgres", "tokio-postgres"],
     ),
 ];
 

@@ -1,8 +1,8 @@
 //! Project automation: `cargo xtask <command>`.
 //!
 //! - `test`: every check CI runs (format, the core's module layering,
-//!   lints, tests, the wasm32 build of the core and its import check),
-//!   installing what it needs first.
+//!   lints, tests against a throwaway Postgres server, the wasm32 build of
+//!   the core and its import check), installing what it needs first.
 //! - `layers`: the core's module graph has no cycle and no upward import.
 //! - `deps`: the crate graph keeps git2 and database clients above the core
 //!   and retrace-io.
@@ -71,17 +71,19 @@ commands:
               worker script and JS client) as a plain wasm-bindgen --target
               web build in dist-engine/, with its gzipped size
   test        fmt check, module layering, the crate graph (no git2 or
-              database client below the store), clippy, all tests, wasm32
-              build of retrace-core and its no-host-imports check, wasm32
-              builds and clippy of retrace-wasm, the viewer's bundle budget
-              and the end-to-end tests in Chromium (what CI runs)
+              database client below the store), clippy, all tests (with a
+              throwaway Postgres server for the run), wasm32 build of
+              retrace-core and its no-host-imports check, wasm32 builds and
+              clippy of retrace-wasm, the viewer's bundle budget and the
+              end-to-end tests in Chromium (what CI runs)
   layers      [SRC_DIR…] no import cycle at any depth and no upward import
               between modules (declaration order is the layer order), and
               src/ holds lib.rs plus at most 2 files (default: retrace-core
               and retrace-wasm)
   deps        the crate graph: no git2 or database client in retrace-core,
-              retrace-io or retrace-wasm, none depends on the store, the
-              engine neither on retrace-io nor on leptos
+              retrace-io or retrace-wasm, none depends on the store, no
+              database client in the store, the engine neither on
+              retrace-io nor on leptos
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size

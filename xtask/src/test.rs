@@ -30,7 +30,26 @@ pub fn run(args: &[String]) -> Result<()> {
             "warnings",
         ]),
     )?;
-    step("cargo test", &root, cargo().args(["test", "--workspace"]))?;
+    // One Postgres server for every test binary of the run (each test
+    // works in a schema of its own), stopped when the tests end, failed
+    // or not.
+    tools::ensure_postgres()?;
+    let server = retrace_test_postgres::Server::start()
+        .map_err(|e| anyhow::anyhow!("the tests' Postgres server: {e}"))?;
+    println!(
+        "==> a throwaway Postgres server started in {:.2} s (target ≤ 2 s), at {}",
+        server.started_in().as_secs_f64(),
+        server.dir().display()
+    );
+    let tested = step(
+        "cargo test",
+        &root,
+        cargo()
+            .args(["test", "--workspace"])
+            .env(retrace_test_postgres::URL_VAR, server.url()),
+    );
+    drop(server);
+    tested?;
     wasm::ensure_target()?;
     step(
         "wasm32 build of retrace-core",

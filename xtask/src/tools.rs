@@ -1,4 +1,4 @@
-//! What the viewer's build and tests need, installed idempotently: each
+//! What the viewer's build and the tests need, installed idempotently: each
 //! check is cheap when the tool is there, and only a missing or wrong
 //! version is installed. Nothing is downloaded at build time by trunk: it
 //! runs offline with these.
@@ -177,6 +177,30 @@ pub fn ensure_chromium() -> Result<PathBuf> {
         println!("==> chromium: already installed");
         return Ok(chromium);
     }
+    apt_install("chromium", "installing Chromium needs root or sudo")?;
+    if !chromium.exists() {
+        bail!(
+            "chromium was installed but {} is missing",
+            chromium.display()
+        );
+    }
+    Ok(chromium)
+}
+
+/// Debian's Postgres server programs for the store's tests (the
+/// `postgresql` package), installed when missing; their folder.
+pub fn ensure_postgres() -> Result<PathBuf> {
+    if let Ok(bin) = retrace_test_postgres::bin_dir() {
+        println!("==> postgresql: already installed ({})", bin.display());
+        return Ok(bin);
+    }
+    apt_install("postgresql", "installing Postgres needs root or sudo")?;
+    retrace_test_postgres::bin_dir()
+        .map_err(|e| anyhow::anyhow!("postgresql was installed, but: {e}"))
+}
+
+/// `apt-get install` of one Debian package (through sudo unless root).
+fn apt_install(package: &str, needs: &str) -> Result<()> {
     let is_root = output(Command::new("id").arg("-u"))
         .map(|u| u.trim() == "0")
         .unwrap_or(false);
@@ -196,25 +220,12 @@ pub fn ensure_chromium() -> Result<PathBuf> {
         Path::new("."),
         &mut apt(&["update", "-qq"]),
     )
-    .context("installing Chromium needs root or sudo")?;
+    .context(needs.to_owned())?;
     step(
-        "apt-get install chromium",
+        &format!("apt-get install {package}"),
         Path::new("."),
-        &mut apt(&[
-            "install",
-            "-y",
-            "-qq",
-            "--no-install-recommends",
-            "chromium",
-        ]),
-    )?;
-    if !chromium.exists() {
-        bail!(
-            "chromium was installed but {} is missing",
-            chromium.display()
-        );
-    }
-    Ok(chromium)
+        &mut apt(&["install", "-y", "-qq", "--no-install-recommends", package]),
+    )
 }
 
 /// Everything the viewer build needs, plus `cargo fetch` (trunk runs cargo

@@ -499,15 +499,15 @@ pub(crate) struct RepairArgs {
 
 #[derive(Args)]
 pub(crate) struct StoreArgs {
-    /// The store's folder: one folder per session inside.
-    #[arg(
-        long,
-        global = true,
-        env = "RETRACE_STORE",
-        default_value = "sessions",
-        value_name = "DIR"
-    )]
-    pub root: PathBuf,
+    /// The store's folder: one folder per session inside [env:
+    /// RETRACE_STORE] [default: sessions].
+    #[arg(long, global = true, value_name = "DIR", conflicts_with = "url")]
+    pub root: Option<PathBuf>,
+    /// A Postgres store instead of a folder: postgres://USER@HOST/DB, with
+    /// `?schema=NAME` for a schema other than `retrace` [env:
+    /// RETRACE_STORE_URL]. `retrace store migrate` makes its tables.
+    #[arg(long, global = true, value_name = "URL")]
+    pub url: Option<String>,
     #[command(subcommand)]
     pub command: StoreCommand,
 }
@@ -637,6 +637,22 @@ pub(crate) enum StoreCommand {
         /// The newer checkpoint.
         b: String,
     },
+    /// Copies sessions between stores, losslessly: their events byte for
+    /// byte, state at its versions, meta and configuration. Checkpoint
+    /// repositories stay where they are.
+    Copy {
+        /// The store to copy from: a folder or a postgres:// URL.
+        #[arg(long, value_name = "DIR|URL")]
+        from: String,
+        /// The store to copy to: a folder or a postgres:// URL.
+        #[arg(long, value_name = "DIR|URL")]
+        to: String,
+        /// The sessions to copy [default: all of them].
+        ids: Vec<String>,
+    },
+    /// Makes or updates a Postgres store's tables (each migration in one
+    /// transaction); a folder store needs none.
+    Migrate,
     /// The session's events as one stream (to share: `--redact`).
     Export {
         /// The session's id.

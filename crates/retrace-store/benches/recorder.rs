@@ -17,7 +17,7 @@ use retrace_core::{Event, EventData, LlmCall};
 use retrace_store::{
     Appender, Durability, EncodedEvent, EventSink, EventsRead, FsStore, ListQuery, LogOptions,
     LogProblem, Page, Recorder, RecorderOptions, SessionId, SessionLock, SessionMeta, SessionStore,
-    StateKey, StoreResult, StoredEvent, Versioned,
+    StateKey, StateKeys, StoreResult, StoredEvent, Versioned,
 };
 use serde_json::{json, Map, Value};
 
@@ -91,6 +91,17 @@ impl SessionStore for Timed {
         expected: Option<u64>,
     ) -> StoreResult<u64> {
         self.inner.save_state(id, key, value, expected)
+    }
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()> {
+        self.inner.import_state(id, key, value)
+    }
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
+        self.inner.state_keys(id)
     }
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {
         self.inner.append_list(id, key, items)

@@ -110,6 +110,17 @@ pub enum StoreError {
     /// A git checkpoint failed.
     #[error("checkpoint: {0}")]
     Git(String),
+    /// A database store's server refused a request, or could not be
+    /// reached in time: which server and what was being done, then the
+    /// server's message.
+    #[error("{what}: {reason}")]
+    Database {
+        /// The server (its address, never a password) and what was being
+        /// done.
+        what: String,
+        /// Why it failed: the server's message, code, detail and hint.
+        reason: String,
+    },
     /// A session's files could not be read as a session (to play it): the
     /// message names the file.
     #[error(transparent)]

@@ -8,6 +8,7 @@
 //! - [`Checkpoints`]: git checkpoints of a workspace after each tool call,
 //!   in a repository the store owns.
 //! - [`SessionPlayer`]: a recorded session, step by step.
+//! - [`copy_session`]: a session from one store to another, losslessly.
 
 // In layer order: each module uses only those above it.
 mod error;
@@ -16,6 +17,7 @@ mod store;
 mod event_log;
 mod fs;
 mod memory;
+mod copy;
 mod recorder;
 mod checkpoint;
 mod manager;
@@ -24,6 +26,7 @@ mod player;
 pub use checkpoint::{
     CheckpointInfo, CheckpointOptions, Checkpoints, CommitInfo, RestoreInfo, SkipReason, Skipped,
 };
+pub use copy::{copy_session, CopyReport};
 pub use error::{StoreError, StoreResult};
 pub use event_log::Appender;
 pub use fs::FsStore;
@@ -33,6 +36,7 @@ pub use memory::MemoryStore;
 pub use player::{PlayerOptions, PlayerStep, SessionPlayer};
 pub use recorder::{Durability, Recorder, RecorderOptions, TryRecordError, WarningFn};
 pub use store::{
-    Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem,
-    Page, SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,
+    refuse_version_zero, Checkpointer, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery,
+    LogOptions, LogProblem, Page, SessionLock, SessionMeta, SessionStore, StateKey, StateKeys,
+    StoredEvent, Versioned,
 };

@@ -137,9 +137,22 @@ impl SessionManager {
         config: &Value,
         extra: Map<String, Value>,
     ) -> StoreResult<SessionId> {
+        self.create_as(SessionId::new(), agent_config, config, extra)
+    }
+
+    /// As [`SessionManager::create_with`], under an id the caller made
+    /// (so its meta can name things after it, such as where its
+    /// checkpoints go). [`StoreError::Exists`] if it is taken.
+    pub fn create_as(
+        &self,
+        id: SessionId,
+        agent_config: &str,
+        config: &Value,
+        extra: Map<String, Value>,
+    ) -> StoreResult<SessionId> {
         let at = now();
         let meta = SessionMeta {
-            session_id: SessionId::new(),
+            session_id: id,
             agent_config: agent_config.to_owned(),
             create_time: at,
             last_active_time: at,

@@ -13,8 +13,9 @@ use serde_json::Value;
 use crate::error::{StoreError, StoreResult};
 use crate::id::SessionId;
 use crate::store::{
-    Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions, LogProblem, Page,
-    SessionLock, SessionMeta, SessionStore, StateKey, StoredEvent, Versioned,
+    refuse_version_zero, Cursor, EncodedEvent, EventSink, EventsRead, ListQuery, LogOptions,
+    LogProblem, Page, SessionLock, SessionMeta, SessionStore, StateKey, StateKeys, StoredEvent,
+    Versioned,
 };
 
 /// Sessions in memory, gone with the store.
@@ -228,12 +229,52 @@ impl SessionStore for MemoryStore {
         })
     }
 
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()> {
+        refuse_version_zero(id, key, value.version)?;
+        self.with(id, |s| {
+            if let Some(stored) = s.states.get(key.as_str()) {
+                return Err(StoreError::Conflict {
+                    id: id.to_string(),
+                    expected: 0,
+                    actual: stored.version,
+                });
+            }
+            s.states.insert(key.as_str().to_owned(), value.clone());
+            Ok(())
+        })
+    }
+
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
+        self.with(id, |s| {
+            let sorted = |keys: Vec<&String>| {
+                let mut keys: Vec<StateKey> = keys
+                    .into_iter()
+                    .map(|k| StateKey::parse(k))
+                    .collect::<StoreResult<_>>()?;
+                keys.sort();
+                Ok::<_, StoreError>(keys)
+            };
+            Ok(StateKeys {
+                values: sorted(s.states.keys().collect())?,
+                lists: sorted(s.lists.keys().collect())?,
+            })
+        })
+    }
+
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {
         self.with(id, |s| {
-            s.lists
-                .entry(key.as_str().to_owned())
-                .or_default()
-                .extend_from_slice(items);
+            // Nothing appended makes no list (as on files).
+            if !items.is_empty() {
+                s.lists
+                    .entry(key.as_str().to_owned())
+                    .or_default()
+                    .extend_from_slice(items);
+            }
             Ok(())
         })
     }

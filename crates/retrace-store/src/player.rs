@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use crate::error::{StoreError, StoreResult};
 use crate::id::SessionId;
+use crate::store::SessionStore;
 
 /// How a session is played.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -133,7 +134,21 @@ impl SessionPlayer {
             }
             Err(e) => return Err(e.into()),
         };
-        let session = loaded.session;
+        Ok(SessionPlayer::start(
+            path.to_path_buf(),
+            loaded.session,
+            loaded.source,
+            options,
+        ))
+    }
+
+    /// A player at the first step of a read session.
+    fn start(
+        path: PathBuf,
+        session: Session,
+        source: Inflated<Bytes>,
+        options: PlayerOptions,
+    ) -> SessionPlayer {
         let all = match session.tree().default_leaf() {
             Some(leaf) => session.rows(leaf),
             None => Vec::new(),
@@ -148,16 +163,42 @@ impl SessionPlayer {
         // A replay opens with every row shown; play from the first.
         replay.seek(0, 0);
         while replay.poll_event().is_some() {}
-        Ok(SessionPlayer {
-            path: path.to_path_buf(),
+        SessionPlayer {
+            path,
             session,
-            source: loaded.source,
+            source,
             rows,
             indices,
             replay,
             rules: (!options.show_sensitive).then(|| Arc::new(Rules::builtin())),
             previous: None,
-        })
+        }
+    }
+
+    /// Session `id` of any store (a database's too): its events, read
+    /// back as the lines they were written as, are one event stream named
+    /// `events`, read by the core as a file of them would be.
+    pub fn from_store(
+        store: &dyn SessionStore,
+        id: &SessionId,
+        options: PlayerOptions,
+    ) -> StoreResult<SessionPlayer> {
+        let read = store.read_events(id)?;
+        let name = PathBuf::from("events");
+        if read.events.is_empty() {
+            return Ok(SessionPlayer::empty(&name, options));
+        }
+        let mut bytes = Vec::new();
+        for e in &read.events {
+            bytes.extend_from_slice(&e.line);
+            bytes.push(b'\n');
+        }
+        let mut reader = retrace_core::Reader::new();
+        reader.begin_file("events");
+        reader.push(&bytes);
+        let session = reader.finish();
+        let source = Inflated::new(Bytes::Memory(bytes), session.files());
+        Ok(SessionPlayer::start(name, session, source, options))
     }
 
     /// A player with no step (a session with no event yet).

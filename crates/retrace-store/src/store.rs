@@ -37,7 +37,7 @@ pub struct SessionMeta {
 /// `memory_messages.jsonl` for a list). Letters, digits, `_` and `-`;
 /// the store's own names (`meta`, `config_snapshot`, `events`, `events_N`)
 /// are refused.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct StateKey(String);
 
 impl StateKey {
@@ -87,6 +87,28 @@ pub struct Versioned<T> {
     pub value: T,
     /// Its version.
     pub version: u64,
+}
+
+/// The keys a session holds state under, each list sorted.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StateKeys {
+    /// Keys of versioned values ([`SessionStore::load_state`]).
+    pub values: Vec<StateKey>,
+    /// Keys of append-only lists ([`SessionStore::read_list`]).
+    pub lists: Vec<StateKey>,
+}
+
+/// For stores' [`SessionStore::import_state`]: version 0 names no value
+/// (versions start at 1).
+pub fn refuse_version_zero(id: &SessionId, key: &StateKey, version: u64) -> StoreResult<()> {
+    if version == 0 {
+        return Err(StoreError::Corrupt {
+            path: format!("state `{}` of session `{id}`", key.as_str()),
+            reason: "cannot import it at version 0, which names no value (versions start at 1)"
+                .to_owned(),
+        });
+    }
+    Ok(())
 }
 
 /// Which sessions to list: newest activity first, a page at a time. The
@@ -234,6 +256,18 @@ pub trait SessionStore: Send + Sync {
         value: &Value,
         expected: Option<u64>,
     ) -> StoreResult<u64>;
+    /// Puts a value in at the version another store held it at (a copy
+    /// between stores keeps versions, so a caller's `expected` still
+    /// holds). Only into a key never saved: [`StoreError::Conflict`]
+    /// (expected 0) otherwise, since a version never names two values.
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()>;
+    /// The keys the session holds values and lists under.
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys>;
     /// Appends items to a list kept under `key` (never rewritten).
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()>;
     /// A list's items, in order.

@@ -10,8 +10,8 @@ use chrono::{DateTime, Utc};
 use retrace_core::EventData;
 use retrace_store::{
     EventSink, EventsRead, FsStore, ListQuery, LogOptions, LogProblem, MemoryStore, Page,
-    SessionId, SessionLock, SessionManager, SessionMeta, SessionStore, StateKey, StoreError,
-    StoreResult, StoredEvent, Versioned,
+    SessionId, SessionLock, SessionManager, SessionMeta, SessionStore, StateKey, StateKeys,
+    StoreError, StoreResult, StoredEvent, Versioned,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -116,6 +116,17 @@ impl SessionStore for Slow {
             ));
         }
         self.inner.save_state(id, key, value, expected)
+    }
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()> {
+        self.inner.import_state(id, key, value)
+    }
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
+        self.inner.state_keys(id)
     }
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {
         self.inner.append_list(id, key, items)

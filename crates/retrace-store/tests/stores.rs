@@ -56,7 +56,10 @@ suite!(
         listing,
         locking,
         deleting,
-        invalid_names
+        invalid_names,
+        keys_and_imports,
+        exact_values,
+        stale_sink
     ]
 );
 
@@ -78,6 +81,9 @@ suite!(
         locking,
         deleting,
         invalid_names,
+        keys_and_imports,
+        exact_values,
+        stale_sink,
         events
     ]
 );

@@ -46,6 +46,8 @@ pub struct Run {
     /// Each stdout line is JSON: pretty-print it in the snapshot.
     pretty: bool,
     cwd: Option<String>,
+    /// Environment variables set for the run.
+    env: Vec<(String, String)>,
 }
 
 /// `retrace ARGS`, with an empty standard input.
@@ -55,6 +57,7 @@ pub fn cmd(args: &[&str]) -> Run {
         stdin: None,
         pretty: false,
         cwd: None,
+        env: Vec::new(),
     }
 }
 
@@ -71,6 +74,12 @@ impl Run {
         self
     }
 
+    /// With this environment variable set.
+    pub fn env(mut self, key: &str, value: &str) -> Run {
+        self.env.push((key.to_owned(), value.to_owned()));
+        self
+    }
+
     /// Run in this directory (for relative paths).
     pub fn cwd(mut self, dir: impl Into<String>) -> Run {
         self.cwd = Some(dir.into());
@@ -84,6 +93,7 @@ impl Run {
         }
         let mut child = command
             .args(&self.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

@@ -26,5 +26,6 @@ mod seal;
 mod search;
 mod show;
 mod store;
+mod store_postgres;
 mod tree;
 mod validate;

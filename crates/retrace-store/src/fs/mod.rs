@@ -34,8 +34,8 @@ use crate::error::{StoreError, StoreResult};
 use crate::event_log;
 use crate::id::SessionId;
 use crate::store::{
-    EventSink, EventsRead, ListQuery, LogOptions, LogProblem, Page, SessionLock, SessionMeta,
-    SessionStore, StateKey, StoredEvent, Versioned,
+    refuse_version_zero, EventSink, EventsRead, ListQuery, LogOptions, LogProblem, Page,
+    SessionLock, SessionMeta, SessionStore, StateKey, StateKeys, StoredEvent, Versioned,
 };
 
 use state::VersionFile;
@@ -318,6 +318,64 @@ impl SessionStore for FsStore {
         replace(&vpath, &vbytes, None)?;
         replace(&path, &bytes, None)?;
         Ok(next.current.version)
+    }
+
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()> {
+        let dir = self.existing(id)?;
+        let path = dir.join(format!("{}.json", key.as_str()));
+        let vpath = dir.join(format!("{}.json.version", key.as_str()));
+        refuse_version_zero(id, key, value.version)?;
+        let mut bytes = to_json(&value.value, &path)?;
+        bytes.push(b'\n');
+        let _guard = save_guard(&dir)?;
+        let old = read_opt(&path)?;
+        let vfile: Option<VersionFile> =
+            read_opt(&vpath)?.map(|b| parse(&b, &vpath)).transpose()?;
+        // A value file deleted by hand leaves its numbers taken.
+        let taken = state::version_of(old.as_deref(), vfile.as_ref())
+            .max(vfile.as_ref().map_or(0, |f| f.current.version));
+        if taken != 0 {
+            return Err(StoreError::Conflict {
+                id: id.to_string(),
+                expected: 0,
+                actual: taken,
+            });
+        }
+        let file = state::imported(value.version, &bytes);
+        let mut vbytes = to_json(&file, &vpath)?;
+        vbytes.push(b'\n');
+        replace(&vpath, &vbytes, None)?;
+        replace(&path, &bytes, None)
+    }
+
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
+        let dir = self.existing(id)?;
+        let cannot = |e| StoreError::io("cannot list", &dir, e);
+        let mut keys = StateKeys::default();
+        for entry in fs::read_dir(&dir).map_err(cannot)? {
+            let name = entry.map_err(cannot)?.file_name();
+            let Some(name) = name.to_str() else { continue };
+            // The store's own names (meta, config_snapshot, events_N) are
+            // no keys: `StateKey::parse` refuses them.
+            let (stem, into) = if let Some(stem) = name.strip_suffix(".jsonl") {
+                (stem, &mut keys.lists)
+            } else if let Some(stem) = name.strip_suffix(".json") {
+                (stem, &mut keys.values)
+            } else {
+                continue;
+            };
+            if let Ok(key) = StateKey::parse(stem) {
+                into.push(key);
+            }
+        }
+        keys.values.sort();
+        keys.lists.sort();
+        Ok(keys)
     }
 
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {

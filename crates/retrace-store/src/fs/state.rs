@@ -70,6 +70,15 @@ pub(crate) fn next(
     }
 }
 
+/// The version file of a value imported at `version` into a key never
+/// saved.
+pub(crate) fn imported(version: u64, bytes: &[u8]) -> VersionFile {
+    VersionFile {
+        current: Stamp::of(version, bytes),
+        previous: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

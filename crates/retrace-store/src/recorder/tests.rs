@@ -11,8 +11,8 @@ use serde_json::{json, Map, Value};
 
 use super::*;
 use crate::store::{
-    EncodedEvent, EventSink, EventsRead, ListQuery, Page, SessionMeta, StateKey, StoredEvent,
-    Versioned,
+    EncodedEvent, EventSink, EventsRead, ListQuery, Page, SessionMeta, StateKey, StateKeys,
+    StoredEvent, Versioned,
 };
 use crate::{FsStore, MemoryStore};
 
@@ -304,6 +304,17 @@ impl SessionStore for Gated {
         expected: Option<u64>,
     ) -> StoreResult<u64> {
         self.inner.save_state(id, key, value, expected)
+    }
+    fn import_state(
+        &self,
+        id: &SessionId,
+        key: &StateKey,
+        value: &Versioned<Value>,
+    ) -> StoreResult<()> {
+        self.inner.import_state(id, key, value)
+    }
+    fn state_keys(&self, id: &SessionId) -> StoreResult<StateKeys> {
+        self.inner.state_keys(id)
     }
     fn append_list(&self, id: &SessionId, key: &StateKey, items: &[Value]) -> StoreResult<()> {
         self.inner.append_list(id, key, items)

@@ -12,7 +12,8 @@ use std::sync::Arc;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use retrace_core::{Event, EventData, EventType, UserInput};
 use retrace_store::{
-    EncodedEvent, ListQuery, LogOptions, SessionId, SessionMeta, SessionStore, StateKey, StoreError,
+    copy_session, Durability, EncodedEvent, ListQuery, LogOptions, Recorder, RecorderOptions,
+    SessionId, SessionMeta, SessionStore, StateKey, StateKeys, StoreError, Versioned,
 };
 use serde_json::{json, Map, Value};
 
@@ -448,6 +449,303 @@ pub fn invalid_names(_store: &dyn SessionStore) {
     }
 }
 
+/// The keys a session holds state under; a value imported at its version
+/// (what a copy between stores does), and only into a key never saved.
+pub fn keys_and_imports(store: &dyn SessionStore) {
+    let id = new_session(store, "a", t0());
+    assert_eq!(store.state_keys(&id).unwrap(), StateKeys::default());
+    store
+        .save_state(&id, &StateKey::state(), &json!(1), None)
+        .unwrap();
+    store
+        .save_state(&id, &key("memory"), &json!({"m": 1}), None)
+        .unwrap();
+    store
+        .append_list(&id, &key("memory_messages"), &[json!("x")])
+        .unwrap();
+    store.append_list(&id, &key("log"), &[json!(1)]).unwrap();
+    // Nothing appended makes no list.
+    store.append_list(&id, &key("nothing"), &[]).unwrap();
+    assert_eq!(
+        store.state_keys(&id).unwrap(),
+        StateKeys {
+            values: vec![key("memory"), StateKey::state()],
+            lists: vec![key("log"), key("memory_messages")],
+        }
+    );
+
+    let imported = Versioned {
+        value: json!({"step": 7}),
+        version: 7,
+    };
+    store
+        .import_state(&id, &key("imported"), &imported)
+        .unwrap();
+    assert_eq!(
+        store.load_state(&id, &key("imported")).unwrap(),
+        Some(imported.clone())
+    );
+    // Saves go on from the imported version, and `expected` holds.
+    assert_eq!(
+        store
+            .save_state(&id, &key("imported"), &json!(8), Some(7))
+            .unwrap(),
+        8
+    );
+    // Never over a saved key: a version would name two values.
+    match store.import_state(&id, &StateKey::state(), &imported) {
+        Err(StoreError::Conflict {
+            expected, actual, ..
+        }) => assert_eq!((expected, actual), (0, 1)),
+        other => panic!("expected a conflict, got {other:?}"),
+    }
+    assert_eq!(
+        store
+            .load_state(&id, &StateKey::state())
+            .unwrap()
+            .unwrap()
+            .value,
+        json!(1)
+    );
+    let zero = Versioned {
+        value: json!(0),
+        version: 0,
+    };
+    let e = store.import_state(&id, &key("zero"), &zero).unwrap_err();
+    assert!(e.to_string().contains("version 0"), "{e}");
+    assert_eq!(store.load_state(&id, &key("zero")).unwrap(), None);
+
+    let none = SessionId::new();
+    for e in [
+        store.state_keys(&none).err(),
+        store.import_state(&none, &key("k"), &imported).err(),
+    ] {
+        let e = e.expect("a missing session is an error");
+        assert!(matches!(e, StoreError::NotFound { .. }), "{e}");
+    }
+}
+
+/// Values a JSON text holds but a database's JSON type may not: a NUL
+/// character, astral characters, integers at the edges of 64 bits, floats
+/// with and without fractions; times to the nanosecond. Each comes back
+/// equal from meta, configuration, state, lists, and an event's line byte
+/// for byte.
+pub fn exact_values(store: &dyn SessionStore) {
+    let awkward = json!({
+        "nul": "a\u{0}b",
+        "astral": "😀 𝄞 ∑ é",
+        "escapes": "quote \" backslash \\ tab \t newline \n",
+        "u64": u64::MAX,
+        "i64": i64::MIN,
+        "big": 1e300,
+        "small": 1e-300,
+        "fraction": 0.1,
+        "whole_float": 100000.0,
+        "empty": {"": []},
+        "deep": [[[[{"k": null}]]]],
+    });
+    let at = t0() + Duration::nanoseconds(123_456_789);
+    let mut m = meta("exact", at);
+    m.extra.insert("awkward".into(), awkward.clone());
+    store.create(&m, &awkward).unwrap();
+    let id = m.session_id.clone();
+    assert_eq!(store.meta(&id).unwrap(), m);
+    assert_eq!(store.config_snapshot(&id).unwrap(), awkward);
+
+    // Activity to the nanosecond: one more nanosecond is newer.
+    let later = at + Duration::nanoseconds(1);
+    store.touch(&id, later).unwrap();
+    assert_eq!(store.meta(&id).unwrap().last_active_time, later);
+    let other = new_session(store, "exact", at);
+    let page = store.list(&ListQuery::default()).unwrap();
+    let order: Vec<_> = page.items.iter().map(|m| m.session_id.clone()).collect();
+    assert_eq!(order, [id.clone(), other]);
+    let cursor = store
+        .list(&ListQuery {
+            limit: 1,
+            ..ListQuery::default()
+        })
+        .unwrap()
+        .next
+        .unwrap();
+    assert_eq!(cursor.last_active_time, later);
+
+    let k = StateKey::state();
+    store.save_state(&id, &k, &awkward, None).unwrap();
+    assert_eq!(store.load_state(&id, &k).unwrap().unwrap().value, awkward);
+    store
+        .append_list(&id, &key("items"), &[awkward.clone(), json!("\u{0}")])
+        .unwrap();
+    assert_eq!(
+        store.read_list(&id, &key("items")).unwrap(),
+        [awkward.clone(), json!("\u{0}")]
+    );
+
+    // An event line as another writer spelled it: keys out of order,
+    // escapes where none are needed, a NUL, spaces. Its bytes come back.
+    let line = concat!(
+        r#"{"timestamp": "2026-01-02T03:04:05.123456789Z", "data": "#,
+        r#"{"message": "\u0048i \u0000 é\ud83d\ude00", "n": 1.50}, "#,
+        r#""event_type": "user_input"}"#
+    );
+    let mut sink = store.open_events(&id, &LogOptions::default()).unwrap();
+    sink.append(&[EncodedEvent {
+        event_type: EventType::UserInput,
+        timestamp: at,
+        line: format!("{line}\n").into_bytes(),
+    }])
+    .unwrap();
+    sink.sync().unwrap();
+    let read = store.read_events(&id).unwrap();
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    assert_eq!(read.events.len(), 1);
+    assert_eq!(read.events[0].line, line.as_bytes());
+    match &read.events[0].event.data {
+        EventData::UserInput(u) => assert_eq!(u.message, json!("Hi \u{0} é😀")),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        read.events[0].event.timestamp,
+        t0() + Duration::nanoseconds(123_456_789)
+    );
+}
+
+/// A sink opened before its session was deleted never writes into a
+/// session created again under the same id.
+pub fn stale_sink(store: &dyn SessionStore) {
+    let id = new_session(store, "a", t0());
+    let mut sink = store.open_events(&id, &LogOptions::default()).unwrap();
+    sink.append(&[event("before", t0())]).unwrap();
+    sink.sync().unwrap();
+    assert!(store.delete(&id).unwrap());
+    let mut m = meta("a", t0());
+    m.session_id = id.clone();
+    store.create(&m, &json!({})).unwrap();
+    // The old sink may fail or write where nobody reads; never here.
+    let _ = sink
+        .append(&[event("after", t0())])
+        .and_then(|()| sink.sync());
+    assert!(store.read_events(&id).unwrap().events.is_empty());
+}
+
+/// All a store holds of one session, to compare two stores' copies.
+#[derive(Debug, PartialEq)]
+pub struct Snapshot {
+    pub meta: SessionMeta,
+    pub config: Value,
+    pub keys: StateKeys,
+    pub values: Vec<Versioned<Value>>,
+    pub lists: Vec<Vec<Value>>,
+    /// Each event's seq and line, as written.
+    pub events: Vec<(u64, Vec<u8>)>,
+}
+
+/// Takes a [`Snapshot`] of session `id`.
+pub fn snapshot(store: &dyn SessionStore, id: &SessionId) -> Snapshot {
+    let keys = store.state_keys(id).unwrap();
+    let read = store.read_events(id).unwrap();
+    assert!(read.problems.is_empty(), "{:?}", read.problems);
+    Snapshot {
+        meta: store.meta(id).unwrap(),
+        config: store.config_snapshot(id).unwrap(),
+        values: keys
+            .values
+            .iter()
+            .map(|k| store.load_state(id, k).unwrap().unwrap())
+            .collect(),
+        lists: keys
+            .lists
+            .iter()
+            .map(|k| store.read_list(id, k).unwrap())
+            .collect(),
+        keys,
+        events: read.events.into_iter().map(|e| (e.seq, e.line)).collect(),
+    }
+}
+
+/// Records `events` into a new session of `store` through a durable
+/// [`Recorder`] at their own times, with state saved at version 3, a
+/// value at version 1 and a list, as an agent leaves a session.
+pub fn recorded(store: &Arc<dyn SessionStore>, agent: &str, events: &[Event]) -> SessionId {
+    let mut m = meta(agent, t0());
+    m.extra.insert("workspace".into(), json!("/work/space"));
+    store
+        .create(&m, &json!({"model": "m1", "tools": ["bash", "edit"]}))
+        .unwrap();
+    let id = m.session_id;
+    let recorder = Recorder::open(
+        store.clone(),
+        &id,
+        RecorderOptions {
+            durability: Durability::Durable,
+            ..RecorderOptions::default()
+        },
+    )
+    .unwrap();
+    for e in events {
+        recorder.record_event(e.clone()).unwrap();
+    }
+    recorder.close().unwrap();
+    let k = StateKey::state();
+    for step in 1..=3 {
+        store
+            .save_state(&id, &k, &json!({"step": step, "agent": agent}), None)
+            .unwrap();
+    }
+    store
+        .save_state(&id, &key("memory"), &json!({"summary": "kept"}), None)
+        .unwrap();
+    let items: Vec<Value> = events
+        .iter()
+        .take(5)
+        .map(|e| json!(e.event_type().as_str()))
+        .collect();
+    store
+        .append_list(&id, &key("memory_messages"), &items)
+        .unwrap();
+    id
+}
+
+/// A session copied from `a` to `b` and back, each way equal to what was
+/// recorded (events byte for byte); a session being recorded, or an id
+/// the destination holds, is refused and nothing changes.
+pub fn copy_round_trip(a: Arc<dyn SessionStore>, b: Arc<dyn SessionStore>, events: &[Event]) {
+    let id = recorded(&a, "copied", events);
+    let original = snapshot(&*a, &id);
+    assert_eq!(original.events.len(), events.len());
+    assert_eq!(original.values[1].version, 3);
+
+    let report = copy_session(&*a, &*b, &id).unwrap();
+    assert_eq!(report.events, events.len() as u64);
+    assert_eq!(
+        report.event_bytes,
+        original
+            .events
+            .iter()
+            .map(|e| e.1.len() as u64 + 1)
+            .sum::<u64>()
+    );
+    assert_eq!((report.values, report.lists), (2, 1));
+    assert_eq!(snapshot(&*b, &id), original);
+
+    // The id is taken in `a`: refused, and `a` keeps what it has.
+    let taken = copy_session(&*b, &*a, &id).unwrap_err();
+    assert!(matches!(taken, StoreError::Exists { .. }), "{taken}");
+    assert_eq!(snapshot(&*a, &id), original);
+    // And back, into an `a` without it.
+    assert!(a.delete(&id).unwrap());
+    copy_session(&*b, &*a, &id).unwrap();
+    assert_eq!(snapshot(&*a, &id), original);
+
+    // A session being recorded is not copied half-way.
+    let busy = recorded(&a, "busy", &events[..events.len().min(3)]);
+    let recorder = Recorder::open(a.clone(), &busy, RecorderOptions::default()).unwrap();
+    let e = copy_session(&*a, &*b, &busy).unwrap_err();
+    assert!(matches!(e, StoreError::SessionBusy { .. }), "{e}");
+    assert!(!b.exists(&busy).unwrap());
+    recorder.close().unwrap();
+}
+
 /// Every test of the suite but events, on stores `make` gives.
 pub fn run_all(make: &dyn Fn() -> Arc<dyn SessionStore>) {
     lifecycle(&*make());
@@ -458,4 +756,7 @@ pub fn run_all(make: &dyn Fn() -> Arc<dyn SessionStore>) {
     locking(&*make());
     deleting(&*make());
     invalid_names(&*make());
+    keys_and_imports(&*make());
+    exact_values(&*make());
+    stale_sink(&*make());
 }

@@ -6,9 +6,7 @@ use std::sync::Arc;
 use anyhow::{bail, Context, Result};
 use retrace_core::{Event, EventData};
 use retrace_io::OutputFile;
-use retrace_store::{
-    Durability, Recorder, RecorderOptions, SessionId, SessionStore, StoreError, StoredEvent,
-};
+use retrace_store::{Durability, Recorder, RecorderOptions, SessionId, StoreError, StoredEvent};
 use serde_json::Value;
 
 use super::sessions::time;
@@ -39,7 +37,7 @@ pub(super) fn record(
         on_warning: Arc::new(|w: &str| eprintln!("retrace: {w}")),
         ..RecorderOptions::default()
     };
-    let recorder = Recorder::open(store.files.clone() as Arc<dyn SessionStore>, id, options)?;
+    let recorder = Recorder::open(store.sessions.clone(), id, options)?;
     // What the repair at open did was said through `on_warning`.
     let mut recorded = 0usize;
     if event == "-" {
@@ -155,7 +153,7 @@ fn plural(n: usize) -> &'static str {
 
 pub(super) fn pop(store: &Store, id: &SessionId, printer: &mut Printer) -> Result<ExitStatus> {
     // Popping writes the log: only while no recorder holds the session.
-    let _lock = store.files.lock(id)?;
+    let _lock = store.sessions.lock(id)?;
     match store.manager.pop_event(id)? {
         Some(e) => {
             printer.stdout().write_all(&e.line)?;

@@ -1,20 +1,28 @@
 //! `retrace store`: sessions that agents record, over `retrace-store`. One
-//! module per concept: the sessions themselves, their events, replay, and
+//! module per concept: where a store is (a folder or a database), the
+//! sessions themselves, their events, replay, copies between stores, and
 //! the git checkpoints of their workspace. What they share is here: the
-//! store's folder, ids from the command line, a session's workspace.
+//! opened store, ids from the command line, a session's workspace and
+//! checkpoint repository.
 
 mod checkpoints;
+mod copy;
 mod events;
+mod location;
 mod replay;
 mod sessions;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Result};
 use retrace_store::{
-    CheckpointOptions, Checkpoints, FsStore, SessionId, SessionManager, SessionMeta, SessionStore,
+    CheckpointOptions, Checkpoints, FsStore, PlayerOptions, SessionId, SessionManager, SessionMeta,
+    SessionPlayer, SessionStore,
 };
+use serde_json::Value;
+
+use location::{this_host, Location};
 
 use crate::args::{OutputOptions, ReadArgs, StoreArgs, StoreCommand};
 use crate::commands::Run;
@@ -24,6 +32,11 @@ use crate::printer::Printer;
 /// The meta field that names a session's workspace when it is not the
 /// default one.
 const WORKSPACE_KEY: &str = "workspace";
+
+/// The meta field that records where a session's checkpoints are when
+/// its store is a database: `{"host": …, "repository": …}`. They stay on
+/// the file system of the host that runs the tools.
+const CHECKPOINTS_KEY: &str = "checkpoints";
 
 impl Run for StoreArgs {
     fn output(&self) -> OutputOptions {
@@ -37,7 +50,15 @@ impl Run for StoreArgs {
     }
 
     fn run(&self, _read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
-        let store = Store::open(&self.root)?;
+        // Between stores: named by the command, not by --root or --url.
+        if let StoreCommand::Copy { from, to, ids } = &self.command {
+            return copy::run(from, to, ids, printer);
+        }
+        let location = Location::of(self)?;
+        if let StoreCommand::Migrate = &self.command {
+            return copy::migrate(&location, printer);
+        }
+        let store = Store::open(location)?;
         match &self.command {
             StoreCommand::Create {
                 name,
@@ -87,6 +108,7 @@ impl Run for StoreArgs {
             StoreCommand::Diff { id, a, b } => {
                 checkpoints::diff(&store, &parse_id(id)?, a, b, printer)
             }
+            StoreCommand::Copy { .. } | StoreCommand::Migrate => unreachable!("run above"),
         }
     }
 }
@@ -96,41 +118,43 @@ fn parse_id(id: &str) -> Result<SessionId> {
     Ok(SessionId::parse(id)?)
 }
 
-/// The store a command works on: its folder, as a file store and through
-/// a manager.
+/// The store a command works on, through the contract and a manager; a
+/// folder store also as itself (its paths).
 struct Store {
-    root: PathBuf,
-    files: Arc<FsStore>,
+    location: Location,
+    sessions: Arc<dyn SessionStore>,
+    files: Option<Arc<FsStore>>,
+    shown: String,
     manager: SessionManager,
 }
 
 impl Store {
-    fn open(root: &Path) -> Result<Store> {
-        let files = Arc::new(
-            FsStore::open(root)
-                .with_context(|| format!("cannot open the store in {}", root.display()))?,
-        );
+    fn open(location: Location) -> Result<Store> {
+        let opened = location.open(false)?;
         // The store's warnings (a failed save, a line left out of an
         // export) on stderr, as the CLI's own are; no logger is set up.
         let manager = SessionManager::with_warnings(
-            files.clone() as Arc<dyn SessionStore>,
+            opened.sessions.clone(),
             Arc::new(|id: &SessionId, e: &retrace_store::StoreError| {
                 eprintln!("retrace: session `{id}`: {e}")
             }),
         );
         Ok(Store {
-            root: root.to_path_buf(),
-            files,
+            location,
+            sessions: opened.sessions,
+            files: opened.files,
+            shown: opened.shown,
             manager,
         })
     }
 
     fn meta(&self, id: &SessionId) -> Result<SessionMeta> {
-        Ok(self.files.meta(id)?)
+        Ok(self.sessions.meta(id)?)
     }
 
     /// Where session `id` works: as named at creation, else
-    /// `workspace/{id}` beside the store's folder.
+    /// `workspace/{id}` beside the store's folder (the current folder for
+    /// a database).
     fn workspace(&self, meta: &SessionMeta) -> PathBuf {
         match meta.extra.get(WORKSPACE_KEY).and_then(|w| w.as_str()) {
             Some(dir) => PathBuf::from(dir),
@@ -139,41 +163,98 @@ impl Store {
     }
 
     fn default_workspace(&self, id: &SessionId) -> PathBuf {
-        let parent = self.root.parent().unwrap_or(Path::new(""));
+        let parent = match &self.location {
+            Location::Folder(root) => root.parent().unwrap_or(Path::new("")),
+            Location::Url(_) => Path::new(""),
+        };
         parent.join("workspace").join(id.as_str())
     }
 
-    /// The repository the store keeps a session's checkpoints in: inside
-    /// the session's folder, so it goes with the session.
-    fn git_dir(&self, id: &SessionId) -> PathBuf {
-        self.files.session_dir(id).join("checkpoints.git")
+    /// The meta fields a new session gets beside its workspace: for a
+    /// database, where its checkpoints will be (this host, and
+    /// `checkpoints/{id}.git` in the current folder).
+    fn checkpoints_record(&self, id: &SessionId) -> Result<Option<Value>> {
+        if self.files.is_some() {
+            // Inside the session's folder: it goes with the session.
+            return Ok(None);
+        }
+        let repository = std::path::absolute(Path::new("checkpoints").join(format!("{id}.git")))?;
+        Ok(Some(serde_json::json!({
+            "host": this_host(),
+            "repository": repository.display().to_string(),
+        })))
+    }
+
+    /// The repository the store keeps a session's checkpoints in: the
+    /// one its meta records (on this host only), else inside the
+    /// session's folder for a folder store; `None` for a database
+    /// session that records none (one made through the library, or
+    /// copied in).
+    fn git_dir(&self, meta: &SessionMeta) -> Result<Option<PathBuf>> {
+        let id = &meta.session_id;
+        if let Some(record) = meta.extra.get(CHECKPOINTS_KEY) {
+            let (Some(host), Some(repository)) = (
+                record.get("host").and_then(Value::as_str),
+                record.get("repository").and_then(Value::as_str),
+            ) else {
+                bail!("session `{id}`: its `{CHECKPOINTS_KEY}` field is not {{host, repository}}: {record}");
+            };
+            let here = this_host();
+            if host != here {
+                bail!(
+                    "session `{id}`'s checkpoints are on host `{host}` in {repository}, and this \
+                     is `{here}`: run this there"
+                );
+            }
+            return Ok(Some(PathBuf::from(repository)));
+        }
+        Ok(self
+            .files
+            .as_ref()
+            .map(|f| f.session_dir(id).join("checkpoints.git")))
     }
 
     /// The session's checkpoints; an error naming the workspace when it
-    /// does not exist.
+    /// does not exist, or saying that no repository is recorded.
     fn checkpoints(&self, id: &SessionId) -> Result<Checkpoints> {
         let meta = self.meta(id)?;
         let workspace = self.workspace(&meta);
         if !workspace.is_dir() {
-            anyhow::bail!(
+            bail!(
                 "session `{id}` has no workspace: {} is not a folder",
                 workspace.display()
             );
         }
+        let Some(git_dir) = self.git_dir(&meta)? else {
+            bail!(
+                "session `{id}` records no checkpoint repository (it was not made by `retrace \
+                 store create`)"
+            );
+        };
         Ok(Checkpoints::open(
             &workspace,
-            &self.git_dir(id),
+            &git_dir,
             id,
             CheckpointOptions::default(),
         )?)
     }
 
-    /// The session's checkpoints, if its workspace exists.
+    /// The session's checkpoints, if its workspace exists and it has a
+    /// repository.
     fn checkpoints_if_any(&self, id: &SessionId) -> Result<Option<Checkpoints>> {
         let meta = self.meta(id)?;
-        if !self.workspace(&meta).is_dir() {
+        if !self.workspace(&meta).is_dir() || self.git_dir(&meta)?.is_none() {
             return Ok(None);
         }
         self.checkpoints(id).map(Some)
+    }
+
+    /// A player of session `id`: from its folder, or its events in the
+    /// database.
+    fn player(&self, id: &SessionId, options: PlayerOptions) -> Result<SessionPlayer> {
+        Ok(match &self.location {
+            Location::Folder(root) => SessionPlayer::load(root, id, options)?,
+            Location::Url(_) => SessionPlayer::from_store(&*self.sessions, id, options)?,
+        })
     }
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use retrace_store::{PlayerOptions, SessionId, SessionPlayer};
+use retrace_store::{PlayerOptions, SessionId};
 
 use super::Store;
 use crate::exit::ExitStatus;
@@ -22,7 +22,7 @@ pub(super) fn run(
         show_sensitive,
         ..PlayerOptions::default()
     };
-    let player = SessionPlayer::load(&store.root, id, options)?;
+    let player = store.player(id, options)?;
     for step in player {
         let step = step?;
         let out = printer.stdout();

@@ -5,10 +5,10 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use retrace_core::format_rfc3339_ms;
-use retrace_store::{ListQuery, SessionId, SessionMeta, SessionStore, StateKey};
+use retrace_store::{ListQuery, SessionId, SessionMeta, StateKey};
 use serde_json::{json, Map, Value};
 
-use super::{Store, WORKSPACE_KEY};
+use super::{Store, CHECKPOINTS_KEY, WORKSPACE_KEY};
 use crate::exit::ExitStatus;
 use crate::printer::Printer;
 
@@ -28,16 +28,27 @@ pub(super) fn create(
         }
         None => Value::Object(Map::new()),
     };
+    let id = SessionId::new();
     let mut extra = Map::new();
+    // A database has no folder to put the workspace beside: its place
+    // is recorded, as the current folder names it.
+    let workspace = match (workspace, store.files.is_some()) {
+        (Some(dir), _) => Some(dir.to_path_buf()),
+        (None, false) => Some(store.default_workspace(&id)),
+        (None, true) => None,
+    };
     if let Some(dir) = workspace {
-        let dir = std::path::absolute(dir)
+        let dir = std::path::absolute(&dir)
             .with_context(|| format!("cannot resolve {}", dir.display()))?;
         extra.insert(
             WORKSPACE_KEY.into(),
             Value::String(dir.display().to_string()),
         );
     }
-    let id = store.manager.create_with(name, &config, extra)?;
+    if let Some(record) = store.checkpoints_record(&id)? {
+        extra.insert(CHECKPOINTS_KEY.into(), record);
+    }
+    let id = store.manager.create_as(id, name, &config, extra)?;
     // The workspace is there from the start, so the first tool call that
     // writes into it is checkpointed.
     let workspace = store.workspace(&store.meta(&id)?);
@@ -90,10 +101,15 @@ pub(super) fn list(
 
 pub(super) fn show(store: &Store, id: &SessionId, printer: &mut Printer) -> Result<ExitStatus> {
     let meta = store.meta(id)?;
-    let state = store.files.load_state(id, &StateKey::state())?;
-    let config = store.files.config_snapshot(id)?;
-    let events = store.files.read_events(id)?;
+    let state = store.sessions.load_state(id, &StateKey::state())?;
+    let config = store.sessions.config_snapshot(id)?;
+    let events = store.sessions.read_events(id)?;
     let workspace = store.workspace(&meta);
+    // Where it is kept: its folder, or the database.
+    let (place, at) = match &store.files {
+        Some(files) => ("folder", files.session_dir(id).display().to_string()),
+        None => ("store", store.shown.clone()),
+    };
     let checkpoints = match store.checkpoints_if_any(id)? {
         Some(c) => c.list()?.len(),
         None => 0,
@@ -110,7 +126,7 @@ pub(super) fn show(store: &Store, id: &SessionId, printer: &mut Printer) -> Resu
         || {
             json!({
                 "meta": &meta,
-                "folder": store.files.session_dir(id),
+                place: &at,
                 "workspace": &workspace,
                 "state_version": state.as_ref().map(|s| s.version),
                 "state": state.as_ref().map(|s| &s.value),
@@ -123,7 +139,7 @@ pub(super) fn show(store: &Store, id: &SessionId, printer: &mut Printer) -> Resu
         },
         |out| {
             print_meta(out, &meta)?;
-            writeln!(out, "  folder        {}", store.files.session_dir(id).display())?;
+            writeln!(out, "  {place:<13} {at}")?;
             writeln!(out, "  workspace     {}", workspace.display())?;
             match &state {
                 Some(s) => writeln!(out, "  state         version {}", s.version)?,
