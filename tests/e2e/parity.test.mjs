@@ -17,9 +17,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { corpus, drop, launch, page, retraceBin, serve } from './harness.mjs';
+import { browserSuite, corpus, drop, retraceBin } from './harness.mjs';
 
 /** Real words, a quote, an accent (case folded beyond ASCII), no hit. */
 const QUERIES = ['the', 'README', '"', 'FÉVR', 'zqxjv no such words'];
@@ -29,35 +29,28 @@ const ALL = { ...SAID, events: true };
 /** Segments whose preview is also checked on screen. */
 const ON_SCREEN = 3;
 
-let ctx;
-let site;
 let p;
 
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-  p = await page(ctx);
-  await p.addInitScript(() => {
-    const Real = window.Worker;
-    const rec = { messages: [], worker: null };
-    window.__parity = rec;
-    window.Worker = class extends Real {
-      constructor(...args) {
-        super(...args);
-        rec.worker = this;
-        this.addEventListener('message', (e) => {
-          if (typeof e.data === 'string') rec.messages.push(e.data);
-        });
-      }
-    };
-  });
-  await p.goto(site.base + '/');
-  await p.waitForFunction(() => window.__parity.worker !== null);
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
+const suite = browserSuite({
+  async setup() {
+    p = await suite.page();
+    await p.addInitScript(() => {
+      const Real = window.Worker;
+      const rec = { messages: [], worker: null };
+      window.__parity = rec;
+      window.Worker = class extends Real {
+        constructor(...args) {
+          super(...args);
+          rec.worker = this;
+          this.addEventListener('message', (e) => {
+            if (typeof e.data === 'string') rec.messages.push(e.data);
+          });
+        }
+      };
+    });
+    await p.goto(suite.base + '/');
+    await p.waitForFunction(() => window.__parity.worker !== null);
+  },
 });
 
 /** Every session file of the corpus and every folder holding one (as the

@@ -5,27 +5,15 @@
 // an event stream's transitions show where they went.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { drop, files, launch, opened, page, root, serve } from './harness.mjs';
+import { browserSuite, drop, files, opened, root } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 /** Opens `path` with event lines shown too, every body loaded. */
 async function open(path) {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(path));
   await opened(p);
   await p.check('.conversation .panel-head .toggle input');

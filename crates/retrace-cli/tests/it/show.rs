@@ -64,8 +64,6 @@ fn an_id_used_twice_is_ambiguous() {
     // A Claude Code file whose assistant lines 2 and 4 share a uuid (a
     // copied line, a resumed session): `--leaf a1` names neither; each is
     // reached by its line, in every command that takes `--leaf`.
-    let dir = scratch("ambiguous_leaf");
-    let path = dir.join("dup.jsonl");
     let line = |kind: &str, uuid: &str, parent: &str, n: u32, content: &str| {
         let parent = match parent {
             "" => "null".to_owned(),
@@ -83,8 +81,7 @@ fn an_id_used_twice_is_ambiguous() {
         line("assistant", "a1", "u2", 3, &text("two")),
     ]
     .concat();
-    std::fs::write(&path, file).unwrap();
-    let path = path.to_str().unwrap();
+    let path = &Scratch::new("ambiguous_leaf").write("dup.jsonl", file);
     retrace_snapshot!(cmd(&["show", path, "--leaf", "a1"]), @"
     exit_code: 2
     ----- stdout -----
