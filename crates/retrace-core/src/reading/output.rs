@@ -9,7 +9,7 @@
 //!   (many lines), then `Error:`, `Exit Code:`, `Signal:`,
 //!   `Background PIDs:`, `Process Group PGID:`; `(none)` for nothing.
 //! - Claude Code writes stdout and stderr apart beside the result, in the
-//!   line's `toolUseResult`: [`crate::Session::row_pairing`] reads them.
+//!   line's `toolUseResult`: [`crate::Session::result_streams`] reads them.
 //!
 //! Anything else is its text as it is.
 
