@@ -173,9 +173,18 @@ async function open(files, input) {
   return answer.data.summary;
 }
 
-/** `retrace info --json` as written from the viewer's `Summary` figures
- * and `Stats` (the core's `Info` does this for the CLI). */
-function infoOf(input, f, s) {
+/** The session's title from its segments' previews (`[segment, preview]`),
+ * by the core's `session_title` rule: the first typed prompt among the
+ * first eight segments, else the first thing said there. */
+function titleOf(previews) {
+  const first = previews.filter(([i]) => i < 8).sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+  const prompt = first.find((p) => p.prompt);
+  return prompt ? prompt.text : first[0] && label(first[0]);
+}
+
+/** `retrace info --json` as written from the viewer's `Summary` figures,
+ * `Stats` and previews (the core's `Info` does this for the CLI). */
+function infoOf(input, f, s, previews) {
   const info = {
     path: input,
     format: f.format,
@@ -197,6 +206,8 @@ function infoOf(input, f, s) {
     subagents: f.subagents,
     models: Object.fromEntries(s.models),
   };
+  const title = titleOf(previews);
+  if (title !== undefined) info.title = title;
   if (f.version !== null) info.version = f.version;
   if (f.start !== null) {
     info.first_timestamp = new Date(f.start).toISOString();
@@ -266,7 +277,7 @@ test('the CLI and the viewer agree on every corpus input', { timeout: 600000 }, 
     );
 
     // Summary figures and stats: `info --json`.
-    assert.deepEqual(infoOf(input, summary.figures, stats), cli.info, `${input}: info`);
+    assert.deepEqual(infoOf(input, summary.figures, stats, got), cli.info, `${input}: info`);
 
     // Every segment's preview: `tree --json`.
     const byIndex = segments.map(() => null);

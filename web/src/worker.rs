@@ -1142,6 +1142,7 @@ mod tests {
             };
             let info = Info {
                 path: &path,
+                title: None,
                 summary: &summary.figures,
                 stats: &stats,
             };
