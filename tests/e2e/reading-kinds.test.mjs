@@ -64,6 +64,38 @@ test('Claude Code: caveat, /clear and ! shell lines are not titles nor raw tags'
   await p.close();
 });
 
+test('j and k stop on typed prompts only: not on the caveat, ! lines or /clear', async () => {
+  const p = await open('claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl');
+  // What the harness wrote alone is no prompt: no "prompt" badge on it.
+  const badged = await p.$$eval('.row', (rows) => rows
+    .filter((r) => r.querySelector('.row-head .badge.prompt'))
+    .map((r) => ({ harness: !!r.querySelector('.harness:not(.harness-prompt)'), text: r.innerText.slice(0, 80) })));
+  assert.ok(badged.length > 0);
+  assert.deepEqual(badged.filter((b) => b.harness), [], 'harness rows badged as prompts');
+  // j from the top visits each typed prompt in turn, then stays; k goes back.
+  const focused = () => p.evaluate(() => {
+    const r = document.querySelector('.row.focused');
+    return r && { row: Number(r.dataset.row), harness: !!r.querySelector('.harness:not(.harness-prompt)'), user: r.classList.contains('role-user'), text: r.innerText };
+  });
+  // Keys go to the page, not the events switch open() ticked.
+  await p.evaluate(() => document.activeElement?.blur());
+  const visited = [];
+  for (let i = 0; i < 40; i++) {
+    await p.keyboard.press('j');
+    await p.waitForTimeout(100);
+    const f = await focused();
+    if (!f || visited.at(-1)?.row === f.row) break;
+    visited.push(f);
+  }
+  assert.ok(visited.length >= 2, JSON.stringify(visited.map((v) => v.row)));
+  assert.ok(visited[0].text.includes('Please fix these lint errors'), visited[0].text.slice(0, 200));
+  for (const v of visited) assert.ok(v.user && !v.harness, `j stopped on ${v.text.slice(0, 120)}`);
+  await p.keyboard.press('k');
+  await p.waitForFunction((row) => document.querySelector('.row.focused')?.dataset.row === String(row), visited.at(-2).row);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('Codex: the environment context is no title, no bare item types', async () => {
   const p = await open('codex/AcidicSoil__codex-session-view/.sample_session/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
   const t = await title(p);

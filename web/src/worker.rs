@@ -593,7 +593,16 @@ impl<S: Source> Open<S> {
             return Err(format!("entry {leaf} is not in the tree"));
         }
         if self.branch.as_ref().map(|b| b.0) != Some(leaf) {
-            self.branch = Some((leaf, self.session.rows(EntryId(leaf))));
+            let mut rows = self.session.rows(EntryId(leaf));
+            // j/k and the scrubber's prompt marks skip what the harness
+            // wrote (a `/clear`, a caveat): a body read per marked row.
+            // (Through `dyn Source`: the reading code bodies use, not a
+            // copy of it for the file source.)
+            let source: &mut dyn Source = &mut self.source;
+            self.session
+                .mark_typed_prompts(&mut rows, source)
+                .map_err(|e| e.to_string())?;
+            self.branch = Some((leaf, rows));
         }
         Ok(&self.branch.as_ref().expect("set above").1)
     }
