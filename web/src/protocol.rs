@@ -357,9 +357,19 @@ pub struct FileSummary {
 pub struct SubagentInfo {
     pub file: u32,
     pub agent_id: String,
+    /// The result entry in the parent conversation that reports the run.
     pub spawned_by: Option<u32>,
     /// `description` from the subagent's `.meta.json`, if given.
     pub description: Option<String>,
+    /// The way back from the run to the call that spawned it: a leaf whose
+    /// branch holds `spawned_by`, the file it is in, and the id of the
+    /// call it answers.
+    #[serde(default)]
+    pub spawned_leaf: Option<u32>,
+    #[serde(default)]
+    pub spawned_file: Option<u32>,
+    #[serde(default)]
+    pub spawned_call: Option<String>,
 }
 
 /// One segment of the branch tree (see `retrace_core::Segment`).

@@ -15,6 +15,7 @@ mod prefs;
 mod row;
 mod tool;
 mod search;
+mod subagent;
 pub(crate) mod sensitive;
 pub(crate) mod time;
 mod tree;
@@ -689,6 +690,7 @@ pub fn App() -> impl IntoView {
                     <section class="center">
                         <search::Results/>
                         <crumbs::Crumbs/>
+                        <subagent::Origin/>
                         <conversation::Conversation/>
                         <player::Player/>
                     </section>
