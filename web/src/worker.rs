@@ -23,7 +23,9 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use crate::protocol::{
     FileSummary, Request, Response, RowBody, RowInfo, Rows, SegmentInfo, SubagentInfo, Summary,
 };
-use crate::sensitive::{download_name, edited_name, reviewed_rules, Download, Scan};
+use crate::sensitive::{
+    download_name, edited_name, review_rules, reviewed_rules, session_line, Download, Scan,
+};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -47,6 +49,9 @@ struct Open<S = Files> {
     /// (the default) or as written.
     hide: bool,
     rules: Arc<Rules>,
+    /// With data hidden, what the review marked "not a secret" marked in
+    /// place instead (`Request::Review`).
+    review: Option<Arc<Rules>>,
     /// Background work: the scan for sensitive data, redacted downloads.
     scan: Option<Scan>,
     downloads: std::collections::VecDeque<Download>,
@@ -144,6 +149,10 @@ fn handle(data: &JsValue) -> Vec<Response> {
             Request::Previews { segments } => Ok(open.previews(&segments)),
             Request::Sensitive { hide } => {
                 open.hide = hide;
+                Ok(Response::Ready)
+            }
+            Request::Review { disable, allow } => {
+                open.review = review_rules(&disable, &allow)?;
                 Ok(Response::Ready)
             }
             Request::Scan => {
@@ -605,6 +614,7 @@ impl<S: Source> Open<S> {
             branch: None,
             hide: true,
             rules,
+            review: None,
             scan: None,
             downloads: std::collections::VecDeque::new(),
             ticking: false,
@@ -824,14 +834,31 @@ impl<S: Source> Open<S> {
     }
 
     /// Runs `f` over the source bodies are shown from: redacted unless
-    /// sensitive data is shown.
+    /// sensitive data is shown, what the review left in place marked.
     fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
-        if self.hide {
-            let mut source = RedactingSource::new(&mut self.source, self.rules.clone());
-            f(&self.session, &mut source)
-        } else {
-            f(&self.session, &mut self.source)
+        let Open {
+            session,
+            source,
+            hide,
+            rules,
+            review,
+            ..
+        } = self;
+        if !*hide {
+            return f(session, source);
         }
+        let Some(review) = review else {
+            return f(session, &mut RedactingSource::new(source, rules.clone()));
+        };
+        // Its single findings are named by line.
+        let line_of = |file: FileId, at: u64| {
+            let info = &session.files()[file.0 as usize];
+            let own = &session.entries()[info.first_entry as usize..info.end_entry as usize];
+            let i = own.binary_search_by_key(&at, |e| e.offset).ok()?;
+            Some(session_line(u32::from(file.0), u64::from(own[i].line)))
+        };
+        let mut reviewed = RedactingSource::with_lines(source, review.clone(), &line_of);
+        f(session, &mut reviewed)
     }
 
     /// As `shown`, but with sensitive data shown each value is

@@ -249,6 +249,11 @@ impl Viewer {
     pub fn set_hide_sensitive(self, hide: bool) {
         self.hide_sensitive.set(hide);
         client::send(&Request::Sensitive { hide }, &[]);
+        self.reload_bodies();
+    }
+
+    /// Asks again for the bodies on screen: they read differently now.
+    pub fn reload_bodies(self) {
         REQUESTED.with(|r| r.borrow_mut().1.clear());
         self.bodies.set(HashMap::new());
         self.request_bodies();
