@@ -31,6 +31,10 @@ thread_local! {
     /// Messages waiting for the worker to say it is ready; `None` once it
     /// has.
     static QUEUE: RefCell<Option<Vec<Object>>> = const { RefCell::new(Some(Vec::new())) };
+    /// The failed response `worker.js` sent when the worker could not
+    /// start: each later request is answered with it, since no worker
+    /// will.
+    static NOT_STARTED: RefCell<Option<String>> = const { RefCell::new(None) };
 }
 
 /// Starts the worker; `on_response` gets every response, in order.
@@ -79,6 +83,13 @@ pub fn start(on_response: impl Fn(Response) + 'static) -> Result<(), String> {
                     post(&message);
                 }
             }
+            // Before `Ready`, only `worker.js` fails: the worker did not
+            // start, and what was held for it is answered by the failure.
+            Ok(response @ Response::Failed { .. }) if QUEUE.with(|q| q.borrow().is_some()) => {
+                QUEUE.with(|q| q.borrow_mut().take());
+                NOT_STARTED.with(|n| *n.borrow_mut() = Some(text));
+                on_response(response);
+            }
             Ok(response) => on_response(response),
             Err(e) => on_response(Response::Failed {
                 message: format!(
@@ -124,8 +135,23 @@ pub(crate) fn save(blob: &web_sys::Blob, name: &str) {
     }
 }
 
-/// Sends a request (and files, for [`Request::Open`]).
+/// Sends a request (and files, for [`Request::Open`]); with a worker that
+/// did not start, answers that instead.
 pub fn send(request: &Request, files: &[File]) {
+    if let Some(failed) = NOT_STARTED.with(|n| n.borrow().clone()) {
+        // Given to the page's handler as the worker's answer (after this
+        // call, as a response would come).
+        WORKER.with(|w| {
+            let handler = w.borrow().as_ref().and_then(Worker::onmessage);
+            let event = Object::new();
+            let _ = Reflect::set(&event, &"data".into(), &failed.into());
+            if let (Some(handler), Some(window)) = (handler, web_sys::window()) {
+                let _ = window
+                    .set_timeout_with_callback_and_timeout_and_arguments_1(&handler, 0, &event);
+            }
+        });
+        return;
+    }
     let Ok(json) = serde_json::to_string(request) else {
         return;
     };

@@ -40,6 +40,15 @@ pub enum Request {
     /// Show bodies (and search snippets) with sensitive data hidden or as
     /// written; applies to later requests.
     Sensitive { hide: bool },
+    /// What the review marked "not a secret" (`disable`: kinds; `allow`:
+    /// findings as file, kind, line, value hash in hex), shown as written
+    /// and highlighted in bodies, previews and search snippets while the
+    /// rest stays hidden; applies to later requests. Sent whenever the
+    /// review changes; empty lists take the exceptions back.
+    Review {
+        disable: Vec<String>,
+        allow: Vec<(u32, String, u64, String)>,
+    },
     /// Scan the whole session for sensitive data in the background.
     Scan,
     /// The redacted bytes of one input file (`mask`, `typed`, `pseudo`), as
@@ -110,6 +119,12 @@ impl Request {
                 .ok_or_else(|| fail(field))
         };
         let label = |field: &str| v.get(field).and_then(Value::as_str).map(str::to_owned);
+        let kinds = || {
+            v.get("disable")
+                .and_then(Value::as_array)
+                .and_then(|a| a.iter().map(|k| k.as_str().map(str::to_owned)).collect())
+                .ok_or_else(|| fail("disable"))
+        };
         Ok(match kind {
             "open" => Request::Open {
                 leaf_label: label("leaf_label"),
@@ -156,14 +171,30 @@ impl Request {
                 hide: flag("hide", &v)?,
             },
             "scan" => Request::Scan,
+            "review" => Request::Review {
+                disable: kinds()?,
+                allow: v
+                    .get("allow")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|f| {
+                                let f = f.as_array()?;
+                                Some((
+                                    u32::try_from(f.first()?.as_u64()?).ok()?,
+                                    f.get(1)?.as_str()?.to_owned(),
+                                    f.get(2)?.as_u64()?,
+                                    f.get(3)?.as_str()?.to_owned(),
+                                ))
+                            })
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("allow"))?,
+            },
             "download" => Request::Download {
                 file: number("file")?,
                 mode: text("mode")?,
-                disable: v
-                    .get("disable")
-                    .and_then(Value::as_array)
-                    .and_then(|a| a.iter().map(|k| k.as_str().map(str::to_owned)).collect())
-                    .ok_or_else(|| fail("disable"))?,
+                disable: kinds()?,
                 allow: v
                     .get("allow")
                     .and_then(Value::as_array)
@@ -357,9 +388,19 @@ pub struct FileSummary {
 pub struct SubagentInfo {
     pub file: u32,
     pub agent_id: String,
+    /// The result entry in the parent conversation that reports the run.
     pub spawned_by: Option<u32>,
     /// `description` from the subagent's `.meta.json`, if given.
     pub description: Option<String>,
+    /// The way back from the run to the call that spawned it: a leaf whose
+    /// branch holds `spawned_by`, the file it is in, and the id of the
+    /// call it answers.
+    #[serde(default)]
+    pub spawned_leaf: Option<u32>,
+    #[serde(default)]
+    pub spawned_file: Option<u32>,
+    #[serde(default)]
+    pub spawned_call: Option<String>,
 }
 
 /// One segment of the branch tree (see `retrace_core::Segment`).
@@ -916,6 +957,14 @@ mod tests {
                 segments: vec![0, 4],
             },
             Request::Sensitive { hide: false },
+            Request::Review {
+                disable: vec!["email".into()],
+                allow: vec![(1, "jwt".into(), 4, "00000000000000ff".into())],
+            },
+            Request::Review {
+                disable: Vec::new(),
+                allow: Vec::new(),
+            },
             Request::Scan,
             Request::Download {
                 file: 1,
@@ -964,6 +1013,10 @@ mod tests {
             (
                 r#"{"kind":"folder","paths":["a",2]}"#,
                 "a `folder` request without a valid `paths`",
+            ),
+            (
+                r#"{"kind":"review","disable":[],"allow":[["jwt",4,"ff"]]}"#,
+                "a `review` request without a valid `allow`",
             ),
             (r#"{"leaf":1}"#, "a request without a `kind`"),
             ("[1]", "a request without a `kind`"),

@@ -193,22 +193,58 @@ pub fn reviewed_rules(
     if disable.is_empty() && allow.is_empty() {
         return Ok(None);
     }
-    let mut findings = Vec::with_capacity(allow.len());
-    for (kind, line, hash) in allow {
+    let findings = allow.iter().map(|(k, line, h)| (k, *line, h));
+    Rules::builtin()
+        .with_exceptions(&exceptions(disable, findings)?)
+        .map(|r| Some(Arc::new(r)))
+}
+
+/// The built-in rules for bodies shown with sensitive data hidden, with
+/// what the review marked "not a secret" (kinds, and findings as file,
+/// kind, line, hash in hex) marked in place rather than hidden: shown as
+/// written and highlighted. A finding's line is [`session_line`]'s, as
+/// the worker reads bodies.
+pub fn review_rules(
+    disable: &[String],
+    allow: &[(u32, String, u64, String)],
+) -> Result<Option<Arc<Rules>>, String> {
+    if disable.is_empty() && allow.is_empty() {
+        return Ok(None);
+    }
+    let findings = allow
+        .iter()
+        .map(|(file, k, line, h)| (k, session_line(*file, *line), h));
+    Rules::builtin()
+        .marking_exceptions(&exceptions(disable, findings)?)
+        .map(|r| Some(Arc::new(r)))
+}
+
+/// A line of a session's file as one number for every file: the file in
+/// the high bits. A rules file names the lines of one file; the view's
+/// rules hold the findings of all of them, so lines are numbered this way
+/// in them and where bodies are read.
+pub fn session_line(file: u32, line: u64) -> u64 {
+    (u64::from(file) << 40) | line
+}
+
+/// Kinds and findings (kind, line, hash in hex) as the core's exceptions.
+fn exceptions<'a>(
+    disable: &[String],
+    findings: impl Iterator<Item = (&'a String, u64, &'a String)>,
+) -> Result<Exceptions, String> {
+    let mut out = Exceptions {
+        kinds: disable.to_vec(),
+        findings: Vec::new(),
+    };
+    for (kind, line, hash) in findings {
         let hash = parse_hash(hash).ok_or_else(|| format!("a finding hash `{hash}`"))?;
-        findings.push(AllowedFinding {
+        out.findings.push(AllowedFinding {
             kind: kind.clone(),
-            line: *line,
+            line,
             hash,
         });
     }
-    let exceptions = Exceptions {
-        kinds: disable.to_vec(),
-        findings,
-    };
-    Rules::builtin()
-        .with_exceptions(&exceptions)
-        .map(|r| Some(Arc::new(r)))
+    Ok(out)
 }
 
 impl Download {

@@ -23,7 +23,9 @@ use web_sys::{DedicatedWorkerGlobalScope, File, FileReaderSync, MessageEvent};
 use crate::protocol::{
     FileSummary, Request, Response, RowBody, RowInfo, Rows, SegmentInfo, SubagentInfo, Summary,
 };
-use crate::sensitive::{download_name, edited_name, reviewed_rules, Download, Scan};
+use crate::sensitive::{
+    download_name, edited_name, review_rules, reviewed_rules, session_line, Download, Scan,
+};
 
 /// Bytes read from a file per `File.slice`: large enough that the per-call
 /// cost vanishes, small enough to keep memory flat.
@@ -47,6 +49,9 @@ struct Open<S = Files> {
     /// (the default) or as written.
     hide: bool,
     rules: Arc<Rules>,
+    /// With data hidden, what the review marked "not a secret" marked in
+    /// place instead (`Request::Review`).
+    review: Option<Arc<Rules>>,
     /// Background work: the scan for sensitive data, redacted downloads.
     scan: Option<Scan>,
     downloads: std::collections::VecDeque<Download>,
@@ -144,6 +149,10 @@ fn handle(data: &JsValue) -> Vec<Response> {
             Request::Previews { segments } => Ok(open.previews(&segments)),
             Request::Sensitive { hide } => {
                 open.hide = hide;
+                Ok(Response::Ready)
+            }
+            Request::Review { disable, allow } => {
+                open.review = review_rules(&disable, &allow)?;
                 Ok(Response::Ready)
             }
             Request::Scan => {
@@ -496,16 +505,22 @@ fn summarize(
         subagents: s
             .subagents()
             .iter()
-            .map(|a| SubagentInfo {
-                file: u32::from(a.file.0),
-                agent_id: a.agent_id.clone(),
-                spawned_by: a.spawned_by.map(|e| e.0),
-                description: s.files()[a.file.0 as usize]
-                    .meta
-                    .as_ref()
-                    .and_then(|m| m.get("description"))
-                    .and_then(|d| d.as_str())
-                    .map(str::to_owned),
+            .map(|a| {
+                let by = a.spawned_by.filter(|&e| tree.contains(e));
+                SubagentInfo {
+                    file: u32::from(a.file.0),
+                    agent_id: a.agent_id.clone(),
+                    spawned_by: a.spawned_by.map(|e| e.0),
+                    description: s.files()[a.file.0 as usize]
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.get("description"))
+                        .and_then(|d| d.as_str())
+                        .map(str::to_owned),
+                    spawned_leaf: by.map(|e| leaf_through(s, e)),
+                    spawned_file: by.map(|e| u32::from(s.entry(e).file.0)),
+                    spawned_call: by.and_then(|e| answered_call(s, e, source)),
+                }
             })
             .collect(),
         bookmarked: s.bookmarks().iter().map(|b| b.entry.0).collect(),
@@ -528,6 +543,23 @@ fn memory_bytes() -> u64 {
     {
         0
     }
+}
+
+/// A leaf whose branch holds `e`: `e` followed along the tree's
+/// continuations.
+fn leaf_through(s: &Session, e: EntryId) -> u32 {
+    let mut leaf = e;
+    while let Some(next) = s.tree().continuation(leaf) {
+        leaf = next;
+    }
+    leaf.0
+}
+
+/// The id of the call the result on `e` answers (one body read).
+fn answered_call(s: &Session, e: EntryId, source: &mut dyn Source) -> Option<String> {
+    let message = s.message(e, source).ok()??;
+    let (id, _) = message.tool_results().next()?;
+    Some(id.to_owned())
 }
 
 /// Session facts from the first entries' top-level fields (a pi header, a
@@ -582,6 +614,7 @@ impl<S: Source> Open<S> {
             branch: None,
             hide: true,
             rules,
+            review: None,
             scan: None,
             downloads: std::collections::VecDeque::new(),
             ticking: false,
@@ -593,7 +626,16 @@ impl<S: Source> Open<S> {
             return Err(format!("entry {leaf} is not in the tree"));
         }
         if self.branch.as_ref().map(|b| b.0) != Some(leaf) {
-            self.branch = Some((leaf, self.session.rows(EntryId(leaf))));
+            let mut rows = self.session.rows(EntryId(leaf));
+            // j/k and the scrubber's prompt marks skip what the harness
+            // wrote (a `/clear`, a caveat): a body read per marked row.
+            // (Through `dyn Source`: the reading code bodies use, not a
+            // copy of it for the file source.)
+            let source: &mut dyn Source = &mut self.source;
+            self.session
+                .mark_typed_prompts(&mut rows, source)
+                .map_err(|e| e.to_string())?;
+            self.branch = Some((leaf, rows));
         }
         Ok(&self.branch.as_ref().expect("set above").1)
     }
@@ -792,14 +834,31 @@ impl<S: Source> Open<S> {
     }
 
     /// Runs `f` over the source bodies are shown from: redacted unless
-    /// sensitive data is shown.
+    /// sensitive data is shown, what the review left in place marked.
     fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
-        if self.hide {
-            let mut source = RedactingSource::new(&mut self.source, self.rules.clone());
-            f(&self.session, &mut source)
-        } else {
-            f(&self.session, &mut self.source)
+        let Open {
+            session,
+            source,
+            hide,
+            rules,
+            review,
+            ..
+        } = self;
+        if !*hide {
+            return f(session, source);
         }
+        let Some(review) = review else {
+            return f(session, &mut RedactingSource::new(source, rules.clone()));
+        };
+        // Its single findings are named by line.
+        let line_of = |file: FileId, at: u64| {
+            let info = &session.files()[file.0 as usize];
+            let own = &session.entries()[info.first_entry as usize..info.end_entry as usize];
+            let i = own.binary_search_by_key(&at, |e| e.offset).ok()?;
+            Some(session_line(u32::from(file.0), u64::from(own[i].line)))
+        };
+        let mut reviewed = RedactingSource::with_lines(source, review.clone(), &line_of);
+        f(session, &mut reviewed)
     }
 
     /// As `shown`, but with sensitive data shown each value is
@@ -1142,6 +1201,7 @@ mod tests {
             };
             let info = Info {
                 path: &path,
+                title: None,
                 summary: &summary.figures,
                 stats: &stats,
             };

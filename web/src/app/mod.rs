@@ -15,6 +15,7 @@ mod prefs;
 mod row;
 mod tool;
 mod search;
+mod subagent;
 pub(crate) mod sensitive;
 pub(crate) mod time;
 mod tree;
@@ -248,6 +249,11 @@ impl Viewer {
     pub fn set_hide_sensitive(self, hide: bool) {
         self.hide_sensitive.set(hide);
         client::send(&Request::Sensitive { hide }, &[]);
+        self.reload_bodies();
+    }
+
+    /// Asks again for the bodies on screen: they read differently now.
+    pub fn reload_bodies(self) {
         REQUESTED.with(|r| r.borrow_mut().1.clear());
         self.bodies.set(HashMap::new());
         self.request_bodies();
@@ -691,6 +697,7 @@ pub fn App() -> impl IntoView {
                     <section class="center">
                         <search::Results/>
                         <crumbs::Crumbs/>
+                        <subagent::Origin/>
                         <conversation::Conversation/>
                         <player::Player/>
                     </section>
