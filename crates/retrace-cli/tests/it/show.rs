@@ -344,6 +344,7 @@ fn show_reads_a_codex_commands_end_into_its_call() {
 
     ----- stderr -----
     ");
+}
 
 /// The block of the first tool call whose result has a stderr: from its
 /// `▶` title to the line before the next message's head.
