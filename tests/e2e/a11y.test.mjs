@@ -4,24 +4,13 @@
 // list.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import fs from 'node:fs';
 
-import { axe, drop, files, launch, opened, page, root, serve } from './harness.mjs';
+import { axe, browserSuite, drop, files, opened, root } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 const formats = [
   ['pi', ['pi/badlogic__pi-mono/session.jsonl']],
@@ -43,9 +32,9 @@ async function clean(p, what, within) {
 
 for (const scheme of ['light', 'dark']) {
   test(`axe: the welcome screen (${scheme})`, async () => {
-    const p = await page(ctx);
+    const p = await suite.page();
     await p.emulateMedia({ colorScheme: scheme });
-    await p.goto(site.base + '/');
+    await p.goto(suite.base + '/');
     await p.waitForSelector('.welcome');
     await clean(p, `welcome (${scheme})`);
     assert.equal(await p.locator('h1').count(), 1);
@@ -56,8 +45,7 @@ for (const scheme of ['light', 'dark']) {
 
 for (const [name, paths] of formats) {
   test(`axe: a ${name} session (light and dark)`, async () => {
-    const p = await page(ctx);
-    await p.goto(site.base + '/');
+    const p = await suite.page('/');
     await drop(p, files(...paths));
     await opened(p);
     // The sensitive-data scan and the totals fill the details panel.
@@ -72,8 +60,7 @@ for (const [name, paths] of formats) {
 }
 
 test('axe: the demo with search results, the key list and a drawer', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/?src=demo.jsonl');
+  const p = await suite.page('/?src=demo.jsonl');
   await opened(p);
   await p.fill('#search', 'like');
   await p.waitForSelector('.hit');
@@ -94,8 +81,7 @@ test('axe: the demo with search results, the key list and a drawer', async () =>
 });
 
 test('keyboard only: open a file, play, search, switch branch, the key list', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await p.waitForSelector('.welcome');
   // Tab reaches the file control.
   let tabs = 0;
@@ -110,7 +96,7 @@ test('keyboard only: open a file, play, search, switch branch, the key list', as
   assert.match(await p.textContent('#announce'), /Opened demo.jsonl/);
 
   // Skip links come first (on a fresh page), and one reaches the player.
-  await p.goto(site.base + '/?src=demo.jsonl');
+  await p.goto(suite.base + '/?src=demo.jsonl');
   await opened(p);
   await p.keyboard.press('Tab');
   assert.equal(await p.evaluate(() => document.activeElement.textContent), 'Skip to the conversation');

@@ -4,26 +4,14 @@
 // is listed with the diagnostics.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { drop, files, launch, opened, page, serve, shot } from './harness.mjs';
+import { browserSuite, drop, files, opened, shot } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 test('a side-car dropped with its session names its rows', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   const sideCar = {
     name: 'dag_fork.jsonl.snapshots.json',
     data: Buffer.from(JSON.stringify({

@@ -3,29 +3,17 @@
 // tag and the files, and as a marker on the replay bar's scrubber.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { drop, files, launch, opened, page, root, serve, shot } from './harness.mjs';
+import { browserSuite, drop, files, opened, root, shot } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 /** The checkpoint blocks of the conversation, as text. */
 const checkpoints = (p) => p.$$eval('.row .checkpoint-block', (blocks) => blocks.map((b) => b.innerText));
 
 test("the store's checkpoints: commit, tag, tool and files", async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(`${root}/tests/fixtures/events/checkpoints/events.jsonl`));
   await opened(p);
   assert.equal(await p.textContent('#format'), 'events');
@@ -66,8 +54,7 @@ test("the store's checkpoints: commit, tag, tool and files", async () => {
 });
 
 test("Codex's ghost snapshot: commit, parent and untracked paths, not an empty row", async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(`${root}/tests/fixtures/codex/ghost-snapshot/rollout.jsonl`));
   await opened(p);
   assert.equal(await p.textContent('#format'), 'codex');

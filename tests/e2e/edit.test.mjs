@@ -5,12 +5,12 @@
 // swapped for the tab's) and a pi fork's parent is named as a tab names it.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-import { corpus, drop, files, launch, opened, out, page, retraceBin, serve, shot } from './harness.mjs';
+import { browserSuite, corpus, drop, files, opened, out, retraceBin, shot } from './harness.mjs';
 
 // pi v3 with a bash call (call-2) left without a result; one safe fork point, e1.
 const PI = `${corpus}/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl`;
@@ -18,26 +18,14 @@ const PI = `${corpus}/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/
 const CLAUDE = `${corpus}/claude-code/kenn-io__agentsview/internal/parser/testdata/claude/tool_call_pending.jsonl`;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 const retrace = (...args) => execFileSync(retraceBin, args, { stdio: ['ignore', 'pipe', 'ignore'] }).toString();
 const lines = (text) => text.split('\n').filter((l) => l.length > 0);
 
 /** Opens `fixture` and waits for its fork points. */
 async function openWithPoints(fixture) {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(fixture));
   await opened(p);
   await p.waitForSelector('#edit-status', { timeout: 30000 });

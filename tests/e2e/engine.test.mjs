@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { corpus, engineDist, files, launch, page, retraceBin, serve } from './harness.mjs';
+import { browserSuite, corpus, engineDist, files, retraceBin } from './harness.mjs';
 
 /** A pi session with images, fork points, calls without a result and
  * sensitive data. */
@@ -19,42 +19,35 @@ const PI = 'pi/badlogic__pi-mono/compact.jsonl';
 /** A folder of several Claude Code sessions. */
 const FOLDER = 'claude-code/d-kimuson__claude-code-viewer/mock-global-claude-dir/projects/sample-project';
 
-let site;
-let ctx;
 let p;
 
-before(async () => {
-  assert.ok(fs.existsSync(path.join(engineDist, 'retrace_wasm.js')),
-    `${engineDist} holds no engine build: run \`cargo xtask engine\` (or set RETRACE_ENGINE)`);
-  site = await serve({ '/engine-test.html': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engine</title>' });
-  ctx = await launch();
-  p = await page(ctx);
-  await p.goto(`${site.base}/engine-test.html`);
-  // The page's helpers: start either transport, give it files, and turn
-  // what comes back into plain JSON (a made file as its text).
-  await p.evaluate(async () => {
-    const glue = await import('/engine/retrace_wasm.js');
-    await glue.default();
-    const { WorkerClient } = await import('/engine/client.js');
-    const make = (kind) => {
-      const engine = kind === 'direct' ? new glue.Engine() : new WorkerClient();
-      const events = [];
-      engine.listen((e) => events.push(e));
-      return { engine, events };
-    };
-    const asFiles = (list) => list.map((f) => new File([Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0))], f.name));
-    const plain = async (value) => {
-      if (value && value.file instanceof Blob) return { ...value, file: await value.file.text() };
-      return value;
-    };
-    const refusal = (e) => ({ refused: e.code, name: e.name, message: e.message });
-    window.engines = { make, asFiles, plain, refusal };
-  });
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
+const suite = browserSuite({
+  extra: { '/engine-test.html': '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>engine</title>' },
+  async setup() {
+    assert.ok(fs.existsSync(path.join(engineDist, 'retrace_wasm.js')),
+      `${engineDist} holds no engine build: run \`cargo xtask engine\` (or set RETRACE_ENGINE)`);
+    p = await suite.page('/engine-test.html');
+    // The page's helpers: start either transport, give it files, and
+    // turn what comes back into plain JSON (a made file as its text).
+    await p.evaluate(async () => {
+      const glue = await import('/engine/retrace_wasm.js');
+      await glue.default();
+      const { WorkerClient } = await import('/engine/client.js');
+      const make = (kind) => {
+        const engine = kind === 'direct' ? new glue.Engine() : new WorkerClient();
+        const events = [];
+        engine.listen((e) => events.push(e));
+        return { engine, events };
+      };
+      const asFiles = (list) => list.map((f) => new File([Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0))], f.name));
+      const plain = async (value) => {
+        if (value && value.file instanceof Blob) return { ...value, file: await value.file.text() };
+        return value;
+      };
+      const refusal = (e) => ({ refused: e.code, name: e.name, message: e.message });
+      window.engines = { make, asFiles, plain, refusal };
+    });
+  },
 });
 
 /** Runs `script` in the page against a new engine of `kind` ('direct' or
@@ -121,6 +114,24 @@ async function session(kind) {
     await settle('scan', () => engine.scan());
     const last = await wait(h.events, (e) => e.kind === 'scan' && e.data.finished);
     out.scanned = last && last.data.counts;
+    // What a review marked "not a secret", with data hidden: a kind, then
+    // one finding on this branch, shown as written and named beside; a
+    // kind the rules lack refused; taken back.
+    const findings = h.events.filter((e) => e.kind === 'scan').flatMap((e) => e.data.findings);
+    const all = rows.entry.length;
+    const one = findings.find((f) => f.leaf === leaf);
+    out.reviewed = one && { kind: one.kind, line: one.line };
+    if (!one) return out;
+    await settle('reviewKind', () => engine.review([one.kind], []));
+    await settle('bodiesKind', () => engine.bodies(leaf, 0, all));
+    const { file, kind, line, hash } = one;
+    await settle('reviewOne', () => engine.review(null, [{ file, kind, line, hash }]));
+    await settle('bodiesOne', () => engine.bodies(leaf, 0, all));
+    const value = out.bodiesOne.revealed?.[0] ?? '';
+    await settle('searchOne', () => engine.search(value, { events: true }));
+    await settle('reviewBad', () => engine.review(['no-such-kind'], []));
+    await settle('reviewBack', () => engine.review([], []));
+    await settle('bodiesBack', () => engine.bodies(leaf, 0, all));
     out.downloadProgress = h.events.some((e) => e.kind === 'download_progress' && e.data.file === 0);
     return out;
   }, { list: files(PI), waitFor });
@@ -134,7 +145,9 @@ test('the direct class and the worker client answer every method alike', async (
   assert.equal(direct.before.refused, 'no-session');
   assert.equal(direct.before.name, 'RetraceError');
   for (const key of ['open', 'branch', 'bodies', 'search', 'stats', 'image', 'previews', 'shown',
-    'bodiesShown', 'hidden', 'editPoints', 'download', 'noLeaf', 'noRow', 'badMode', 'scan', 'scanned']) {
+    'bodiesShown', 'hidden', 'editPoints', 'download', 'noLeaf', 'noRow', 'badMode', 'scan', 'scanned',
+    'reviewed', 'reviewKind', 'bodiesKind', 'reviewOne', 'bodiesOne', 'searchOne', 'reviewBad',
+    'reviewBack', 'bodiesBack']) {
     assert.deepEqual(direct[key], worker[key], key);
   }
   // What each is.
@@ -157,6 +170,22 @@ test('the direct class and the worker client answer every method alike', async (
   assert.doesNotMatch(shown, /[\uE000\uE001]/);
   assert.ok(direct.bodiesShown.revealed.length > 0, 'nothing revealed');
   assert.equal(direct.bodies.revealed, undefined);
+  // Not a secret: with data hidden, those values as written, no marks,
+  // named beside (one finding: its value alone); the rest still hidden.
+  assert.ok(direct.reviewed, 'a finding on the default branch');
+  assert.equal(direct.reviewKind, null);
+  for (const key of ['bodiesKind', 'bodiesOne', 'searchOne']) {
+    assert.doesNotMatch(JSON.stringify(direct[key]), /[\uE000\uE001]/, key);
+  }
+  assert.ok(direct.bodiesKind.revealed.length >= direct.bodiesOne.revealed.length, 'a kind reveals its findings');
+  assert.equal(direct.bodiesOne.revealed.length, 1, JSON.stringify(direct.bodiesOne.revealed));
+  const reviewed = JSON.stringify(direct.bodiesOne.items);
+  assert.ok(reviewed.includes(JSON.stringify(direct.bodiesOne.revealed[0]).slice(1, -1)), 'the value as written');
+  assert.match(reviewed, /\[REDACTED:/);
+  assert.ok(direct.searchOne.hits.length > 0, 'the value found');
+  assert.deepEqual(direct.searchOne.revealed, direct.bodiesOne.revealed);
+  assert.equal(direct.reviewBad.refused, 'bad-request');
+  assert.equal(direct.bodiesBack.revealed, undefined);
   // A redacted copy: `retrace redact --mode mask`'s bytes.
   const cli = execFileSync(retraceBin, ['redact', '--mode', 'mask', path.join(corpus, PI)], { maxBuffer: 1 << 26 });
   assert.equal(direct.download.file, cli.toString('utf8'));

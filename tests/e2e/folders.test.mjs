@@ -10,24 +10,20 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { corpus, drop, launch, opened, page, serve, shot } from './harness.mjs';
+import { browserSuite, corpus, drop, opened, shot } from './harness.mjs';
 
 const PROJECTS = path.join(corpus, 'claude-code/iansherr__claude-code-log/test/test_data/real_projects');
 const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex'), Buffer.alloc(64, 7)]);
 
-let ctx;
-let site;
 let scratch;
 
+const suite = browserSuite();
+
 before(async () => {
-  site = await serve();
-  ctx = await launch();
   scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-folders-'));
 });
 
 after(async () => {
-  await ctx?.close();
-  site?.server.close();
   fs.rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -52,8 +48,7 @@ const listRows = (p) => p.$$eval('.folder-list tbody tr', (rows) => rows.map((r)
 
 test('a folder of several sessions lists them; the one picked opens, and the list comes back', async () => {
   const root = projectsRoot('-src-experiments-claude_p', '-Users-dain-workspace-JSSoundRecorder');
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await p.setInputFiles('#folder', root);
   await p.waitForSelector('.folder-list');
   // Titles fill in as the worker reads them.
@@ -102,8 +97,7 @@ test('a folder of several sessions lists them; the one picked opens, and the lis
 });
 
 test('a folder that holds one session opens it', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   // A session and the 2.0 agent file its first line names.
   await p.setInputFiles('#folder', path.join(PROJECTS, '-src-deep-manifest'));
   await opened(p);
@@ -119,8 +113,7 @@ test('a folder without sessions says so', async () => {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'a.png'), PNG);
   fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a session');
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await p.setInputFiles('#folder', dir);
   await p.waitForSelector('.status .failure');
   assert.match(await p.textContent('.status .failure'), /the folder pictures holds no session files/);
@@ -129,8 +122,7 @@ test('a folder without sessions says so', async () => {
 });
 
 test('a dropped PNG is refused with what it is: no session, no download', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, [{ name: 'x.png', data: PNG.toString('base64') }]);
   await p.waitForSelector('.status .failure');
   assert.equal(await p.textContent('.status .failure'), 'x.png is a PNG image, not a session file');

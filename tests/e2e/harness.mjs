@@ -2,6 +2,7 @@
 // built viewer, headless Chromium, and helpers to drop files on the page.
 
 import { chromium } from 'playwright-core';
+import { after, before } from 'node:test';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -27,9 +28,11 @@ const types = {
 };
 
 /** Serves `dist` (and, under /engine/, `engineDist`; extra files by path)
- * on 127.0.0.1. */
-export async function serve(extra = {}) {
+ * on 127.0.0.1; `answer(req, res)`, when given, answers a request first
+ * if it returns true (to serve what a test needs broken). */
+export async function serve(extra = {}, answer = null) {
   const server = http.createServer((req, res) => {
+    if (answer?.(req, res)) return;
     const url = new URL(req.url, 'http://x');
     if (extra[url.pathname]) {
       res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : url.pathname.endsWith('.js') ? 'text/javascript' : 'application/x-ndjson' });
@@ -82,6 +85,38 @@ export async function page(ctx) {
   p.on('pageerror', (e) => p.errors.push(e.message));
   p.on('console', (m) => { if (m.type() === 'error' && !/favicon/.test(m.text())) p.errors.push(m.text()); });
   return p;
+}
+
+/** The server and browser a test file shares, started before its tests
+ * and closed after them: `dist` served (`engineDist` under /engine/, with
+ * the `extra` paths and the `answer` hook of `serve`) and one Chromium context (`options` as
+ * `launch` takes them).
+ * `suite.page(at)` is a new page recording errors, at `suite.base + at`
+ * when `at` is given; `suite.ctx` is the context once started. `setup`
+ * runs once they are (a file's own root `before` hooks run concurrently
+ * with this one under Node 20, so set-up that needs them goes here). */
+export function browserSuite({ extra = {}, answer = null, options = {}, setup } = {}) {
+  const suite = {
+    ctx: null,
+    base: '',
+    async page(at) {
+      const p = await page(suite.ctx);
+      if (at !== undefined) await p.goto(suite.base + at);
+      return p;
+    },
+  };
+  let site;
+  before(async () => {
+    site = await serve(extra, answer);
+    suite.base = site.base;
+    suite.ctx = await launch(options);
+    await setup?.(suite);
+  });
+  after(async () => {
+    await suite.ctx?.close();
+    site?.server.close();
+  });
+  return suite;
 }
 
 /** Reads corpus or fixture files for dropping: [{name, data (base64)}]. */

@@ -5,22 +5,11 @@
 // the system's setting and by the switch, with readable contrast.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { contrast, launch, opened, page, serve } from './harness.mjs';
+import { browserSuite, contrast, opened } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 /** Visible controls smaller than 24×24 px (a control inside a label
  * counts the label, which takes its clicks). */
@@ -46,14 +35,14 @@ const noSideways = (p) => p.evaluate(() => document.documentElement.scrollWidth 
 
 for (const width of [390, 768, 1400]) {
   test(`layout at ${width} px`, async () => {
-    const p = await page(ctx);
+    const p = await suite.page();
     await p.setViewportSize({ width, height: 900 });
-    await p.goto(site.base + '/');
+    await p.goto(suite.base + '/');
     await p.waitForSelector('.welcome');
     assert.ok(await noSideways(p), 'welcome: no sideways scroll');
     assert.deepEqual(await smallTargets(p), [], 'welcome: tap targets');
 
-    await p.goto(site.base + '/?src=demo.jsonl');
+    await p.goto(suite.base + '/?src=demo.jsonl');
     await opened(p);
     assert.ok(await noSideways(p), 'session: no sideways scroll');
     assert.deepEqual(await smallTargets(p), [], 'session: tap targets');
@@ -97,9 +86,9 @@ for (const width of [390, 768, 1400]) {
 }
 
 test('widening the window with a drawer open closes it and frees the page', async () => {
-  const p = await page(ctx);
+  const p = await suite.page();
   await p.setViewportSize({ width: 768, height: 900 });
-  await p.goto(site.base + '/?src=demo.jsonl');
+  await p.goto(suite.base + '/?src=demo.jsonl');
   await opened(p);
   await p.click('#open-details');
   await p.waitForSelector('.panes.details-open');
@@ -113,9 +102,9 @@ test('widening the window with a drawer open closes it and frees the page', asyn
 });
 
 test('long lines wrap or scroll inside their block at 360 px', async () => {
-  const p = await page(ctx);
+  const p = await suite.page();
   await p.setViewportSize({ width: 360, height: 740 });
-  await p.goto(site.base + '/');
+  await p.goto(suite.base + '/');
   const long = 'x'.repeat(3000);
   const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
     + `{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"${long}","timestamp":1767225601000}}\n`
@@ -138,9 +127,9 @@ const colours = (p) => p.evaluate(() => {
 const dark = (c) => c.match(/[\d.]+/g).slice(0, 3).map(Number).every((v) => v < 60);
 
 test('dark mode: by the system, and by the switch (remembered)', async () => {
-  const p = await page(ctx);
+  const p = await suite.page();
   await p.emulateMedia({ colorScheme: 'dark' });
-  await p.goto(site.base + '/?src=demo.jsonl');
+  await p.goto(suite.base + '/?src=demo.jsonl');
   await opened(p);
   let c = await colours(p);
   assert.ok(dark(c.bg), `dark background (${c.bg})`);

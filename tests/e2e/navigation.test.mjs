@@ -5,28 +5,20 @@
 // reader's zone; the tree at depth; search as you type.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { drop, files, launch, opened, page, serve } from './harness.mjs';
-
-let ctx;
-let site;
+import { browserSuite, drop, files, opened } from './harness.mjs';
 
 // The demo (bundled): a real Claude Code session with a rewind.
 const FIRST_TIP = '2f4668dd-c177-455f-81c1-caa947d43e73';
 const DEFAULT_TIP = 'd107d4c0-ae71-4d3d-af3a-cf7a370bd21f';
 const LATE_ON_FIRST = 'a17b2091-fd44-4c3e-aaeb-69196456ab73'; // line 32
 
-before(async () => {
-  site = await serve({ '/fixtures/deep.jsonl': deepTree(12) });
-  // A zone that is not UTC, so local times differ from the file's.
-  ctx = await launch({ timezoneId: 'America/New_York', locale: 'en-US', viewport: { width: 1200, height: 640 } });
-  await ctx.grantPermissions(['clipboard-read', 'clipboard-write']);
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
+// A zone that is not UTC, so local times differ from the file's.
+const suite = browserSuite({
+  extra: { '/fixtures/deep.jsonl': deepTree(12) },
+  options: { timezoneId: 'America/New_York', locale: 'en-US', viewport: { width: 1200, height: 640 } },
+  setup: (s) => s.ctx.grantPermissions(['clipboard-read', 'clipboard-write']),
 });
 
 /** Whether the focused row's head is inside the conversation pane. */
@@ -47,8 +39,7 @@ async function lands(p, entry) {
 }
 
 test('a deep link to an entry on a branch that is not the default lands in view', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=demo.jsonl#leaf=${FIRST_TIP}&entry=${LATE_ON_FIRST}`);
+  const p = await suite.page(`/?src=demo.jsonl#leaf=${FIRST_TIP}&entry=${LATE_ON_FIRST}`);
   await opened(p);
   await lands(p, LATE_ON_FIRST);
   assert.ok(p.url().includes(`leaf=${FIRST_TIP}`));
@@ -57,9 +48,8 @@ test('a deep link to an entry on a branch that is not the default lands in view'
 });
 
 test('a search hit on another branch lands in view; Back and Forward', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
-  await p.goto(`${site.base}/?src=demo.jsonl`);
+  const p = await suite.page('/');
+  await p.goto(`${suite.base}/?src=demo.jsonl`);
   await opened(p);
   assert.ok(p.url().includes(`leaf=${DEFAULT_TIP}`));
   // Search as you type (no Enter); hits name their branch and mark the match.
@@ -89,14 +79,13 @@ test('a search hit on another branch lands in view; Back and Forward', async () 
   await p.waitForFunction((t) => location.hash.includes(`leaf=${t}`), DEFAULT_TIP);
   await p.goBack();
   await p.waitForFunction((t) => location.hash.includes(`leaf=${t}`), FIRST_TIP);
-  assert.ok(p.url().startsWith(site.base));
+  assert.ok(p.url().startsWith(suite.base));
   assert.deepEqual(p.errors, []);
   await p.close();
 });
 
 test('the search follows the conversation\'s events filter', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=demo.jsonl`);
+  const p = await suite.page(`/?src=demo.jsonl`);
   await opened(p);
   // Hook lines are on screen (events shown), so a search finds them.
   assert.ok(await p.locator('.row.event').count() > 0);
@@ -110,8 +99,7 @@ test('the search follows the conversation\'s events filter', async () => {
 });
 
 test('copy link: copies with a confirmation, or offers the link to copy by hand', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=demo.jsonl`);
+  const p = await suite.page(`/?src=demo.jsonl`);
   await opened(p);
   await p.locator('.row.role-user button.where').first().click();
   await p.waitForSelector('#toast');
@@ -130,8 +118,7 @@ test('copy link: copies with a confirmation, or offers the link to copy by hand'
 });
 
 test('a reloaded link into a dropped file says where it pointed', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files('pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl'));
   await opened(p);
   const row = p.locator('.row.message button.where').last();
@@ -145,8 +132,7 @@ test('a reloaded link into a dropped file says where it pointed', async () => {
 });
 
 test('times in the reader\'s zone with the zone named, UTC on request, ISO on hover', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=demo.jsonl`);
+  const p = await suite.page(`/?src=demo.jsonl`);
   await opened(p);
   const time = p.locator('.row-head time').first();
   const iso = await time.getAttribute('title');
@@ -163,8 +149,7 @@ test('times in the reader\'s zone with the zone named, UTC on request, ISO on ho
 });
 
 test('a deep tree keeps its labels: indent capped, depth shown, a breadcrumb', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=fixtures/deep.jsonl`);
+  const p = await suite.page(`/?src=fixtures/deep.jsonl`);
   await opened(p);
   const pads = await p.$$eval('.segment', (s) => s.map((x) => parseFloat(getComputedStyle(x).paddingLeft)));
   assert.ok(pads.length >= 12, `${pads.length} segments`);
@@ -184,8 +169,7 @@ test('a deep tree keeps its labels: indent capped, depth shown, a breadcrumb', a
 });
 
 test('the fork marker shows on an event row', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files('pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl'));
   await opened(p);
   const forks = p.locator('.row .badge.fork');

@@ -17,9 +17,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { corpus, drop, launch, page, retraceBin, serve } from './harness.mjs';
+import { browserSuite, corpus, drop, retraceBin } from './harness.mjs';
 
 /** Real words, a quote, an accent (case folded beyond ASCII), no hit. */
 const QUERIES = ['the', 'README', '"', 'FÉVR', 'zqxjv no such words'];
@@ -29,33 +29,26 @@ const ALL = { ...SAID, events: true };
 /** Segments whose preview is also checked on screen. */
 const ON_SCREEN = 3;
 
-let ctx;
-let site;
 let p;
 
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-  p = await page(ctx);
-  await p.addInitScript(() => {
-    const Real = window.Worker;
-    const rec = { messages: [], worker: null };
-    window.__parity = rec;
-    window.Worker = class extends Real {
-      constructor(...args) {
-        super(...args);
-        rec.worker = this;
-        this.addEventListener('message', (e) => rec.messages.push(e.data));
-      }
-    };
-  });
-  await p.goto(site.base + '/');
-  await p.waitForFunction(() => window.__parity.worker !== null);
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
+const suite = browserSuite({
+  async setup() {
+    p = await suite.page();
+    await p.addInitScript(() => {
+      const Real = window.Worker;
+      const rec = { messages: [], worker: null };
+      window.__parity = rec;
+      window.Worker = class extends Real {
+        constructor(...args) {
+          super(...args);
+          rec.worker = this;
+          this.addEventListener('message', (e) => rec.messages.push(e.data));
+        }
+      };
+    });
+    await p.goto(suite.base + '/');
+    await p.waitForFunction(() => window.__parity.worker !== null);
+  },
 });
 
 /** Every session file of the corpus and every folder holding one (as the
@@ -173,9 +166,18 @@ async function open(files, input) {
   return answer.kind === 'opened' ? answer.data : answer.data.summary;
 }
 
-/** `retrace info --json` as written from the viewer's `Summary` figures
- * and `Stats` (the core's `Info` does this for the CLI). */
-function infoOf(input, f, s) {
+/** The session's title from its segments' previews (`[segment, preview]`),
+ * by the core's `session_title` rule: the first typed prompt among the
+ * first eight segments, else the first thing said there. */
+function titleOf(previews) {
+  const first = previews.filter(([i]) => i < 8).sort((a, b) => a[0] - b[0]).map(([, p]) => p);
+  const prompt = first.find((p) => p.prompt);
+  return prompt ? prompt.text : first[0] && label(first[0]);
+}
+
+/** `retrace info --json` as written from the viewer's `Summary` figures,
+ * `Stats` and previews (the core's `Info` does this for the CLI). */
+function infoOf(input, f, s, previews) {
   const info = {
     path: input,
     format: f.format,
@@ -197,6 +199,8 @@ function infoOf(input, f, s) {
     subagents: f.subagents,
     models: Object.fromEntries(s.models),
   };
+  const title = titleOf(previews);
+  if (title !== undefined) info.title = title;
   if (f.version !== null) info.version = f.version;
   if (f.start !== null) {
     info.first_timestamp = new Date(f.start).toISOString();
@@ -266,7 +270,7 @@ test('the CLI and the viewer agree on every corpus input', { timeout: 600000 }, 
     );
 
     // Summary figures and stats: `info --json`.
-    assert.deepEqual(infoOf(input, summary.figures, stats), cli.info, `${input}: info`);
+    assert.deepEqual(infoOf(input, summary.figures, stats, got), cli.info, `${input}: info`);
 
     // Every segment's preview: `tree --json`.
     const byIndex = segments.map(() => null);

@@ -5,27 +5,15 @@
 // an event stream's transitions show where they went.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { drop, files, launch, opened, page, root, serve } from './harness.mjs';
+import { browserSuite, drop, files, opened, root } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 /** Opens `path` with event lines shown too, every body loaded. */
 async function open(path) {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(path));
   await opened(p);
   await p.check('.conversation .panel-head .toggle input');
@@ -85,6 +73,38 @@ test('Claude Code: caveat, /clear and ! shell lines are not titles nor raw tags'
   assert.ok(labels.some((l) => l.endsWith('/clear')), labels.join(' | '));
   assert.ok(text.includes('uv run ty check'), 'the ! command');
   assert.ok(await p.locator('.row .harness-context').count() > 0, 'the caveat is a context row');
+  await p.close();
+});
+
+test('j and k stop on typed prompts only: not on the caveat, ! lines or /clear', async () => {
+  const p = await open('claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl');
+  // What the harness wrote alone is no prompt: no "prompt" badge on it.
+  const badged = await p.$$eval('.row', (rows) => rows
+    .filter((r) => r.querySelector('.row-head .badge.prompt'))
+    .map((r) => ({ harness: !!r.querySelector('.harness:not(.harness-prompt)'), text: r.innerText.slice(0, 80) })));
+  assert.ok(badged.length > 0);
+  assert.deepEqual(badged.filter((b) => b.harness), [], 'harness rows badged as prompts');
+  // j from the top visits each typed prompt in turn, then stays; k goes back.
+  const focused = () => p.evaluate(() => {
+    const r = document.querySelector('.row.focused');
+    return r && { row: Number(r.dataset.row), harness: !!r.querySelector('.harness:not(.harness-prompt)'), user: r.classList.contains('role-user'), text: r.innerText };
+  });
+  // Keys go to the page, not the events switch open() ticked.
+  await p.evaluate(() => document.activeElement?.blur());
+  const visited = [];
+  for (let i = 0; i < 40; i++) {
+    await p.keyboard.press('j');
+    await p.waitForTimeout(100);
+    const f = await focused();
+    if (!f || visited.at(-1)?.row === f.row) break;
+    visited.push(f);
+  }
+  assert.ok(visited.length >= 2, JSON.stringify(visited.map((v) => v.row)));
+  assert.ok(visited[0].text.includes('Please fix these lint errors'), visited[0].text.slice(0, 200));
+  for (const v of visited) assert.ok(v.user && !v.harness, `j stopped on ${v.text.slice(0, 120)}`);
+  await p.keyboard.press('k');
+  await p.waitForFunction((row) => document.querySelector('.row.focused')?.dataset.row === String(row), visited.at(-2).row);
+  assert.deepEqual(p.errors, []);
   await p.close();
 });
 

@@ -4,27 +4,15 @@
 // terminal colours drawn as coloured spans (no raw `[38;2;`, no U+FFFD).
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { corpus, drop, files, launch, opened, page, root, serve } from './harness.mjs';
+import { browserSuite, corpus, drop, files, opened, root } from './harness.mjs';
 
-let ctx;
-let site;
-
-before(async () => {
-  site = await serve();
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite();
 
 /** Opens `paths` and waits for the first tool block. */
 async function open(paths) {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(...paths));
   await opened(p);
   await p.waitForSelector('.row .tool-block');
@@ -177,8 +165,7 @@ test('event stream and provider list: calls with their results', async () => {
 });
 
 test('terminal colours are coloured spans', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(`${corpus}/claude-code/iansherr__claude-code-log/test/test_data/real_projects/-src-deep-manifest/a7da6a22-facc-4fcd-8bab-f83c87862004.jsonl`));
   await opened(p);
   await p.waitForSelector('pre.output span[style*="color"]');

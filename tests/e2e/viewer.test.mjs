@@ -3,30 +3,19 @@
 // transcript that must run nothing, and no network after a drop.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 
-import { drop, files, launch, opened, out, page, retraceBin, root, serve, shot } from './harness.mjs';
-
-let ctx;
-let site;
+import { browserSuite, drop, files, opened, out, retraceBin, root, shot } from './harness.mjs';
 
 // The demo (bundled): a real Claude Code session with a rewind.
 const FIRST_TIP = '2f4668dd-c177-455f-81c1-caa947d43e73';
 const DEFAULT_TIP = 'd107d4c0-ae71-4d3d-af3a-cf7a370bd21f';
 const PROMPT_ON_FIRST = '12f81cce-ffa9-40d4-929e-0c2c6ad7c6c9'; // line 25
 
-before(async () => {
-  site = await serve({ '/fixtures/crafted.jsonl': crafted() });
-  ctx = await launch();
-});
-
-after(async () => {
-  await ctx?.close();
-  site?.server.close();
-});
+const suite = browserSuite({ extra: { '/fixtures/crafted.jsonl': crafted() } });
 
 /** Text of the conversation's rows. */
 const rowsText = (p) => p.$$eval('.row', (rows) => rows.map((r) => r.innerText).join('\n'));
@@ -108,8 +97,7 @@ const cases = [
 
 for (const c of cases) {
   test(`drop: ${c.name}`, async () => {
-    const p = await page(ctx);
-    await p.goto(site.base + '/');
+    const p = await suite.page('/');
     await drop(p, files(...c.files));
     await opened(p);
     assert.equal(await p.textContent('#format'), c.format);
@@ -133,8 +121,7 @@ for (const c of cases) {
 }
 
 test('images show only on request, from the file itself', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files('pi/badlogic__pi-mono/compact.jsonl'));
   await opened(p);
   // Find a row with an image: search for it, then ask for it.
@@ -155,8 +142,7 @@ test('images show only on request, from the file itself', async () => {
 
 test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes it', async () => {
   const fixture = `${root}/tests/fixtures/redact/corpus-s11.jsonl`;
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await drop(p, files(fixture));
   await opened(p);
   // The background scan finds what `retrace redact` finds: 360 matches.
@@ -236,8 +222,7 @@ test('sensitive data: hidden by default, reviewed, downloaded as the CLI writes 
 });
 
 test('file picker, paste and a broken line', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   const text = '{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/"}\n'
     + '{"type":"message","id":"a","parentId":null,"timestamp":"2026-01-01T00:00:01.000Z","message":{"role":"user","content":"picked file says hello","timestamp":1767225601000}}\n'
     + '{"type":"message","id":"b","parentId":"a" BROKEN\n';
@@ -262,8 +247,7 @@ test('file picker, paste and a broken line', async () => {
 });
 
 test('demo: switch branch, search, step and play', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/?src=demo.jsonl');
+  const p = await suite.page('/?src=demo.jsonl');
   await opened(p);
   // Opens on the latest branch (the default leaf).
   assert.match(await rowsText(p), /I actually don't like much this idea/);
@@ -312,8 +296,7 @@ test('demo: switch branch, search, step and play', async () => {
 });
 
 test('deep link reopens the same spot after reload', async () => {
-  const p = await page(ctx);
-  await p.goto(`${site.base}/?src=demo.jsonl#leaf=${FIRST_TIP}&entry=${PROMPT_ON_FIRST}`);
+  const p = await suite.page(`/?src=demo.jsonl#leaf=${FIRST_TIP}&entry=${PROMPT_ON_FIRST}`);
   await opened(p);
   const focused = () => p.$eval('.row.focused', (r) => r.dataset.entry);
   await p.waitForSelector('.row.focused');
@@ -334,9 +317,9 @@ test('deep link reopens the same spot after reload', async () => {
 });
 
 test('a crafted transcript runs nothing', async () => {
-  const p = await page(ctx);
+  const p = await suite.page();
   const requests = [];
-  await p.goto(site.base + '/');
+  await p.goto(suite.base + '/');
   await p.waitForLoadState('networkidle');
   p.on('request', (r) => requests.push(r.url()));
   p.on('dialog', (d) => { requests.push(`dialog: ${d.message()}`); d.dismiss(); });
@@ -361,8 +344,7 @@ test('a crafted transcript runs nothing', async () => {
 });
 
 test('no network request after a drop', async () => {
-  const p = await page(ctx);
-  await p.goto(site.base + '/');
+  const p = await suite.page('/');
   await p.waitForLoadState('networkidle');
   const requests = [];
   p.on('request', (r) => requests.push(r.url()));

@@ -100,6 +100,7 @@ fn child() {
     let id = SessionId::parse(&id).unwrap();
     let gzip = std::env::var("RETRACE_CRASH_GZIP").is_ok_and(|g| g == "1");
     let recorder = Recorder::open(store.clone(), &id, options(gzip)).unwrap();
+    println!("READY");
     // Spread (xorshift's first draws from close seeds are alike).
     let mut rng = Rng((recorder.next_seq() + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let key = StateKey::state();
@@ -160,10 +161,23 @@ fn killed_at_random_moments_the_session_always_opens_whole() {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        // Three kills in four wait until the child has opened the session,
+        // so a loaded machine's slow start does not turn every kill into a
+        // kill during start-up; the fourth may land there (in the repair).
+        if rng.below(4) != 0 {
+            // (The test harness writes first, and `test child ... ` before it.)
+            let mut line = String::new();
+            while !line.ends_with("READY\n") {
+                line.clear();
+                let n = out.read_line(&mut line).unwrap();
+                assert!(n > 0, "kill {kill}: the child ended before it was ready");
+            }
+        }
         std::thread::sleep(Duration::from_micros(2_000 + rng.below(30_000)));
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
-        for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        for line in out.lines() {
             let line = line.unwrap();
             if let Some(n) = line.strip_prefix("ACK ") {
                 let n: u64 = n.parse().unwrap();

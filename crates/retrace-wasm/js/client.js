@@ -29,6 +29,9 @@ export class WorkerClient {
   #queue = [];
   #listener = null;
   #closed = false;
+  /** The failure of a worker that could not start: every request is
+   * refused with it, since no worker will answer. */
+  #failed = null;
 
   /** Starts a worker. `script`: the URL of js/worker.js; `glue`: the URL
    * of the wasm-bindgen JS of a plain retrace-wasm build (it exports
@@ -103,6 +106,10 @@ export class WorkerClient {
     return this.#call({ kind: 'hide_sensitive', hide });
   }
 
+  review(disable, allow) {
+    return this.#call({ kind: 'review', disable: disable ?? [], allow: allow ?? [] });
+  }
+
   scan() {
     return this.#call({ kind: 'scan' });
   }
@@ -125,6 +132,7 @@ export class WorkerClient {
 
   #call(request, files) {
     if (this.#closed) return Promise.reject(retraceError(CLOSED));
+    if (this.#failed) return Promise.reject(retraceError(this.#failed));
     const id = ++this.#last;
     const message = { id, request: JSON.stringify(request) };
     if (files) message.files = files;
@@ -142,7 +150,10 @@ export class WorkerClient {
         this.#queue = null;
         for (const m of queued) this.#worker.postMessage(m);
       } else if (message.kind === 'failed' && this.#queue) {
-        // The worker could not start: nothing asked will be answered.
+        // The worker could not start (only its script fails before
+        // `ready`): nothing asked, now or later, will be answered.
+        this.#failed = message.data;
+        this.#queue = null;
         this.#fail(message.data);
       } else {
         this.#listener?.({ kind: message.kind, data: message.data ?? null });

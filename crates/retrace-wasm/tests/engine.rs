@@ -13,14 +13,17 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use retrace_core::redact::{Mode, Redactor, Rules};
+use retrace_core::redact::{
+    hash_hex, value_hash, Mode, Redactor, Rules, REVEAL_CLOSE, REVEAL_OPEN,
+};
 use retrace_core::{
     order_files, search, segment_preview, side_car, subagent_dir, EntryId, ForkLineage, Inflated,
-    Info, Listing, Preview, Reader, SearchFilter, Session, Stamp, SEARCH_LIMIT,
+    Info, Listing, Marks, Preview, Reader, SearchFilter, Session, Stamp, SEARCH_LIMIT,
 };
 use retrace_wasm::engine::{Engine, Host, MemoryFiles, Outcome};
 use retrace_wasm::protocol::{
-    Allow, EngineError, ErrorCode, Event, Made, Request, Response, Summary,
+    Allow, Bodies, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
+    SensitiveFinding, Summary,
 };
 use serde_json::Value;
 
@@ -233,6 +236,7 @@ fn the_engine_answers_as_the_cli_does() {
         };
         let info = Info {
             path: &path,
+            title: None,
             summary: &summary.figures,
             stats: &stats.stats,
         };
@@ -313,7 +317,12 @@ fn the_engine_answers_as_the_cli_does() {
                 panic!("{path}: no bodies");
             };
             assert_eq!(bodies.items.len(), branch.rows.len(), "{path}");
-            assert_eq!(cli.rows(EntryId(leaf)).len(), branch.rows.len(), "{path}");
+            // Prompt marks only where someone typed (the core's
+            // `mark_typed_prompts` on the index's rows).
+            let mut rows = cli.rows(EntryId(leaf));
+            cli.mark_typed_prompts(&mut rows, &mut cli_source).unwrap();
+            let marks: Vec<u8> = rows.iter().map(|r| r.marks.0).collect();
+            assert_eq!(branch.rows.marks, marks, "{path}: marks");
         }
         inputs += 1;
     }
@@ -823,4 +832,222 @@ fn made_files_carry_their_bytes_beside_the_json() {
         json,
         r#"{"kind":"file","data":{"name":"a.fork.jsonl","notes":["n"]}}"#
     );
+}
+
+#[test]
+fn prompt_marks_stop_where_someone_typed() {
+    // The caveat, `! uv run ty check` and a `/clear` are user lines the
+    // index marks as prompts; the engine's branches do not.
+    let (name, bytes) = one(SENSITIVE);
+    let (session, _) = cli_open(
+        corpus().join(SENSITIVE).parent().unwrap(),
+        std::slice::from_ref(&name),
+        Listing::Chosen,
+    );
+    let mut tab = Tab::new();
+    tab.open(memory(&[(name, bytes)]));
+    let prompts = |marks: &mut dyn Iterator<Item = u8>| {
+        marks.filter(|m| Marks(*m).has(Marks::PROMPT)).count()
+    };
+    for &tip in session.tree().tips() {
+        let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf: tip.0 }, None) else {
+            panic!("no branch");
+        };
+        let indexed = prompts(&mut session.rows(tip).iter().map(|r| r.marks.0));
+        let typed = prompts(&mut branch.rows.marks.iter().copied());
+        assert!(typed < indexed, "{typed} of {indexed} kept");
+    }
+}
+
+/// The scan of the open session to its end: every finding.
+fn scanned(tab: &mut Tab) -> Vec<SensitiveFinding> {
+    assert!(matches!(tab.ask(Request::Scan, None), Ok(Response::Done)));
+    while tab.engine.tick(&mut tab.host) {}
+    tab.host
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Scan(r) => Some(r.findings.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+fn all_bodies(tab: &mut Tab, leaf: u32) -> Bodies {
+    match tab.ask(
+        Request::Bodies {
+            leaf,
+            start: 0,
+            end: u32::MAX,
+        },
+        None,
+    ) {
+        Ok(Response::Bodies(b)) => b,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn what_a_review_marks_not_a_secret_shows_as_written_the_rest_hidden() {
+    // A Codex rollout with values of many kinds planted (its truth file
+    // lists them).
+    let bytes = std::fs::read(root().join("tests/fixtures/redact/corpus-s11.jsonl")).unwrap();
+    let mut tab = Tab::new();
+    let summary = tab.open(memory(&[("corpus-s11.jsonl".into(), bytes)]));
+    let leaf = summary.default_leaf.unwrap();
+    let findings = scanned(&mut tab);
+    let hidden = all_bodies(&mut tab, leaf);
+    let hidden_text = serde_json::to_string(&hidden.items).unwrap();
+    assert!(hidden.revealed.is_empty());
+
+    // One finding on this branch: its value as written, named beside,
+    // and nothing else changed. (An address a message shows: a value
+    // elsewhere in a line the rows read, a `cwd`, an event line cut short,
+    // is named too but shown in no body.)
+    let review = |disable: &[&str], allow: Vec<ReviewAllow>| Request::Review {
+        disable: disable.iter().map(|k| k.to_string()).collect(),
+        allow,
+    };
+    let allow = |f: &SensitiveFinding| ReviewAllow {
+        file: f.file,
+        kind: f.kind.clone(),
+        line: f.line,
+        hash: f.hash.clone(),
+    };
+    let shown = |bodies: &Bodies| {
+        let text = serde_json::to_string(&bodies.items).unwrap();
+        let [value] = &bodies.revealed[..] else {
+            panic!("{:?}", bodies.revealed);
+        };
+        let quoted = serde_json::to_string(value).unwrap();
+        text.contains(quoted.trim_matches('"'))
+            .then(|| (value.clone(), quoted.trim_matches('"').to_owned(), text))
+    };
+    let mut chosen = None;
+    for f in findings
+        .iter()
+        .filter(|f| f.leaf == Some(leaf) && f.kind == "email")
+    {
+        assert!(matches!(
+            tab.ask(review(&[], vec![allow(f)]), None),
+            Ok(Response::Done)
+        ));
+        let reviewed = all_bodies(&mut tab, leaf);
+        if let Some(found) = shown(&reviewed) {
+            chosen = Some((f, found, reviewed));
+            break;
+        }
+    }
+    let (f, (value, written, text), reviewed) = chosen.expect("an address a message shows");
+    let one = allow(f);
+    assert_eq!(hash_hex(value_hash(value.as_bytes())), f.hash);
+    assert!(!text.contains(REVEAL_OPEN) && !text.contains(REVEAL_CLOSE));
+    // Rows without it read as hidden; those with it lose one chip (a text
+    // cut at a length is cut elsewhere then).
+    let mut with_it = 0;
+    for (i, (got, was)) in reviewed.items.iter().zip(&hidden.items).enumerate() {
+        let got = serde_json::to_string(got).unwrap();
+        if got.contains(&written) {
+            with_it += 1;
+            let chips = |t: &str| t.matches(&format!("[REDACTED:{}]", f.kind)).count();
+            let was = serde_json::to_string(was).unwrap();
+            assert!(chips(&got) < chips(&was), "row {i}: {got}");
+        } else {
+            assert_eq!(got, serde_json::to_string(was).unwrap(), "row {i}");
+        }
+    }
+    assert!(with_it > 0);
+    // A search finds it as shown, its snippet without marks, the value
+    // named beside.
+    let Ok(Response::SearchResults(found)) = tab.ask(
+        Request::Search {
+            query: value.clone(),
+            filter: SearchFilter::default(),
+        },
+        None,
+    ) else {
+        panic!("no search results");
+    };
+    assert!(!found.hits.is_empty());
+    assert_eq!(found.revealed, std::slice::from_ref(&value));
+    for hit in &found.hits {
+        assert!(hit.snippet.contains(value.as_str()), "{}", hit.snippet);
+        assert!(!hit.snippet.contains(REVEAL_OPEN), "{}", hit.snippet);
+    }
+
+    // A whole kind: every value of it shown, the other kinds hidden.
+    assert!(matches!(
+        tab.ask(review(&[f.kind.as_str()], Vec::new()), None),
+        Ok(Response::Done)
+    ));
+    let kind = all_bodies(&mut tab, leaf);
+    let text = serde_json::to_string(&kind.items).unwrap();
+    assert!(kind.revealed.contains(&value));
+    assert!(!text.contains(&format!("[REDACTED:{}]", f.kind)));
+    assert!(text.contains("[REDACTED:"), "other kinds hidden");
+    assert!(hidden_text.contains(&format!("[REDACTED:{}]", f.kind)));
+
+    // Refused as the download refuses them.
+    for bad in [
+        review(&["no-such-kind"], Vec::new()),
+        review(
+            &[],
+            vec![ReviewAllow {
+                hash: "xyz".into(),
+                ..one.clone()
+            }],
+        ),
+    ] {
+        let e = tab.ask(bad, None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::BadRequest, "{}", e.message);
+    }
+    let elsewhere = review(&[], vec![ReviewAllow { file: 9, ..one }]);
+    assert_eq!(
+        tab.ask(elsewhere, None).unwrap_err().code,
+        ErrorCode::NotFound
+    );
+    // Taken back: hidden again.
+    tab.ask(review(&[], Vec::new()), None).unwrap();
+    assert_eq!(all_bodies(&mut tab, leaf), hidden);
+}
+
+#[test]
+fn a_subagent_run_names_the_call_that_spawned_it() {
+    let project = corpus().join(
+        "claude-code/iansherr__claude-code-log/test/test_data/real_projects/-experiments-worktrees",
+    );
+    let (dir, names, _) = input(&project);
+    let mut tab = Tab::new();
+    let summary = tab.open(dropped(&dir, &names));
+    let linked: Vec<_> = summary
+        .subagents
+        .iter()
+        .filter(|a| a.spawned_leaf.is_some())
+        .cloned()
+        .collect();
+    assert!(!linked.is_empty(), "{:?}", summary.subagents);
+    for a in linked {
+        let (leaf, by) = (a.spawned_leaf.unwrap(), a.spawned_by.unwrap());
+        let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
+            panic!("no branch");
+        };
+        // The result's row is on that branch, in that file; the call it
+        // answers is on an earlier row of it.
+        let row = branch.rows.row_of(by).expect("the result on the branch");
+        assert_eq!(Some(branch.rows.file[row]), a.spawned_file);
+        assert_ne!(a.spawned_file, Some(a.file));
+        let call = a.spawned_call.clone().expect("a call id");
+        let bodies = all_bodies(&mut tab, leaf);
+        let at = bodies
+            .items
+            .iter()
+            .position(|b| {
+                b.message
+                    .as_ref()
+                    .is_some_and(|m| m.tool_calls().any(|(id, _)| id == call))
+            })
+            .expect("the call on the branch");
+        assert!(at <= row, "the call after its result");
+    }
 }

@@ -23,7 +23,7 @@ fn corpus() -> PathBuf {
 const PI: &str = "pi/badlogic__pi-mono/compact.jsonl";
 
 /// One request of each kind, as JSON.
-const SAMPLES: [&str; 15] = [
+const SAMPLES: [&str; 16] = [
     r#"{"kind":"open","leaf_label":null,"entry":null}"#,
     r#"{"kind":"open_folder","paths":["p/compact.jsonl","p/copy.jsonl","p/notes.txt"]}"#,
     r#"{"kind":"open_listed","session":0}"#,
@@ -34,6 +34,7 @@ const SAMPLES: [&str; 15] = [
     r#"{"kind":"image","leaf":LEAF,"row":ROW,"image":0}"#,
     r#"{"kind":"previews","segments":[0]}"#,
     r#"{"kind":"hide_sensitive","hide":true}"#,
+    r#"{"kind":"review","disable":["email"],"allow":[{"file":0,"kind":"jwt","line":4,"hash":"00000000000000ff"}]}"#,
     r#"{"kind":"scan"}"#,
     r#"{"kind":"download","file":0,"mode":"mask","disable":[],"allow":[]}"#,
     r#"{"kind":"edit_points","leaf":LEAF}"#,
@@ -47,7 +48,7 @@ fn answer_kind(request: &str) -> &'static str {
         "open" | "open_listed" => "opened",
         "open_folder" => "folder",
         "search" => "search_results",
-        "hide_sensitive" | "scan" => "done",
+        "hide_sensitive" | "review" | "scan" => "done",
         "download" => "later",
         "fork" | "seal" => "file",
         "branch" => "branch",

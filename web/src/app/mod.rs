@@ -16,6 +16,7 @@ mod row;
 mod save;
 mod tool;
 mod search;
+mod subagent;
 pub(crate) mod sensitive;
 pub(crate) mod time;
 mod tree;
@@ -254,6 +255,11 @@ impl Viewer {
     pub fn set_hide_sensitive(self, hide: bool) {
         self.hide_sensitive.set(hide);
         client::send(&Request::HideSensitive { hide }, &[]);
+        self.reload_bodies();
+    }
+
+    /// Asks again for the bodies on screen: they read differently now.
+    pub fn reload_bodies(self) {
         REQUESTED.with(|r| r.borrow_mut().1.clear());
         self.bodies.set(HashMap::new());
         self.request_bodies();
@@ -593,6 +599,7 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
             search::highlight_later(v);
         }
         Response::SearchResults(found) => {
+            sensitive::note_revealed(found.revealed);
             frame::announce(&frame::count_text(
                 &found.query,
                 found.hits.len(),
@@ -609,7 +616,10 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
                 });
             }
         }
-        Response::Previews(p) => v.previews.update(|m| m.extend(p.previews)),
+        Response::Previews(p) => {
+            sensitive::note_revealed(p.revealed);
+            v.previews.update(|m| m.extend(p.previews));
+        }
         Response::File(made) => {
             if let Some(file) = file {
                 save::save(&file, &made.name);
@@ -735,6 +745,7 @@ pub fn App() -> impl IntoView {
                     <section class="center">
                         <search::Results/>
                         <crumbs::Crumbs/>
+                        <subagent::Origin/>
                         <conversation::Conversation/>
                         <player::Player/>
                     </section>

@@ -168,7 +168,10 @@ pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
                 </summary>
                 <div class="subagent-body">
                     {format!("{rows} entries in its own file. ")}
-                    <button class="open-subagent" on:click=move |_| v.select_leaf(tip)>
+                    <button class="open-subagent" on:click=move |_| {
+                        super::history::push_next();
+                        v.select_leaf(tip);
+                    }>
                         "open its conversation"
                     </button>
                 </div>

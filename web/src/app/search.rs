@@ -145,7 +145,7 @@ pub fn Results() -> impl IntoView {
                         }>
                             <span class=format!("who role-{}", h.role)>{h.role.clone()}</span>
                             <span class="where">{format!("line {}", h.line)}</span>
-                            <span class="snippet" inner_html=marked(&h.snippet, &q)></span>
+                            <span class="snippet" inner_html=super::sensitive::chips_html(marked(&h.snippet, &q))></span>
                             <span class="branch">{branch}</span>
                         </button>
                     </li>

@@ -7,53 +7,75 @@
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
-use retrace_core::redact::{AllowedFinding, Exceptions, Mode};
+use retrace_core::redact::{typed_placeholders, AllowedFinding, Exceptions, Mode};
 
 use super::viewer;
 use crate::state::{bytes, count};
-use retrace_wasm::protocol::{Request, SensitiveFinding};
+use retrace_wasm::protocol::{Request, ReviewAllow, SensitiveFinding};
 
-/// The placeholders in `text`: (start, end, kind) of each
-/// `[REDACTED:kind]` (the default mode's, which the viewer shows).
-fn placeholders(text: &str) -> Vec<(usize, usize, &str)> {
-    const OPEN: &str = "[REDACTED:";
-    let mut out = Vec::new();
-    let mut from = 0;
-    while let Some(at) = text[from..].find(OPEN).map(|p| from + p) {
-        let kind_at = at + OPEN.len();
-        let len = text[kind_at..]
-            .bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
-            .count();
-        if len > 0 && text[kind_at + len..].starts_with(']') {
-            out.push((at, kind_at + len + 1, &text[kind_at..kind_at + len]));
-            from = kind_at + len + 1;
-        } else {
-            from = kind_at;
-        }
-    }
-    out
-}
-
-/// Rendered HTML (markdown's, text escaped) with each placeholder as a
-/// chip. The chip's markup has no quotes, so one inside an attribute's
-/// value stays text there.
+/// Rendered HTML (markdown's, text escaped) with each placeholder (the
+/// core's `typed_placeholders`) as a chip and each revealed value (see
+/// [`note_revealed`]) highlighted, never inside a tag. The markup has no
+/// quotes, so one inside an attribute's value stays text there.
 pub fn chips_html(html: String) -> String {
-    let found = placeholders(&html);
-    if found.is_empty() {
-        return revealed_html(html);
+    // (start, end, is a chip).
+    let mut spans: Vec<(usize, usize, bool)> = typed_placeholders(&html)
+        .into_iter()
+        .map(|(r, _)| (r.start, r.end, true))
+        .collect();
+    REVEALED.with(|set| {
+        let mut escaped = String::new();
+        for value in set.borrow().iter() {
+            escaped.clear();
+            crate::markdown::escape(value, &mut escaped);
+            spans.extend(
+                html.match_indices(escaped.as_str())
+                    .map(|(at, m)| (at, at + m.len(), false)),
+            );
+        }
+    });
+    if spans.is_empty() {
+        return html;
     }
-    let mut out = String::with_capacity(html.len() + 48 * found.len());
+    let tags = tag_ranges(&html);
+    // Longest first where two start together (a chip first of two as
+    // long); overlaps dropped.
+    spans.sort_by_key(|&(a, b, chip)| (a, usize::MAX - b, !chip));
+    let mut out = String::with_capacity(html.len() + 40 * spans.len());
     let mut at = 0;
-    for (start, end, _) in found {
+    for (start, end, chip) in spans {
+        if start < at || in_tag(&tags, start) {
+            continue;
+        }
         out.push_str(&html[at..start]);
-        out.push_str("<mark class=redacted title=hidden>");
+        out.push_str(if chip {
+            "<mark class=redacted title=hidden>"
+        } else {
+            "<mark class=revealed>"
+        });
         out.push_str(&html[start..end]);
         out.push_str("</mark>");
         at = end;
     }
     out.push_str(&html[at..]);
     out
+}
+
+/// Where the tags of `html` are (`<` to `>`), in order.
+fn tag_ranges(html: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(open) = html[from..].find('<').map(|p| from + p) {
+        let close = html[open..].find('>').map_or(html.len(), |p| open + p);
+        out.push((open, close));
+        from = close.max(open + 1);
+    }
+    out
+}
+
+fn in_tag(tags: &[(usize, usize)], at: usize) -> bool {
+    let i = tags.partition_point(|t| t.0 <= at);
+    i > 0 && at <= tags[i - 1].1
 }
 
 thread_local! {
@@ -71,42 +93,6 @@ pub fn note_revealed(values: Vec<String>) {
         return;
     }
     REVEALED.with(|set| set.borrow_mut().extend(values));
-}
-
-/// `html` with each revealed value (escaped as the renderers escape text)
-/// in a `mark.revealed`; the markup has no quotes, as a chip's.
-fn revealed_html(html: String) -> String {
-    let mut spans: Vec<(usize, usize)> = Vec::new();
-    REVEALED.with(|set| {
-        let mut escaped = String::new();
-        for value in set.borrow().iter() {
-            escaped.clear();
-            crate::markdown::escape(value, &mut escaped);
-            spans.extend(
-                html.match_indices(escaped.as_str())
-                    .map(|(at, m)| (at, at + m.len())),
-            );
-        }
-    });
-    if spans.is_empty() {
-        return html;
-    }
-    // Longest first where two start together; overlaps dropped.
-    spans.sort_by_key(|&(a, b)| (a, usize::MAX - b));
-    let mut out = String::with_capacity(html.len() + 40 * spans.len());
-    let mut at = 0;
-    for (start, end) in spans {
-        if start < at {
-            continue;
-        }
-        out.push_str(&html[at..start]);
-        out.push_str("<mark class=revealed>");
-        out.push_str(&html[start..end]);
-        out.push_str("</mark>");
-        at = end;
-    }
-    out.push_str(&html[at..]);
-    out
 }
 
 /// One finding marked "not a secret": its file, kind, line and hash.
@@ -147,6 +133,31 @@ fn save_rules(text: &str, name: &str) {
 
 /// Findings listed in the pane at once.
 const LISTED: usize = 200;
+
+/// What the review marks "not a secret" is shown as written (highlighted)
+/// in the conversation, the player and search snippets, the rest staying
+/// hidden: the worker is told of each change (`Request::Review`) and the
+/// bodies on screen and the hits are asked for again.
+fn show_in_conversation(
+    v: super::Viewer,
+    kinds_ok: RwSignal<BTreeSet<String>>,
+    allowed: RwSignal<BTreeSet<Allowed>>,
+) {
+    let disable = kinds_ok.with_untracked(|k| k.iter().cloned().collect());
+    let allow = allowed.with_untracked(|a| {
+        a.iter()
+            .map(|(file, kind, line, hash)| ReviewAllow {
+                file: *file,
+                kind: kind.clone(),
+                line: *line,
+                hash: hash.clone(),
+            })
+            .collect()
+    });
+    retrace_wasm::js::client::send(&Request::Review { disable, allow }, &[]);
+    v.reload_bodies();
+    super::search::rerun(v);
+}
 
 /// Header toggle: sensitive data hidden (the default) or shown.
 #[component]
@@ -213,11 +224,14 @@ pub fn Review() -> impl IntoView {
                             data-kind=name.clone()
                             aria-pressed=move || ok.get().to_string()
                             title="Leave every value of this kind in the download"
-                            on:click=move |_| kinds_ok.update(|set| {
-                                if !set.remove(&flip) {
-                                    set.insert(flip.clone());
-                                }
-                            })
+                            on:click=move |_| {
+                                kinds_ok.update(|set| {
+                                    if !set.remove(&flip) {
+                                        set.insert(flip.clone());
+                                    }
+                                });
+                                show_in_conversation(v, kinds_ok, allowed);
+                            }
                         >
                             {move || if ok.get() { "kept (undo)" } else { "not a secret" }}
                         </button>
@@ -262,11 +276,14 @@ pub fn Review() -> impl IntoView {
                             class="not-secret"
                             aria-pressed=move || ok.get().to_string()
                             title="Leave this value in the download"
-                            on:click=move |_| allowed.update(|a| {
-                                if !a.remove(&key) {
-                                    a.insert(key.clone());
-                                }
-                            })
+                            on:click=move |_| {
+                                allowed.update(|a| {
+                                    if !a.remove(&key) {
+                                        a.insert(key.clone());
+                                    }
+                                });
+                                show_in_conversation(v, kinds_ok, allowed);
+                            }
                         >
                             {move || if ok.get() { "kept" } else { "not a secret" }}
                         </button>
@@ -393,5 +410,23 @@ pub fn Review() -> impl IntoView {
         {downloads}
         <p class="dim small">"The same bytes as " <code>"retrace redact --mode MODE"</code> " writes (with "<code>"--rules"</code>" and the saved exceptions when some values are marked not a secret); made in this tab."</p>
         {findings}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chips_and_revealed_values_are_marked_outside_tags() {
+        // Nothing to mark: the same text.
+        assert_eq!(chips_html("<b>plain</b>".to_owned()), "<b>plain</b>");
+        note_revealed(vec!["bob@example.org".to_owned()]);
+        let html = "<p>mail <a href=\"mailto:bob@example.org\">bob@example.org</a> or [REDACTED:email]</p>";
+        assert_eq!(
+            chips_html(html.to_owned()),
+            "<p>mail <a href=\"mailto:bob@example.org\"><mark class=revealed>bob@example.org</mark></a> \
+             or <mark class=redacted title=hidden>[REDACTED:email]</mark></p>"
+        );
     }
 }

@@ -2,27 +2,15 @@
 //! side-car), then `tree`, `show` and `snapshot --list` show it; a side-car
 //! that is wrong is named on stderr and by `validate`.
 
-use std::io::Write;
-
 use crate::common::*;
 
 const TIME: &str = "2026-01-02T03:04:05Z";
 const CLAUDE: &str = "claude-code/iansherr__claude-code-log/test/test_data/dag_fork.jsonl";
 
-/// A corpus file copied into a scratch folder as `name` (gzipped when the
-/// name ends in `.gz`).
+/// A corpus file copied into the scratch folder `test` as `name` (gzipped
+/// when the name ends in `.gz`).
 fn copy(test: &str, rel: &str, name: &str) -> String {
-    let path = scratch(test).join(name);
-    let bytes = std::fs::read(corpus(rel)).unwrap();
-    let bytes = if name.ends_with(".gz") {
-        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
-        gz.write_all(&bytes).unwrap();
-        gz.finish().unwrap()
-    } else {
-        bytes
-    };
-    std::fs::write(&path, bytes).unwrap();
-    path.to_str().unwrap().to_owned()
+    Scratch::new(test).copy(&corpus(rel), name)
 }
 
 #[test]
@@ -165,7 +153,7 @@ fn a_gzipped_session_takes_its_plain_names_side_car() {
     ----- stderr -----
     "#);
     // The same side-car goes with the file unzipped.
-    std::fs::write(plain, std::fs::read(corpus(CLAUDE)).unwrap()).unwrap();
+    std::fs::copy(corpus(CLAUDE), plain).unwrap();
     std::fs::remove_file(&file).unwrap();
     let o = retrace(&["snapshot", plain, "--list"]);
     assert!(

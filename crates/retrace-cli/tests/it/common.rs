@@ -39,6 +39,41 @@ pub fn scratch(name: &str) -> PathBuf {
     dir
 }
 
+/// A fresh scratch folder for one test ([`scratch`]) and the files a test
+/// puts there, named as the commands take them (`[SCRATCH]/name/…` in
+/// snapshots).
+pub struct Scratch(PathBuf);
+
+impl Scratch {
+    pub fn new(name: &str) -> Scratch {
+        Scratch(scratch(name))
+    }
+
+    /// `name` in the folder (written or not).
+    pub fn path(&self, name: &str) -> String {
+        self.0.join(name).to_str().expect("a UTF-8 path").to_owned()
+    }
+
+    /// Writes `bytes` as `name`; its path.
+    pub fn write(&self, name: &str, bytes: impl AsRef<[u8]>) -> String {
+        let path = self.path(name);
+        std::fs::write(&path, bytes).unwrap();
+        path
+    }
+
+    /// The file at `from` copied as `name` (gzipped when the name ends in
+    /// `.gz`); its path.
+    pub fn copy(&self, from: &str, name: &str) -> String {
+        let bytes = std::fs::read(from).unwrap();
+        if !name.ends_with(".gz") {
+            return self.write(name, bytes);
+        }
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&bytes).unwrap();
+        self.write(name, gz.finish().unwrap())
+    }
+}
+
 /// One run of `retrace`: its arguments and standard input.
 pub struct Run {
     args: Vec<String>,

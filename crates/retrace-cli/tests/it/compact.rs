@@ -3,18 +3,20 @@
 
 use crate::common::*;
 
-fn summary_file(dir: &std::path::Path) -> String {
-    let file = dir.join("summary.md");
-    std::fs::write(&file, "The user asked to read a file; it was read.\n").unwrap();
-    file.to_str().unwrap().to_owned()
+/// A scratch folder for the test `name`, with the summary to compact with.
+fn scratch_with_summary(name: &str) -> (Scratch, String) {
+    let dir = Scratch::new(name);
+    let summary = dir.write(
+        "summary.md",
+        "The user asked to read a file; it was read.\n",
+    );
+    (dir, summary)
 }
 
 #[test]
 fn compact_appends_a_pi_compaction_entry_to_a_copy() {
-    let dir = scratch("compact_pi");
-    let summary = summary_file(&dir);
-    let out = dir.join("compacted.jsonl");
-    let out = out.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_pi");
+    let out = &dir.path("compacted.jsonl");
     let input = corpus(PI_V3);
     retrace_snapshot!(cmd(&[
         "compact", &input, "--leaf", "e6", "--keep", "1", "--summary-file", &summary, "-o", out,
@@ -49,8 +51,7 @@ fn compact_appends_a_pi_compaction_entry_to_a_copy() {
     ");
 
     // Compacted again: the kept tail starts at the cut, after the summary.
-    let again = dir.join("again.jsonl");
-    let again = again.to_str().unwrap();
+    let again = &dir.path("again.jsonl");
     retrace_snapshot!(cmd(&[
         "compact", out, "--tokens", "100", "--summary-file", &summary, "-o", again, "--id",
         "c0ffee02", "--time", "2026-01-03T00:00:00Z", "--json",
@@ -112,11 +113,8 @@ fn compact_dry_run_prints_the_plan_and_the_fallback() {
 
 #[test]
 fn compact_refuses_what_it_cannot_do() {
-    let dir = scratch("compact_refusals");
-    let summary = summary_file(&dir);
-    let copy = dir.join("session.jsonl");
-    std::fs::copy(corpus(PI_V3), &copy).unwrap();
-    let copy = copy.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_refusals");
+    let copy = &dir.copy(&corpus(PI_V3), "session.jsonl");
     // Never over its input.
     retrace_snapshot!(cmd(&["compact", copy, "--keep", "2", "--summary-file", &summary, "-o", copy]), @"
     exit_code: 2
@@ -125,14 +123,14 @@ fn compact_refuses_what_it_cannot_do() {
     retrace: [SCRATCH]/compact_refusals/session.jsonl: compact never rewrites its input: name another file with -o
     ");
     // pi v1 entries have no ids to name the cut with.
-    let out = dir.join("out.jsonl");
-    retrace_snapshot!(cmd(&["compact", &corpus(PI_V1), "--keep", "2", "--summary-file", &summary, "-o", out.to_str().unwrap()]), @"
+    let out = dir.path("out.jsonl");
+    retrace_snapshot!(cmd(&["compact", &corpus(PI_V1), "--keep", "2", "--summary-file", &summary, "-o", &out]), @"
     exit_code: 2
     ----- stdout -----
     ----- stderr -----
     retrace: [CORPUS]/pi/badlogic__pi-mono/session.jsonl: pi v1 sessions cannot be compacted: their entries have no ids for the compaction to name its first kept entry by. Open the session in pi once (pi migrates a v1 file to v3 in place), then compact it
     ");
-    assert!(!out.exists());
+    assert!(!std::path::Path::new(&out).exists());
     // A budget is required.
     retrace_snapshot!(cmd(&["compact", copy, "--dry-run"]), @"
     exit_code: 2
@@ -149,10 +147,8 @@ fn compact_refuses_what_it_cannot_do() {
 
 #[test]
 fn compact_writes_a_codex_compacted_line() {
-    let dir = scratch("compact_codex");
-    let summary = summary_file(&dir);
-    let out = dir.join("rollout.jsonl");
-    let out = out.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_codex");
+    let out = &dir.path("rollout.jsonl");
     retrace_snapshot!(cmd(&[
         "compact", &corpus(CODEX), "--keep", "4", "--summary-file", &summary, "-o", out,
         "--time", "2026-01-02T00:00:00Z",
@@ -181,10 +177,8 @@ fn compact_writes_a_codex_compacted_line() {
 fn compact_writes_a_provider_list_anew() {
     // A list is not appended to: the new file is the system prompts, the
     // summary, then the kept tail, each kept line as it was.
-    let dir = scratch("compact_list");
-    let summary = summary_file(&dir);
-    let out = dir.join("chat.jsonl");
-    let out = out.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_list");
+    let out = &dir.path("chat.jsonl");
     let input = fixture("provider/openai-chat.jsonl");
     let o = retrace(&[
         "compact",
@@ -227,10 +221,8 @@ fn last_lines(path: &str, n: usize) -> Vec<serde_json::Value> {
 
 #[test]
 fn compact_appends_claude_code_s_boundary_and_summary() {
-    let dir = scratch("compact_claude");
-    let summary = summary_file(&dir);
-    let out = dir.join("session.jsonl");
-    let out = out.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_claude");
+    let out = &dir.path("session.jsonl");
     let input = corpus(CLAUDE_PARALLEL);
     retrace_snapshot!(cmd(&[
         "compact", &input, "--keep", "4", "--summary-file", &summary, "-o", out,
@@ -322,8 +314,7 @@ fn compact_appends_claude_code_s_boundary_and_summary() {
     "#);
 
     // Compacted again: from the kept lines on, after the new summary.
-    let again = dir.join("again.jsonl");
-    let again = again.to_str().unwrap();
+    let again = &dir.path("again.jsonl");
     let report = cmd(&[
         "compact",
         out,
@@ -374,10 +365,8 @@ fn compact_appends_claude_code_s_boundary_and_summary() {
 
 #[test]
 fn compact_joins_a_split_event_stream_and_appends_a_compaction_event() {
-    let dir = scratch("compact_events");
-    let summary = summary_file(&dir);
-    let out = dir.join("events.jsonl");
-    let out = out.to_str().unwrap();
+    let (dir, summary) = scratch_with_summary("compact_events");
+    let out = &dir.path("events.jsonl");
     retrace_snapshot!(cmd(&[
         "compact", &fixture("events/split"), "--keep", "3", "--summary-file", &summary, "-o",
         out, "--time", "2026-03-01T00:00:00Z",

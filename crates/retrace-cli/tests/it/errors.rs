@@ -37,7 +37,7 @@ fn several_inputs_one_unreadable() {
     let o = retrace_snapshot!(cmd(&["info", "--json", missing.to_str().unwrap(), &good]), @r#"
     exit_code: 2
     ----- stdout -----
-    {"path":"[CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl","format":"pi","version":3,"files":1,"entries":9,"messages":6,"markers":0,"leaves":2,"branch_points":1,"structural_branch_points":0,"tool_calls":2,"tool_results":1,"tool_errors":0,"results_without_call":0,"calls_without_result":1,"diagnostics":2,"errors":0,"warnings":1,"subagents":0,"first_timestamp":"2026-01-01T00:00:00.000Z","last_timestamp":"2026-01-01T00:00:08.000Z","duration_ms":8000,"models":{"alpha":{"messages":3,"input_tokens":42,"output_tokens":23,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.08}}}
+    {"path":"[CORPUS]/pi/twKrash__pi-session-inspector/tests/fixtures/pi/0.85.1/branching.jsonl","title":"sanitized","format":"pi","version":3,"files":1,"entries":9,"messages":6,"markers":0,"leaves":2,"branch_points":1,"structural_branch_points":0,"tool_calls":2,"tool_results":1,"tool_errors":0,"results_without_call":0,"calls_without_result":1,"diagnostics":2,"errors":0,"warnings":1,"subagents":0,"first_timestamp":"2026-01-01T00:00:00.000Z","last_timestamp":"2026-01-01T00:00:08.000Z","duration_ms":8000,"models":{"alpha":{"messages":3,"input_tokens":42,"output_tokens":23,"cache_read_tokens":0,"cache_write_tokens":0,"cost_usd":0.08}}}
     ----- stderr -----
     retrace: [SCRATCH]/several_inputs/missing.jsonl: no such file or directory
     "#);

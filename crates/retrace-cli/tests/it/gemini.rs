@@ -173,6 +173,7 @@ fn gemini_folders_and_documents() {
     exit_code: 0
     ----- stdout -----
     [FIXTURES]/gemini/split
+      title         What does `git status` say?
       format        gemini-cli
       entries       5 in 2 files, 6 messages
       time          2026-02-04T10:00:05.000Z – 2026-02-04T11:30:06.000Z (1h 30m)

@@ -24,6 +24,7 @@ fn info_text_names_format_and_models() {
     exit_code: 0
     ----- stdout -----
     [CORPUS]/pi/badlogic__pi-mono/session.jsonl
+      title         do you know how to create a custom tool?
       format        pi v1
       entries       464 in 1 file, 455 messages
       time          2025-12-17T19:39:17.548Z – 2025-12-17T21:23:29.721Z (1h 44m)
@@ -66,4 +67,44 @@ fn info_reads_codex_and_events() {
         &fixture("events/split"),
     ])
     .pretty());
+}
+
+/// `info` names the session by its title, the first prompt someone typed
+/// (not the caveat, `!` command or `/clear` before it), as `list` does.
+#[test]
+fn info_names_the_title_as_list_does() {
+    retrace_snapshot!(cmd(&["info", &corpus(CLAUDE_REWIND)]), @"
+    exit_code: 0
+    ----- stdout -----
+    [CORPUS]/claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl
+      title         Please fix these lint errors
+      format        claude-code
+      entries       99 in 1 file, 61 messages
+      time          2025-07-17T10:50:04.055Z – 2025-07-17T20:52:33.538Z (10h 02m)
+      branches      2 leaves, 1 real branch points (0 structural fan-outs)
+      tool calls    26 (26 results, 3 errors; 0 without result, 0 results without call)
+      model         claude-sonnet-4-20250514: 28 messages; tokens in 119 out 1873 cache read 836558 cache write 40058
+      diagnostics   0 (0 errors, 0 warnings)
+    ----- stderr -----
+    ");
+    let info = &json_lines(&retrace(&["info", "--json", &corpus(CLAUDE_REWIND)]))[0];
+    let dir = std::path::Path::new(&corpus(CLAUDE_REWIND))
+        .parent()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let listed: serde_json::Value =
+        serde_json::from_slice(&retrace(&["list", "--json", &dir]).stdout).unwrap();
+    let session = listed["sessions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| {
+            s["path"]
+                .as_str()
+                .is_some_and(|p| p.ends_with("937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl"))
+        })
+        .unwrap_or_else(|| panic!("{listed}"));
+    assert_eq!(info["title"], session["title"], "{session}");
 }

@@ -291,6 +291,7 @@ fn info_and_show_redact_what_they_print() {
     exit_code: 0
     ----- stdout -----
     claude-code/iansherr__claude-code-log/test/test_data/real_projects/-Users-[REDACTED:home-username]-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl
+      title         Please fix these lint errors
       format        claude-code
       entries       99 in 1 file, 61 messages
       time          2025-07-17T10:50:04.055Z – 2025-07-17T20:52:33.538Z (10h 02m)

@@ -64,8 +64,6 @@ fn an_id_used_twice_is_ambiguous() {
     // A Claude Code file whose assistant lines 2 and 4 share a uuid (a
     // copied line, a resumed session): `--leaf a1` names neither; each is
     // reached by its line, in every command that takes `--leaf`.
-    let dir = scratch("ambiguous_leaf");
-    let path = dir.join("dup.jsonl");
     let line = |kind: &str, uuid: &str, parent: &str, n: u32, content: &str| {
         let parent = match parent {
             "" => "null".to_owned(),
@@ -83,8 +81,7 @@ fn an_id_used_twice_is_ambiguous() {
         line("assistant", "a1", "u2", 3, &text("two")),
     ]
     .concat();
-    std::fs::write(&path, file).unwrap();
-    let path = path.to_str().unwrap();
+    let path = &Scratch::new("ambiguous_leaf").write("dup.jsonl", file);
     retrace_snapshot!(cmd(&["show", path, "--leaf", "a1"]), @"
     exit_code: 2
     ----- stdout -----
@@ -347,4 +344,65 @@ fn show_reads_a_codex_commands_end_into_its_call() {
 
     ----- stderr -----
     ");
+}
+
+/// The block of the first tool call whose result has a stderr: from its
+/// `▶` title to the line before the next message's head.
+fn first_block_with_stderr(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("stderr:"))
+        .expect("a result with stderr");
+    let start = (0..at).rev().find(|&i| lines[i].contains("▶ ")).unwrap();
+    let end = (at..lines.len())
+        .find(|&i| lines[i].contains("── "))
+        .unwrap_or(lines.len());
+    lines[start..end].join("\n")
+}
+
+/// Claude Code keeps a Bash result's stdout and stderr apart beside its
+/// text (`toolUseResult`): `show` prints stderr apart and labelled, as it
+/// does Codex's and Gemini CLI's, in red on a terminal.
+#[test]
+fn claude_code_stderr_is_shown_apart() {
+    let file = fixture("generated/claude-s1.jsonl.gz");
+    let text = stdout(&retrace(&[
+        "show",
+        &file,
+        "--max-lines",
+        "6",
+        "--width",
+        "72",
+    ]));
+    insta::assert_snapshot!(first_block_with_stderr(&text), @r#"
+    ▶ Bash · $ pytest -q tests/  (toolu_013nUUe8e0qGWIqK7fNZs24T)
+       # Mut ✅ tool response.
+       │ test cache::config ... ok
+       │ {"level":"info","ts":283756592.515,"msg":"content_module_server pub","pa…
+       stderr:
+       │    Compiling the_there v0.5.7
+       │ Value extract warning at branch! →
+       │    18% |██████████| compile_node_size
+       │     at message.some (/home/dev/project/src/message.ts:401:34)
+       │ 2025-03-01T11:40:14.567000Z WARN  [string_tool-1] Next unicode pattern q…
+       │ … 29 more lines (--max-lines to see more) …
+       │ web/src/App.tsx:1517:    with_cost.parentId = content_fix;
+       tokens: in 3 out 63 cache read 14990 cache write 55
+    "#);
+    let coloured = stdout(&retrace(&[
+        "show",
+        &file,
+        "--max-lines",
+        "6",
+        "--width",
+        "72",
+        "--color",
+        "always",
+    ]));
+    let block = first_block_with_stderr(&coloured);
+    assert!(block.contains("\u{1b}[1;31m   stderr:\u{1b}[0m"), "{block}");
+    // Its lines in the error colour where the tool wrote no colour of its
+    // own.
+    assert!(block.contains("   │ \u{1b}[31m"), "{block}");
 }

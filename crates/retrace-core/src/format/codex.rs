@@ -30,6 +30,7 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::top(b"payload", Action::Digest),
     FieldSpec::nested(b"payload", b"type", sym(Slot::Subtype)),
     FieldSpec::nested(b"payload", b"role", sym(Slot::Role)),
+    FieldSpec::nested(b"payload", b"content", Action::UserText),
     // The thread id of a `session_meta`.
     FieldSpec::nested(b"payload", b"id", weak(Slot::Id)),
     FieldSpec::nested(b"payload", b"forked_from_id", sym(Slot::Reference)),
@@ -58,6 +59,7 @@ const FIELDS: &[FieldSpec] = &[
     FieldSpec::nested(b"payload", b"num_turns", Action::Number),
     // The pre-Sept-2025 layout: bare items and state lines.
     FieldSpec::top(b"role", weak(Slot::Role)),
+    FieldSpec::top(b"content", Action::UserText),
     FieldSpec::top(b"record_type", weak(Slot::Subtype)),
 ];
 

@@ -73,6 +73,12 @@ impl Flags {
     /// body (Claude Code's `compactMetadata.preservedMessages` or
     /// `preservedSegment`).
     pub const KEEPS_LINES: u16 = 1 << 14;
+    /// A user line whose text opens like what a harness writes (a tag,
+    /// Claude Code's caveat or interruption note, Codex's `# AGENTS.md`):
+    /// a hint, from the first bytes of its text, of which prompts to read
+    /// to tell typed text from harness text
+    /// ([`Session::mark_typed_prompts`](crate::Session::mark_typed_prompts)).
+    pub const HARNESS_TEXT: u16 = 1 << 15;
 
     /// Whether `flag` (one of the constants) is set.
     pub fn has(self, flag: u16) -> bool {

@@ -539,6 +539,31 @@ impl Message {
         class_of(&self.harness)
     }
 
+    /// Whether someone typed this message: a user's ordinary message (or
+    /// harness-injected text that carries a prompt) whose typed text
+    /// ([`Message::typed_text`]) is not blank. What the harness wrote alone
+    /// (a slash command and its output, `!` shell lines, caveats and
+    /// context) is not; summaries and markers are not. The rule titles,
+    /// tree previews and prompt marks share.
+    pub fn is_typed_prompt(&self) -> bool {
+        let injected_with_prompt = self.kind == MessageKind::Meta && !self.harness.is_empty();
+        let says = |t: &str| t.lines().any(|l| !l.trim().is_empty());
+        // The typed text is the text parts, or the prompt pieces where the
+        // harness wrote the rest (a message of harness pieces without one
+        // is no prompt).
+        self.role == Role::User
+            && (self.kind == MessageKind::Normal || injected_with_prompt)
+            && if self.harness.is_empty() {
+                self.content
+                    .iter()
+                    .any(|p| matches!(p, Part::Text { text } if says(text)))
+            } else {
+                self.harness
+                    .iter()
+                    .any(|p| matches!(p, Piece::Prompt { text } if says(text)))
+            }
+    }
+
     /// The text a person typed: the prompt pieces where the harness wrote
     /// the rest, else all the text (see [`Message::text`]).
     pub fn typed_text(&self) -> String {

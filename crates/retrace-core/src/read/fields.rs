@@ -60,8 +60,12 @@ pub(crate) enum Action {
     /// `{"agent_id":…}`). Only the start is read: tool outputs are long.
     StringInJsonString { key: &'static [u8], slot: Slot },
     /// Claude Code `message.content`: searched for `tool_result` blocks
-    /// when the role is `user` (older lines have no `toolUseResult`).
+    /// when the role is `user` (older lines have no `toolUseResult`); its
+    /// text looked at as `UserText`'s.
     ToolResultContent,
+    /// A message's content (Codex `payload.content`): a user's whose text
+    /// opens like harness text sets `HARNESS_TEXT`.
+    UserText,
 }
 
 /// One key a format wants indexed: `parent` is the depth-one key whose object

@@ -1,5 +1,6 @@
 //! What a person reads: tool calls as their tools ([`ToolView`]), their
-//! results taken apart ([`ToolOutput`]), each call paired with its result
+//! results taken apart ([`ToolOutput`], with the streams a file keeps
+//! apart: [`Session::result_streams`](crate::Session::result_streams)), each call paired with its result
 //! ([`pair_calls`], [`Session::row_pairing`](crate::Session::row_pairing)),
 //! edits as diffs, and terminal output's colours ([`ansi`]). Format facts
 //! every view shares, so the viewer and `retrace show` show the same
@@ -9,6 +10,7 @@ pub mod ansi;
 mod diff;
 mod tool;
 mod output;
+mod streams;
 mod pairs;
 
 pub use diff::{lines as diff_lines, of_tool_call as diff_of_tool_call, Line as DiffLine};

@@ -9,7 +9,7 @@
 //!   (many lines), then `Error:`, `Exit Code:`, `Signal:`,
 //!   `Background PIDs:`, `Process Group PGID:`; `(none)` for nothing.
 //! - Claude Code writes stdout and stderr apart beside the result, in the
-//!   line's `toolUseResult`: [`crate::Session::row_pairing`] reads them.
+//!   line's `toolUseResult`: [`crate::Session::result_streams`] reads them.
 //! - Codex reports a run beside its output (`exec_command_end`, 0.5x
 //!   output's `metadata`): a [`ToolRun`] of the message, added with
 //!   [`ToolOutput::with_run`].

@@ -12,7 +12,6 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::model::message::{Message, Part, ToolRun};
 use crate::model::sort::sort_by_key;
@@ -199,7 +198,10 @@ impl Session {
             if rows[r].kind == RowKind::Message {
                 seen += 1;
                 if let Some(m) = self.row_message(&rows[r], source)? {
-                    let streams = self.claude_streams(&rows[r], &m, source)?;
+                    let streams = match rows[r].entries[..] {
+                        [only] => self.result_streams(only, &m, source)?,
+                        _ => None,
+                    };
                     // An image belongs to the result before it.
                     let mut images = 0;
                     let mut last: Option<usize> = None;
@@ -234,7 +236,7 @@ impl Session {
                         last = Some(pairing.results.len());
                         open.remove(i);
                         let (output, stderr, interrupted) = match &streams {
-                            Some((out, err, int)) => (out.clone(), err.clone(), *int),
+                            Some(o) => (o.output.clone(), o.stderr.clone(), o.interrupted),
                             None => (output.clone(), None, false),
                         };
                         let result = RowResult {
@@ -320,42 +322,5 @@ impl Session {
             pairing.folded_into = first_call_row;
         }
         Ok(pairing)
-    }
-
-    /// A Claude Code result line's stdout, stderr and interrupted flag
-    /// (`toolUseResult`), when the row holds one result and the line
-    /// keeps stderr apart.
-    #[allow(clippy::type_complexity)]
-    fn claude_streams<S: Source + ?Sized>(
-        &self,
-        row: &Row,
-        message: &Message,
-        source: &mut S,
-    ) -> Result<Option<(String, Option<String>, bool)>, SourceError> {
-        let results = message.tool_results().count();
-        if results != 1 || row.entries.len() != 1 {
-            return Ok(None);
-        }
-        if self.file_format(self.entry(row.entries[0]).file) != crate::Format::ClaudeCode {
-            return Ok(None);
-        }
-        let Ok(body) = self.body(row.entries[0], source)? else {
-            return Ok(None);
-        };
-        let Some(r) = body.get("toolUseResult") else {
-            return Ok(None);
-        };
-        let stdout = r.get("stdout").and_then(Value::as_str);
-        let stderr = r
-            .get("stderr")
-            .and_then(Value::as_str)
-            .filter(|s| !s.is_empty());
-        let interrupted = r.get("interrupted").and_then(Value::as_bool) == Some(true);
-        Ok(match stdout {
-            Some(out) if stderr.is_some() || interrupted => {
-                Some((out.to_owned(), stderr.map(str::to_owned), interrupted))
-            }
-            _ => None,
-        })
     }
 }

@@ -129,14 +129,37 @@ pub fn value_hash(value: &[u8]) -> u64 {
 impl Rules {
     /// These rules with `exceptions` applied: their kinds disabled, their
     /// findings left in place. `Err` names a kind the rules do not have.
-    pub fn with_exceptions(mut self, exceptions: &Exceptions) -> Result<Rules, String> {
+    pub fn with_exceptions(self, exceptions: &Exceptions) -> Result<Rules, String> {
+        self.apply_exceptions(exceptions, false)
+    }
+
+    /// These rules with `exceptions` as a view shows them: every value is
+    /// still found, and those the exceptions leave in place are marked in
+    /// place (between [`REVEAL_OPEN`](super::REVEAL_OPEN) and
+    /// [`REVEAL_CLOSE`](super::REVEAL_CLOSE)) rather than left plain, while
+    /// the rest are replaced. So a viewer hiding sensitive data shows
+    /// what its review marked "not a secret" as written, highlighted. A
+    /// [`Redactor`](super::Redactor) with them writes the bytes of
+    /// [`Rules::with_exceptions`] but for the marks. `Err` as there.
+    pub fn marking_exceptions(self, exceptions: &Exceptions) -> Result<Rules, String> {
+        self.apply_exceptions(exceptions, true)
+    }
+
+    fn apply_exceptions(mut self, exceptions: &Exceptions, mark: bool) -> Result<Rules, String> {
         for name in &exceptions.kinds {
             let id = self
                 .kind_id(name)
                 .ok_or_else(|| format!("disable: no kind named `{name}`"))?;
-            self.disabled[id.0 as usize] = true;
-            self.filters = true;
+            if mark {
+                // Found still, so it can be marked.
+                self.marked_kinds.resize(self.kinds.len(), false);
+                self.marked_kinds[id.0 as usize] = true;
+            } else {
+                self.disabled[id.0 as usize] = true;
+                self.filters = true;
+            }
         }
+        self.mark_exceptions = mark;
         for (n, f) in exceptions.findings.iter().enumerate() {
             let id = self
                 .kind_id(&f.kind)
@@ -163,6 +186,18 @@ impl Rules {
     /// Whether some findings are left in place one by one.
     pub(crate) fn allows_findings(&self) -> bool {
         !self.allowed.is_empty()
+    }
+
+    /// Whether a whole kind is left in place, marked
+    /// ([`Rules::marking_exceptions`]).
+    pub(crate) fn marks_kind(&self, kind: KindId) -> bool {
+        self.marked_kinds.get(kind.0 as usize) == Some(&true)
+    }
+
+    /// Whether the exceptions are marked in place rather than left as
+    /// they are.
+    pub(crate) fn marks_exceptions(&self) -> bool {
+        self.mark_exceptions
     }
 
     /// Whether the finding of `kind` on `line` with value hash `hash` is

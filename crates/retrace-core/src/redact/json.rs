@@ -40,6 +40,9 @@ pub(crate) struct Edit {
     pub path: String,
     /// The match's byte range in that string, decoded.
     pub span: std::ops::Range<usize>,
+    /// Left in place, marked, rather than replaced (an exception the rules
+    /// mark: [`Rules::marking_exceptions`](super::Rules::marking_exceptions)).
+    pub reveal: bool,
 }
 
 /// A container being walked, for paths.
@@ -449,6 +452,7 @@ impl Engine {
                         id: value_hash(&text[h.start..h.end]),
                         path: path.clone(),
                         span: h.start..h.end,
+                        reveal: false,
                     });
                 }
             }

@@ -53,7 +53,7 @@ mod source;
 pub use custom::RulesError;
 pub use exceptions::{hash_hex, parse_hash, value_hash, AllowedFinding, Exceptions};
 pub use kind::{KindId, KindInfo, Tier};
-pub use mode::Mode;
+pub use mode::{typed_placeholders, Mode};
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
 pub use source::RedactingSource;

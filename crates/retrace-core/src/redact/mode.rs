@@ -41,6 +41,30 @@ impl Mode {
     }
 }
 
+/// Where [`Mode::Typed`] placeholders are in `text`: the byte range of each
+/// `[REDACTED:kind]` and its kind (letters, digits, `-` and `_`, as kind
+/// names are written), in order. What a view finds to draw hidden values
+/// as chips.
+pub fn typed_placeholders(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    const OPEN: &str = "[REDACTED:";
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = text[from..].find(OPEN).map(|p| from + p) {
+        let kind_at = at + OPEN.len();
+        let len = text[kind_at..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-' || *b == b'_')
+            .count();
+        if len > 0 && text[kind_at + len..].starts_with(']') {
+            out.push((at..kind_at + len + 1, &text[kind_at..kind_at + len]));
+            from = kind_at + len + 1;
+        } else {
+            from = kind_at;
+        }
+    }
+    out
+}
+
 /// Hands out placeholders in one mode, remembering pseudonyms.
 #[derive(Debug, Default)]
 pub(crate) struct Placeholders {
@@ -81,5 +105,30 @@ impl Placeholders {
                 format!("<{}-{n}>", kinds[kind.0 as usize].name)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redact::Rules;
+
+    #[test]
+    fn typed_placeholders_are_found_where_typed_mode_writes_them() {
+        let rules = Rules::builtin();
+        let kind = rules.kind_id("aws-access-key-id").unwrap();
+        let mut p = Placeholders::new(Mode::Typed);
+        let written = p.text(rules.kinds(), kind, 0);
+        let text = format!("key {written} and [REDACTED:] [REDACTED:a b] [REDACTED:email]");
+        let found = typed_placeholders(&text);
+        assert_eq!(
+            found,
+            [
+                (4..4 + written.len(), "aws-access-key-id"),
+                (text.len() - 16..text.len(), "email"),
+            ]
+        );
+        assert_eq!(&text[found[0].0.clone()], written);
+        assert!(typed_placeholders("[REDACTED:x").is_empty());
     }
 }

@@ -45,6 +45,12 @@ pub struct Rules {
     /// Findings left in place one by one (`exceptions.rs`): (line, kind,
     /// value hash), sorted.
     pub(crate) allowed: Vec<(u64, KindId, u64)>,
+    /// Kinds a review left in place that are still found, to be marked
+    /// rather than replaced, by kind id (`exceptions.rs`); empty when none.
+    pub(crate) marked_kinds: Vec<bool>,
+    /// The exceptions (`allowed`, `marked_kinds`) are marked in place, not
+    /// left as they are (`Rules::marking_exceptions`).
+    pub(crate) mark_exceptions: bool,
     /// Whether any kind is disabled or allowlisted (the common case is
     /// neither, and then hits need no filtering).
     pub(crate) filters: bool,
@@ -89,6 +95,8 @@ impl Rules {
             allow_patterns: Vec::new(),
             disabled: vec![false; BUILTIN.len()],
             allowed: Vec::new(),
+            marked_kinds: Vec::new(),
+            mark_exceptions: false,
             filters: false,
         }
     }

@@ -102,6 +102,7 @@ impl Source for RedactingSource<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::redact::{REVEAL_CLOSE, REVEAL_OPEN};
 
     #[test]
     fn bodies_read_with_secrets_hidden() {
@@ -184,6 +185,56 @@ mod tests {
             content.replace(['\u{E000}', '\u{E001}'], "").as_bytes(),
             &line[23..line.len() - 3]
         );
+    }
+
+    #[test]
+    fn reviewed_exceptions_show_marked_while_the_rest_is_hidden() {
+        // A key and two addresses; a review left the kind `email` in place
+        // (so both addresses), or one address by its line and hash.
+        let line = br#"{"message":{"content":"key AKIA2E0A8F3B244C9986, mail jane.doe@quantumleap-labs.io or bob.ray@quantumleap-labs.io"}}"#;
+        let kinds = crate::redact::Exceptions {
+            kinds: vec!["email".into()],
+            findings: Vec::new(),
+        };
+        let rules = Arc::new(Rules::builtin().marking_exceptions(&kinds).unwrap());
+        let mut bytes: &[u8] = line;
+        let mut source = RedactingSource::new(&mut bytes, rules);
+        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            "{\"message\":{\"content\":\"key [REDACTED:aws-access-key-id], mail \u{E000}jane.doe@quantumleap-labs.io\u{E001} or \u{E000}bob.ray@quantumleap-labs.io\u{E001}\"}}"
+        );
+        let one = crate::redact::Exceptions {
+            kinds: Vec::new(),
+            findings: vec![crate::redact::AllowedFinding {
+                kind: "email".into(),
+                line: 7,
+                hash: crate::redact::value_hash(b"bob.ray@quantumleap-labs.io"),
+            }],
+        };
+        let rules = Arc::new(Rules::builtin().marking_exceptions(&one).unwrap());
+        let line_of = |_: FileId, _: u64| Some(7);
+        let mut bytes: &[u8] = line;
+        let mut source = RedactingSource::with_lines(&mut bytes, rules.clone(), &line_of);
+        let out = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&out).unwrap(),
+            "{\"message\":{\"content\":\"key [REDACTED:aws-access-key-id], mail [REDACTED:email] or \u{E000}bob.ray@quantumleap-labs.io\u{E001}\"}}"
+        );
+        // Without the marks, the bytes a download with these exceptions
+        // writes.
+        let plain = Arc::new(Rules::builtin().with_exceptions(&one).unwrap());
+        let mut bytes: &[u8] = line;
+        let mut source = RedactingSource::with_lines(&mut bytes, plain, &line_of);
+        let written = source.read(FileId(0), 0..line.len() as u64).unwrap();
+        assert_eq!(
+            std::str::from_utf8(&written).unwrap(),
+            std::str::from_utf8(&out)
+                .unwrap()
+                .replace(['\u{E000}', '\u{E001}'], "")
+        );
+        // The marks are the ones a search reads across.
+        assert_eq!([REVEAL_OPEN, REVEAL_CLOSE], crate::session::SEARCH_MARKS);
     }
 
     #[test]

@@ -331,25 +331,34 @@ impl Redactor {
     }
 
     /// Takes out of `edits` (sorted, of `content`, which starts at line
-    /// `self.line`) those the rules leave in place one by one; `count`
-    /// them in the summary the first time.
-    fn keep_allowed(&mut self, content: &[u8], edits: &mut Vec<Edit>, count: bool) {
+    /// `self.line`) those the rules leave in place, or with rules that mark
+    /// their exceptions flags them to be marked; `first`: the first pass
+    /// over the line, which counts them in the summary (in a verify pass
+    /// a value left or marked in place is found again: it stays).
+    fn keep_allowed(&mut self, content: &[u8], edits: &mut Vec<Edit>, first: bool) {
         let rules = &self.engine.rules;
-        if !self.finding_exceptions || !rules.allows_findings() || edits.is_empty() {
+        let singles = self.finding_exceptions && rules.allows_findings();
+        let kinds = rules.marks_exceptions() && !rules.marked_kinds.is_empty();
+        if !(singles || kinds) || edits.is_empty() {
             return;
         }
+        let mark = rules.marks_exceptions() && first;
         // A document's edits are on later lines: count newlines as the
         // (sorted) edits go, once over the content.
         let mut line = self.line + self.line_shift;
         let mut at = 0;
-        let before = edits.len();
-        edits.retain(|e| {
+        let mut kept = 0;
+        edits.retain_mut(|e| {
             line += memchr::memchr_iter(b'\n', &content[at..e.start.max(at)]).count() as u64;
             at = at.max(e.start);
-            !rules.allows(line, e.kind, e.id)
+            let excepted =
+                rules.marks_kind(e.kind) || (singles && rules.allows(line, e.kind, e.id));
+            kept += u64::from(excepted);
+            e.reveal = excepted && mark;
+            !excepted || mark
         });
-        if count {
-            self.summary.allowed += (before - edits.len()) as u64;
+        if first {
+            self.summary.allowed += kept;
         }
     }
 
@@ -400,7 +409,7 @@ impl Redactor {
                 .placeholders
                 .text(self.engine.rules.kinds(), e.kind, e.hash);
             let from = out.len();
-            if self.reveal {
+            if self.reveal || e.reveal {
                 // Private-use characters: JSON needs no escape for them at
                 // any level, and no rule matches them.
                 let mut open = [0; 4];

@@ -27,6 +27,8 @@ pub use listing::{session_title, Listed};
 pub use outline::Segment;
 pub use preview::{segment_preview, Preview, LOOKED_AT, PREVIEW_CHARS};
 pub use rows::{Marks, Row, RowKind};
+#[cfg(test)]
+pub(crate) use search::MARKS as SEARCH_MARKS;
 pub use search::{
     entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SEARCH_LIMIT,
     SNIPPET_CONTEXT,

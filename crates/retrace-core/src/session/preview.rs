@@ -86,13 +86,13 @@ pub fn segment_preview(
         // bodies need not be read otherwise.
         if prompt || fallback.is_none() {
             for message in session.messages(e, source)? {
-                let Some((text, typed)) = said(&message) else {
+                let Some(text) = said(&message) else {
                     continue;
                 };
                 let Some(text) = first_line(&text, PREVIEW_CHARS) else {
                     continue;
                 };
-                if prompt && typed && message.role == Role::User {
+                if prompt && message.is_typed_prompt() {
                     return Ok(Some(Preview {
                         role: message.role,
                         prompt: true,
@@ -116,26 +116,26 @@ pub fn segment_preview(
     Ok(fallback)
 }
 
-/// What a message says for a preview, and whether someone typed it: a
-/// user message's typed text, else its command (`/init args`, `$ ls`),
-/// else nothing (context, output, summaries, markers); another role's
-/// ordinary message, its text.
-fn said(message: &Message) -> Option<(String, bool)> {
+/// What a message says for a preview: a user message's typed text
+/// ([`Message::is_typed_prompt`] tells whether someone typed it), else its
+/// command (`/init args`, `$ ls`), else nothing (context, output,
+/// summaries, markers); another role's ordinary message, its text.
+fn said(message: &Message) -> Option<String> {
     let injected_with_prompt = message.kind == MessageKind::Meta && !message.harness.is_empty();
     if message.kind != MessageKind::Normal && !injected_with_prompt {
         return None;
     }
     if message.role != Role::User || message.harness.is_empty() {
-        return Some((message.text(), true));
+        return Some(message.text());
     }
     match message.user_class() {
-        UserClass::Prompt => Some((message.typed_text(), true)),
+        UserClass::Prompt => Some(message.typed_text()),
         UserClass::Command | UserClass::ShellInput => {
             let command = message
                 .harness
                 .iter()
                 .find(|p| matches!(p, Piece::Command { .. } | Piece::ShellInput { .. }))?;
-            Some((command.plain(), false))
+            Some(command.plain())
         }
         _ => None,
     }

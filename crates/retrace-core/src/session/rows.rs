@@ -209,6 +209,39 @@ impl Session {
         Marks(marks)
     }
 
+    /// Takes the prompt mark off rows the harness wrote: a format calls
+    /// every user line a prompt from the index, but what the harness
+    /// writes there alone (a slash command and its output, `!` shell
+    /// lines, a caveat, Codex's environment context) is no typed prompt,
+    /// by the rule titles use ([`Message::is_typed_prompt`]). Reads only
+    /// the bodies of marked rows whose text opens like harness text
+    /// ([`Flags::HARNESS_TEXT`], from the index): in a browser each body
+    /// is a read of the file, and a branch of a big session has hundreds
+    /// of prompts.
+    pub fn mark_typed_prompts<S: Source + ?Sized>(
+        &self,
+        rows: &mut [Row],
+        source: &mut S,
+    ) -> Result<(), SourceError> {
+        let hinted = |r: &Row| {
+            r.entries
+                .iter()
+                .any(|&e| self.entry(e).flags.has(Flags::HARNESS_TEXT))
+        };
+        for row in rows
+            .iter_mut()
+            .filter(|r| r.marks.has(Marks::PROMPT) && hinted(r))
+        {
+            let typed = self
+                .row_message(row, source)?
+                .is_some_and(|m| m.is_typed_prompt());
+            if !typed {
+                row.marks.0 &= !Marks::PROMPT;
+            }
+        }
+        Ok(())
+    }
+
     /// The message a row shows: its entries' messages merged (a split
     /// response becomes one message with its usage counted once). `None`
     /// for event rows and bodies that do not parse.

@@ -18,6 +18,12 @@ use crate::{EntryId, Flags, Message, Part, Session, Source, SourceError};
 /// Characters of context a snippet keeps on each side of the match.
 pub const SNIPPET_CONTEXT: usize = 60;
 
+/// What a source may put around text it marks (a revealing
+/// `RedactingSource` around the values it leaves in place: the
+/// private-use U+E000 and U+E001): a match may run across them, and a
+/// snippet keeps them paired.
+pub(crate) const MARKS: [char; 2] = ['\u{E000}', '\u{E001}'];
+
 /// Hits a front end asks for unless told otherwise (the viewer's search
 /// box, `retrace search`): more than anyone reads, few enough to send.
 pub const SEARCH_LIMIT: usize = 500;
@@ -166,10 +172,13 @@ fn hit_role(session: &Session, e: EntryId) -> &str {
     }
 }
 
-/// Lower case, character by character (the same folding for the query and
-/// the text, so a match in one is a match in the other).
+/// Lower case, character by character, without marks (the same folding
+/// for the query and the text, so a match in one is a match in the other).
 fn lower(text: &str) -> String {
-    text.chars().flat_map(char::to_lowercase).collect()
+    text.chars()
+        .filter(|c| !MARKS.contains(c))
+        .flat_map(char::to_lowercase)
+        .collect()
 }
 
 /// The longest piece of the (lower-case) needle that any JSON writer
@@ -217,6 +226,9 @@ fn snippet(text: &str, needle: &str) -> Option<String> {
         if pos >= end {
             break;
         }
+        if MARKS.contains(&c) {
+            continue;
+        }
         pos += c.to_lowercase().map(char::len_utf8).sum::<usize>();
         if pos > at {
             first.get_or_insert(n);
@@ -236,6 +248,14 @@ fn snippet(text: &str, needle: &str) -> Option<String> {
             out.push(' ');
         }
         out.push_str(word);
+    }
+    // A cut through a marked value keeps its marks paired.
+    let last_mark = |t: &str| t.chars().rev().find(|c| MARKS.contains(c));
+    if last_mark(&text[..byte(from)]) == Some(MARKS[0]) {
+        out.insert(if from > 0 { '…'.len_utf8() } else { 0 }, MARKS[0]);
+    }
+    if last_mark(&out) == Some(MARKS[0]) {
+        out.push(MARKS[1]);
     }
     if to < starts.len() {
         out.push('…');
@@ -519,6 +539,23 @@ mod tests {
         // Whitespace runs collapse; nothing cut, no ellipsis.
         assert_eq!(snippet("a  Needle\n\n b", "needle").unwrap(), "a Needle b");
         assert_eq!(snippet("no match here", "needle"), None);
+    }
+
+    #[test]
+    fn a_match_runs_across_marks_and_a_snippet_keeps_them_paired() {
+        let (open, close) = (MARKS[0], MARKS[1]);
+        let text = format!("mail {open}Jane.Doe@x.io{close} today");
+        assert_eq!(snippet(&text, "mail jane").unwrap(), text);
+        assert_eq!(snippet(&text, "x.io today").unwrap(), text);
+        // Cut inside a marked value on both sides: the marks are paired
+        // again; a cut that keeps the mark needs nothing added.
+        let long = format!("a {open}{}X{}{close} b", "v".repeat(100), "w".repeat(100));
+        let s = snippet(&long, "x").unwrap();
+        let inner = format!("{}X{}", "v".repeat(60), "w".repeat(60));
+        assert_eq!(s, format!("…{open}{inner}{close}…"));
+        // (The space and the mark count among the sixty characters.)
+        let s = snippet(&long, "a").unwrap();
+        assert_eq!(s, format!("a {open}{}{close}…", "v".repeat(58)));
     }
 
     #[test]

@@ -191,13 +191,17 @@ fn severities(all: &[Diagnostic]) -> (usize, usize, usize) {
 }
 
 /// A session's [`Summary`] and [`Stats`] as one JSON object, the way
-/// `retrace info --json` writes it: `path` first, diagnostics counted over
+/// `retrace info --json` writes it: `path` first (then `title`), diagnostics counted over
 /// both, timestamps as RFC 3339 text. The field names and their order are
 /// a public interface.
 #[derive(Debug, Clone, Copy)]
 pub struct Info<'a> {
     /// The input as it was named (a path, a folder, `-`).
     pub path: &'a str,
+    /// The session's title ([`session_title`](crate::session_title): its
+    /// first typed prompt, as `retrace list` and the viewer show it); left
+    /// out of the JSON when `None`.
+    pub title: Option<&'a str>,
     /// The index figures.
     pub summary: &'a Summary,
     /// The check figures.
@@ -209,6 +213,8 @@ impl Serialize for Info<'_> {
         #[derive(Serialize)]
         struct Json<'a> {
             path: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            title: Option<&'a str>,
             format: &'a str,
             #[serde(skip_serializing_if = "Option::is_none")]
             version: Option<u32>,
@@ -240,6 +246,7 @@ impl Serialize for Info<'_> {
         let (s, t) = (self.summary, self.stats);
         Json {
             path: self.path,
+            title: self.title,
             format: &s.format,
             version: s.version,
             files: s.files,
@@ -307,13 +314,14 @@ mod tests {
         ));
         let info = Info {
             path: "s.jsonl",
+            title: Some("Fix the \"bug\""),
             summary: &summary,
             stats: &stats,
         };
         assert_eq!(
             serde_json::to_string(&info).unwrap(),
             concat!(
-                r#"{"path":"s.jsonl","format":"pi","version":3,"files":1,"entries":4,"messages":3,"markers":0,"#,
+                r#"{"path":"s.jsonl","title":"Fix the \"bug\"","format":"pi","version":3,"files":1,"entries":4,"messages":3,"markers":0,"#,
                 r#""leaves":2,"branch_points":1,"structural_branch_points":0,"tool_calls":0,"tool_results":0,"#,
                 r#""tool_errors":0,"results_without_call":0,"calls_without_result":0,"diagnostics":3,"errors":1,"#,
                 r#""warnings":1,"subagents":0,"first_timestamp":"1970-01-01T00:00:00.000Z","#,
@@ -330,11 +338,13 @@ mod tests {
         };
         let json = serde_json::to_string(&Info {
             path: "-",
+            title: None,
             summary: &bare,
             stats: &Stats::default(),
         })
         .unwrap();
         for absent in [
+            "title",
             "version",
             "first_timestamp",
             "last_timestamp",

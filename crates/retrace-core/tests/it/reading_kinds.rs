@@ -328,3 +328,102 @@ pending_tools: ["get_weather","get_forecast"]"#
     assert!(matches!(&call.harness[..], [Piece::Context { label, text }]
         if label == "prompt sent to the model" && text.starts_with("[system] You are a weather assistant")));
 }
+
+/// The prompt marks of every branch's rows once the harness rows lose
+/// theirs: (the rows marked from the index, the text of each row still
+/// marked).
+fn prompt_marks(s: &Session, bytes: &[u8], leaf: retrace_core::EntryId) -> (usize, Vec<String>) {
+    let mut rows = s.rows(leaf);
+    let indexed = rows.iter().filter(|r| r.marks.has(Marks::PROMPT)).count();
+    s.mark_typed_prompts(&mut rows, &mut &bytes[..]).unwrap();
+    let typed = rows
+        .iter()
+        .filter(|r| r.marks.has(Marks::PROMPT))
+        .map(|r| {
+            s.row_message(r, &mut &bytes[..])
+                .unwrap()
+                .unwrap()
+                .typed_text()
+        })
+        .collect();
+    (indexed, typed)
+}
+
+#[test]
+fn prompt_marks_skip_what_the_harness_wrote() {
+    // Claude Code: the caveat, `! uv run ty check` and its output, and a
+    // `/clear` with its output are user lines the index calls prompts.
+    let file = format!(
+        "{CC}/real_projects/-Users-dain-workspace-claude-code-log-sample/937c6e6b-27e7-4edd-86f1-ad28f9731841.jsonl"
+    );
+    let (s, bytes) = open(&file);
+    let mut typed_on_some_branch = Vec::new();
+    for &tip in s.tree().tips() {
+        let (indexed, typed) = prompt_marks(&s, &bytes, tip);
+        assert!(typed.len() < indexed, "{indexed} marked, {typed:?} typed");
+        assert!(typed
+            .iter()
+            .all(|t| !has_raw_tag(t) && !t.starts_with("Caveat:")));
+        typed_on_some_branch.extend(typed);
+    }
+    // The branch the `/clear` starts has no typed prompt; the other's
+    // first is the one that titles it.
+    assert!(typed_on_some_branch[0].starts_with("Please fix these lint errors"));
+
+    // Codex: the environment block is not a prompt; the first typed one is.
+    let (s, bytes) = open(CODEX);
+    let (indexed, typed) = prompt_marks(&s, &bytes, s.tree().default_leaf().unwrap());
+    assert!(
+        typed.len() < indexed,
+        "{indexed} marked, {} typed",
+        typed.len()
+    );
+    assert!(typed[0].starts_with("finish up the users work by rigging up the chatbot-ui"));
+}
+
+#[test]
+fn prompt_marks_come_off_every_harness_row_and_only_there() {
+    // Every file of the corpus, every branch: a row the harness wrote
+    // alone (its message has harness pieces and no typed prompt) loses
+    // its mark, though only rows whose text opens like harness text are
+    // read; a typed prompt keeps it; no row gains one.
+    let (mut cleared, mut read) = (0, 0);
+    for path in corpus_files() {
+        let relative = path.strip_prefix(crate::common::corpus()).unwrap();
+        let (s, bytes) = open(relative.to_str().unwrap());
+        for &tip in s.tree().tips() {
+            let indexed = s.rows(tip);
+            let mut rows = indexed.clone();
+            s.mark_typed_prompts(&mut rows, &mut &bytes[..]).unwrap();
+            for (before, after) in indexed.iter().zip(&rows) {
+                let name = format!("{} L{}", path.display(), s.entry(before.entries[0]).line);
+                assert_eq!(
+                    after.marks.0 | Marks::PROMPT,
+                    before.marks.0 | Marks::PROMPT
+                );
+                if !before.marks.has(Marks::PROMPT) {
+                    assert!(!after.marks.has(Marks::PROMPT), "{name}");
+                    continue;
+                }
+                let Some(m) = s.row_message(before, &mut &bytes[..]).unwrap() else {
+                    continue;
+                };
+                let harness_only = !m.harness.is_empty() && !m.is_typed_prompt();
+                if harness_only {
+                    assert!(!after.marks.has(Marks::PROMPT), "{name}: {:?}", m.harness);
+                    cleared += 1;
+                }
+                if m.is_typed_prompt() {
+                    assert!(after.marks.has(Marks::PROMPT), "{name}");
+                }
+                let hinted = before
+                    .entries
+                    .iter()
+                    .any(|&e| s.entry(e).flags.has(retrace_core::Flags::HARNESS_TEXT));
+                read += usize::from(hinted);
+            }
+        }
+    }
+    assert!(cleared > 20, "{cleared} rows cleared");
+    println!("{cleared} harness rows cleared, {read} prompt rows read");
+}

@@ -136,6 +136,7 @@ fn info_json_is_what_the_cli_wrote() {
             let stats = Stats::new(&o.session.check(&mut o.source).unwrap());
             let info = Info {
                 path: &path,
+                title: None,
                 summary: &summary,
                 stats: &stats,
             };

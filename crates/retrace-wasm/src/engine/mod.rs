@@ -27,7 +27,8 @@ pub use sensitive::{download_name, edited_name};
 
 use crate::protocol::{
     Allow, Bodies, BranchRows, EditPoints, EngineError, ErrorCode, Event, FolderOpened, Image,
-    ListedBatch, Made, Previews, Request, Response, SearchResults, StatsReport, Summary,
+    ListedBatch, Made, Previews, Request, Response, ReviewAllow, SearchResults, StatsReport,
+    Summary,
 };
 
 /// Milliseconds of titles read per slice of a folder's listing: requests
@@ -105,6 +106,10 @@ impl<F: Files> Engine<F> {
             Request::Previews { segments } => reply(Response::Previews(self.previews(&segments)?)),
             Request::HideSensitive { hide } => {
                 self.hide_sensitive(hide)?;
+                reply(Response::Done)
+            }
+            Request::Review { disable, allow } => {
+                self.review(&disable, &allow)?;
                 reply(Response::Done)
             }
             Request::Scan => {
@@ -284,6 +289,22 @@ impl<F: Files> Engine<F> {
     /// data hidden, or as written (each value marked).
     pub fn hide_sensitive(&mut self, hide: bool) -> Result<(), EngineError> {
         self.session()?.hide = hide;
+        Ok(())
+    }
+
+    /// `review`: what the review marked "not a secret" (kinds, findings in
+    /// any file) shown as written, the values named beside, while the
+    /// rest stays hidden; empty lists take the exceptions back.
+    pub fn review(&mut self, disable: &[String], allow: &[ReviewAllow]) -> Result<(), EngineError> {
+        let open = self.session()?;
+        let files = open.session.files().len();
+        if let Some(a) = allow.iter().find(|a| a.file as usize >= files) {
+            return Err(EngineError::not_found(format!(
+                "no file {} (a finding of {} on line {})",
+                a.file, a.kind, a.line
+            )));
+        }
+        open.review = sensitive::review_rules(disable, allow)?;
         Ok(())
     }
 

@@ -8,14 +8,14 @@ use std::sync::Arc;
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
     entry_ids, event_line, fork, open_calls, safe_points, seal, search, segment_preview, EditError,
-    EntryId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing, SearchFilter, Session, Source,
-    Stamp, Stats, SEARCH_LIMIT,
+    EntryId, FileId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing, SearchFilter, Session,
+    Source, Stamp, Stats, SEARCH_LIMIT,
 };
 
 use super::files::{Files, SessionFiles};
 use super::host::Host;
-use super::revealed::Revealed;
-use super::sensitive::{download_name, edited_name, reviewed_rules, Download, Scan};
+use super::revealed::{unmark_text, Revealed};
+use super::sensitive::{download_name, edited_name, reviewed_rules, session_line, Download, Scan};
 use crate::protocol::{
     Allow, Bodies, BranchRows, DownloadProgress, EditPoints, EngineError, ErrorCode, Event, Image,
     Made, Previews, Response, RowBody, RowInfo, Rows, SearchResults, StatsReport,
@@ -36,6 +36,9 @@ pub struct Open<F: Files> {
     /// (the default) or as written.
     pub hide: bool,
     pub rules: Arc<Rules>,
+    /// With data hidden, what the review marked "not a secret" shown as
+    /// written, marked (`review`): the rules bodies are read with then.
+    pub review: Option<Arc<Rules>>,
     /// Background work: the scan for sensitive data, redacted copies.
     scan: Option<Scan>,
     downloads: VecDeque<Download>,
@@ -60,6 +63,7 @@ impl<F: Files> Open<F> {
             branch: None,
             hide: true,
             rules,
+            review: None,
             scan: None,
             downloads: VecDeque::new(),
         }
@@ -72,7 +76,15 @@ impl<F: Files> Open<F> {
             )));
         }
         if self.branch.as_ref().map(|b| b.0) != Some(leaf) {
-            self.branch = Some((leaf, self.session.rows(EntryId(leaf))));
+            let mut rows = self.session.rows(EntryId(leaf));
+            // j/k and the scrubber's prompt marks skip what the harness
+            // wrote (a `/clear`, a caveat): a body read per marked row
+            // whose text opens like harness text. (Through `dyn Source`:
+            // the reading code bodies use, not a copy of it for this
+            // source.)
+            let source: &mut dyn Source = &mut self.source;
+            self.session.mark_typed_prompts(&mut rows, source)?;
+            self.branch = Some((leaf, rows));
         }
         Ok(&self.branch.as_ref().expect("set above").1)
     }
@@ -133,7 +145,7 @@ impl<F: Files> Open<F> {
     /// Previews of outline segments `segments` (those out of range, or
     /// where nothing is said, have none).
     pub fn previews(&mut self, segments: &[u32]) -> Previews {
-        let previews = self.shown(|s, source| {
+        let (previews, revealed) = self.shown_revealing(|s, source| {
             let outline = s.outline();
             segments
                 .iter()
@@ -144,7 +156,7 @@ impl<F: Files> Open<F> {
                 })
                 .collect()
         });
-        Previews { previews }
+        Previews { previews, revealed }
     }
 
     /// The `image`th image of row `row`, as a `data:` URL.
@@ -185,11 +197,19 @@ impl<F: Files> Open<F> {
         query: &str,
         filter: SearchFilter,
     ) -> Result<SearchResults, EngineError> {
-        let found = self.shown(|s, source| search(s, source, query, filter, SEARCH_LIMIT))?;
+        // With a review, through its marks (the core's search reads
+        // across them and keeps them paired in a cut snippet), which then
+        // come out of the snippets, their values named beside.
+        let mut found = self.shown(|s, source| search(s, source, query, filter, SEARCH_LIMIT))?;
+        let mut revealed = Vec::new();
+        for hit in &mut found.hits {
+            unmark_text(&mut hit.snippet, &mut revealed);
+        }
         Ok(SearchResults {
             query: query.to_owned(),
             hits: found.hits,
             truncated: found.truncated,
+            revealed,
         })
     }
 
@@ -412,31 +432,63 @@ impl<F: Files> Open<F> {
         }
     }
 
-    /// Runs `f` over the source bodies are shown from: redacted unless
-    /// sensitive data is shown.
-    pub fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
-        if self.hide {
-            let mut source = RedactingSource::new(&mut self.source, self.rules.clone());
-            f(&self.session, &mut source)
-        } else {
-            f(&self.session, &mut self.source)
-        }
+    /// Runs `f` over the source bodies are shown from: with sensitive
+    /// data hidden, redacted, what the review left in place marked
+    /// (`REVEAL_OPEN` … `REVEAL_CLOSE`); shown, as written with each value
+    /// a redacted copy would take out marked when `mark_shown`, else plain
+    /// (a search then reads and cuts what the CLI reads and cuts).
+    fn read_shown<R>(
+        &mut self,
+        mark_shown: bool,
+        f: impl FnOnce(&Session, &mut dyn Source) -> R,
+    ) -> R {
+        let Open {
+            session,
+            source,
+            hide,
+            rules,
+            review,
+            ..
+        } = self;
+        // A review's single findings are named by their line, numbered
+        // across files (`session_line`).
+        let line_of = |file: FileId, at: u64| {
+            let info = &session.files()[file.0 as usize];
+            let own = &session.entries()[info.first_entry as usize..info.end_entry as usize];
+            let i = own.binary_search_by_key(&at, |e| e.offset).ok()?;
+            Some(session_line(u32::from(file.0), u64::from(own[i].line)))
+        };
+        let mut shown = match (*hide, review) {
+            (false, _) if !mark_shown => return f(session, source),
+            (false, _) => RedactingSource::revealing(source, rules.clone()),
+            (true, Some(review)) => RedactingSource::with_lines(source, review.clone(), &line_of),
+            (true, None) => RedactingSource::new(source, rules.clone()),
+        };
+        f(session, &mut shown)
     }
 
-    /// As `shown`, and with sensitive data shown, the values a redacted
-    /// copy would take out of what `f` read. Bodies only: a search must
-    /// find the value as written.
+    /// Runs `f` over the source search snippets are read from: as
+    /// `read_shown`, sensitive data shown as written without marks.
+    pub fn shown<R>(&mut self, f: impl FnOnce(&Session, &mut dyn Source) -> R) -> R {
+        self.read_shown(false, f)
+    }
+
+    /// As `read_shown` with every mark, the marks taken out of what `f`
+    /// read and the values they marked kept beside: what bodies and
+    /// previews answer with.
     fn shown_revealing<R>(
         &mut self,
         f: impl FnOnce(&Session, &mut dyn Source) -> R,
     ) -> (R, Vec<String>) {
-        if self.hide {
+        if self.hide && self.review.is_none() {
+            // Nothing is marked.
             return (self.shown(f), Vec::new());
         }
-        let marking = RedactingSource::revealing(&mut self.source, self.rules.clone());
-        let mut source = Revealed::new(marking);
-        let out = f(&self.session, &mut source);
-        (out, source.values)
+        self.read_shown(true, |s, marked| {
+            let mut source = Revealed::new(marked);
+            let out = f(s, &mut source);
+            (out, source.values)
+        })
     }
 }
 

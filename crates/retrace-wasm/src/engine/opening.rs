@@ -269,16 +269,22 @@ pub fn summarize(
         subagents: s
             .subagents()
             .iter()
-            .map(|a| SubagentInfo {
-                file: u32::from(a.file.0),
-                agent_id: a.agent_id.clone(),
-                spawned_by: a.spawned_by.map(|e| e.0),
-                description: s.files()[a.file.0 as usize]
-                    .meta
-                    .as_ref()
-                    .and_then(|m| m.get("description"))
-                    .and_then(|d| d.as_str())
-                    .map(str::to_owned),
+            .map(|a| {
+                let by = a.spawned_by.filter(|&e| tree.contains(e));
+                SubagentInfo {
+                    file: u32::from(a.file.0),
+                    agent_id: a.agent_id.clone(),
+                    spawned_by: a.spawned_by.map(|e| e.0),
+                    description: s.files()[a.file.0 as usize]
+                        .meta
+                        .as_ref()
+                        .and_then(|m| m.get("description"))
+                        .and_then(|d| d.as_str())
+                        .map(str::to_owned),
+                    spawned_leaf: by.map(|e| leaf_through(s, e)),
+                    spawned_file: by.map(|e| u32::from(s.entry(e).file.0)),
+                    spawned_call: by.and_then(|e| answered_call(s, e, source)),
+                }
             })
             .collect(),
         bookmarked: s.bookmarks().iter().map(|b| b.entry.0).collect(),
@@ -289,6 +295,23 @@ pub fn summarize(
         read_ms: 0.0,
         memory: memory_bytes(),
     }
+}
+
+/// A leaf whose branch holds `e`: `e` followed along the tree's
+/// continuations.
+fn leaf_through(s: &Session, e: EntryId) -> u32 {
+    let mut leaf = e;
+    while let Some(next) = s.tree().continuation(leaf) {
+        leaf = next;
+    }
+    leaf.0
+}
+
+/// The id of the call the result on `e` answers (one body read).
+fn answered_call(s: &Session, e: EntryId, source: &mut dyn Source) -> Option<String> {
+    let message = s.message(e, source).ok()??;
+    let (id, _) = message.tool_results().next()?;
+    Some(id.to_owned())
 }
 
 /// The size of this module's wasm memory.

@@ -1,25 +1,28 @@
 //! Bodies shown as written with what a redacted copy would take out named:
 //! the core's revealing source marks each such value in place (between
-//! `REVEAL_OPEN` and `REVEAL_CLOSE`); this reads through it, takes the
-//! marks out and keeps the values, so an answer's text is the session's
-//! and the values come beside it for a reader to highlight.
+//! `REVEAL_OPEN` and `REVEAL_CLOSE`), and so does a hiding one for what a
+//! review marked "not a secret" (`Rules::marking_exceptions`); this reads
+//! through either, takes the marks out and keeps the values, so an
+//! answer's text carries no marks and the values come beside it for a
+//! reader to highlight. Search snippets, cut by the core, lose theirs in
+//! `unmark_text`.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
-use retrace_core::redact::{RedactingSource, REVEAL_CLOSE, REVEAL_OPEN};
+use retrace_core::redact::{REVEAL_CLOSE, REVEAL_OPEN};
 use retrace_core::{FileId, Source, SourceError};
 
-/// A revealing source with its marks taken out.
+/// A marking source with its marks taken out.
 pub struct Revealed<'a> {
-    inner: RedactingSource<'a>,
+    inner: &'a mut dyn Source,
     /// The values marked so far, decoded (one level of JSON escapes), each
     /// once, in the order found.
     pub values: Vec<String>,
 }
 
 impl<'a> Revealed<'a> {
-    pub fn new(inner: RedactingSource<'a>) -> Revealed<'a> {
+    pub fn new(inner: &'a mut dyn Source) -> Revealed<'a> {
         Revealed {
             inner,
             values: Vec::new(),
@@ -54,6 +57,26 @@ fn unmark(bytes: &[u8], values: &mut Vec<String>) -> Vec<u8> {
     }
     out.extend_from_slice(rest);
     out
+}
+
+/// Takes the marks out of `text` (a search snippet: plain text, cut where
+/// the core cut it, its marks kept paired); each marked piece goes to
+/// `values`, once.
+pub fn unmark_text(text: &mut String, values: &mut Vec<String>) {
+    if !text.contains(REVEAL_OPEN) {
+        return;
+    }
+    let mut rest = text.as_str();
+    while let Some(at) = rest.find(REVEAL_OPEN) {
+        rest = &rest[at + REVEAL_OPEN.len_utf8()..];
+        let end = rest.find(REVEAL_CLOSE).unwrap_or(rest.len());
+        let value = &rest[..end];
+        if !value.trim().is_empty() && !values.iter().any(|v| v == value) {
+            values.push(value.to_owned());
+        }
+        rest = &rest[end..];
+    }
+    text.retain(|c| c != REVEAL_OPEN && c != REVEAL_CLOSE);
 }
 
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
@@ -92,5 +115,24 @@ mod tests {
         let plain = br#"{"a":"nothing"}"#;
         assert_eq!(unmark(plain, &mut values), plain);
         assert_eq!(values.len(), 2);
+    }
+
+    #[test]
+    fn a_snippet_loses_its_marks_and_names_what_they_held() {
+        let mut values = vec!["x@y.io".to_owned()];
+        // As the core cuts a snippet inside a marked value: its marks
+        // paired again, the cut outside them.
+        let mut snippet = format!(
+            "…mail {o}x@y.io{c} or {o}Jane.Doe@q.io{c}, key {o}AKIA2E0A{c}…",
+            o = REVEAL_OPEN,
+            c = REVEAL_CLOSE
+        );
+        unmark_text(&mut snippet, &mut values);
+        assert_eq!(snippet, "…mail x@y.io or Jane.Doe@q.io, key AKIA2E0A…");
+        assert_eq!(values, ["x@y.io", "Jane.Doe@q.io", "AKIA2E0A"]);
+        let mut plain = "no marks".to_owned();
+        unmark_text(&mut plain, &mut values);
+        assert_eq!(plain, "no marks");
+        assert_eq!(values.len(), 3);
     }
 }

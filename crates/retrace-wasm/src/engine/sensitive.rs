@@ -14,7 +14,7 @@ use retrace_core::redact::{
 };
 use retrace_core::{EntryId, FileId, Session, Source};
 
-use crate::protocol::{Allow, EngineError, ScanReport, SensitiveFinding};
+use crate::protocol::{Allow, EngineError, ReviewAllow, ScanReport, SensitiveFinding};
 
 /// Bytes read per slice of a background job: a few tens of milliseconds
 /// of work, so a request waits at most that long.
@@ -195,25 +195,62 @@ pub fn reviewed_rules(
     if disable.is_empty() && allow.is_empty() {
         return Ok(None);
     }
-    let mut findings = Vec::with_capacity(allow.len());
-    for a in allow {
-        let hash = parse_hash(&a.hash).ok_or_else(|| {
-            EngineError::bad_request(format!("a finding hash `{}` (16 hex digits)", a.hash))
+    let findings = allow.iter().map(|a| (&a.kind, a.line, &a.hash));
+    Rules::builtin()
+        .with_exceptions(&exceptions(disable, findings)?)
+        .map(|r| Some(Arc::new(r)))
+        .map_err(EngineError::bad_request)
+}
+
+/// The built-in rules for bodies shown with sensitive data hidden, with
+/// what the review marked "not a secret" (kinds, and findings in any file
+/// of the session) marked in place rather than hidden: shown as written,
+/// for a reader to highlight. A finding's line is [`session_line`]'s, as
+/// the engine reads bodies (`Open::shown`).
+pub fn review_rules(
+    disable: &[String],
+    allow: &[ReviewAllow],
+) -> Result<Option<Arc<Rules>>, EngineError> {
+    if disable.is_empty() && allow.is_empty() {
+        return Ok(None);
+    }
+    let findings = allow
+        .iter()
+        .map(|a| (&a.kind, session_line(a.file, a.line), &a.hash));
+    Rules::builtin()
+        .marking_exceptions(&exceptions(disable, findings)?)
+        .map(|r| Some(Arc::new(r)))
+        .map_err(EngineError::bad_request)
+}
+
+/// A line of a session's file as one number for every file: the file in
+/// the high bits. A rules file names the lines of one file; the view's
+/// rules hold the findings of all of them, so lines are numbered this way
+/// in them and where bodies are read.
+pub fn session_line(file: u32, line: u64) -> u64 {
+    (u64::from(file) << 40) | line
+}
+
+/// Kinds and findings (kind, line, hash in hex) as the core's exceptions.
+fn exceptions<'a>(
+    disable: &[String],
+    findings: impl Iterator<Item = (&'a String, u64, &'a String)>,
+) -> Result<Exceptions, EngineError> {
+    let mut out = Exceptions {
+        kinds: disable.to_vec(),
+        findings: Vec::new(),
+    };
+    for (kind, line, hash) in findings {
+        let hash = parse_hash(hash).ok_or_else(|| {
+            EngineError::bad_request(format!("a finding hash `{hash}` (16 hex digits)"))
         })?;
-        findings.push(AllowedFinding {
-            kind: a.kind.clone(),
-            line: a.line,
+        out.findings.push(AllowedFinding {
+            kind: kind.clone(),
+            line,
             hash,
         });
     }
-    let exceptions = Exceptions {
-        kinds: disable.to_vec(),
-        findings,
-    };
-    Rules::builtin()
-        .with_exceptions(&exceptions)
-        .map(|r| Some(Arc::new(r)))
-        .map_err(EngineError::bad_request)
+    Ok(out)
 }
 
 impl Download {

@@ -1,9 +1,12 @@
 //! The page's Rust client of the worker transport (the leptos viewer's;
 //! a JS page uses `js/client.js`, which speaks the same messages): starts
 //! the worker, sends requests (held until it says `ready`), and hands each
-//! message it posts to the page, read (`wire::read`).
+//! message it posts to the page, read (`wire::read`). A worker that could
+//! not start (its script says so before `ready`) answers every request
+//! with that failure here, rather than leaving it held.
 
 use std::cell::{Cell, RefCell};
+use std::rc::Rc;
 
 use js_sys::{Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -31,6 +34,22 @@ thread_local! {
     /// has.
     static QUEUE: RefCell<Option<Vec<Object>>> = const { RefCell::new(Some(Vec::new())) };
     static LAST_ID: Cell<u32> = const { Cell::new(0) };
+    /// Why the worker could not start: each request is answered with it,
+    /// since no worker will.
+    static NOT_STARTED: RefCell<Option<EngineError>> = const { RefCell::new(None) };
+    /// The page's handler of messages (`start`'s `on_message`).
+    static HANDLER: RefCell<Option<Handler>> = const { RefCell::new(None) };
+}
+
+/// What the page hears each message with (and a made file's `Blob`).
+type Handler = Rc<dyn Fn(Incoming, Option<Blob>)>;
+
+/// The id a message was sent with.
+fn id_of(message: &Object) -> u32 {
+    Reflect::get(message, &"id".into())
+        .ok()
+        .and_then(|id| id.as_f64())
+        .map_or(0, |id| id as u32)
 }
 
 /// Starts the worker from the script at `script` (`js/worker.js`, served
@@ -54,13 +73,34 @@ pub fn start(
     worker
         .post_message(&boot)
         .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+    let on_message: Handler = Rc::new(on_message);
+    HANDLER.with(|h| *h.borrow_mut() = Some(on_message.clone()));
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let data = event.data();
+        let held = || QUEUE.with(|q| q.borrow().is_some());
         match wire::read(&data) {
             Ok(Incoming::Event(Event::Ready)) => {
                 let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
                 for message in queued {
                     post(&message);
+                }
+            }
+            // Before `ready`, only the worker's script fails: the worker
+            // did not start. The page hears it, then each request held for
+            // the worker is answered with it, as every later one will be.
+            Ok(Incoming::Event(Event::Failed(e))) if held() => {
+                let queued = QUEUE.with(|q| q.borrow_mut().take()).unwrap_or_default();
+                NOT_STARTED.with(|n| *n.borrow_mut() = Some(e.clone()));
+                on_message(Incoming::Event(Event::Failed(e.clone())), None);
+                for message in queued {
+                    let result = Err(e.clone());
+                    on_message(
+                        Incoming::Reply {
+                            id: id_of(&message),
+                            result,
+                        },
+                        None,
+                    );
                 }
             }
             Ok(incoming) => {
@@ -84,12 +124,21 @@ pub fn start(
 }
 
 /// Sends a request (and files, for `open` and `open_folder`); its answer
-/// comes in order, with the next id.
+/// comes in order, with the next id. With a worker that did not start, the
+/// answer is that failure.
 pub fn send(request: &Request, files: &[File]) {
     let id = LAST_ID.with(|n| {
         n.set(n.get() + 1);
         n.get()
     });
+    if let Some(e) = NOT_STARTED.with(|n| n.borrow().clone()) {
+        // After this call, as the worker's answer would come.
+        if let Some(handler) = HANDLER.with(|h| h.borrow().clone()) {
+            let answer = move || handler(Incoming::Reply { id, result: Err(e) }, None);
+            gloo_timers::callback::Timeout::new(0, answer).forget();
+        }
+        return;
+    }
     let json = match serde_json::to_string(request) {
         Ok(json) => json,
         Err(e) => {

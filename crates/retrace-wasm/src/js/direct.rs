@@ -22,7 +22,9 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::browser;
 use super::wire::to_js;
 use crate::engine::{Engine, Host, MemoryFiles};
-use crate::protocol::{Allow, EngineError, ErrorCode, Event, Request, Response, SearchFilter};
+use crate::protocol::{
+    Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
+};
 
 /// Runs the worker transport's message loop: call it in a dedicated
 /// worker that loaded a plain build of this crate (`js/worker.js` does).
@@ -252,6 +254,19 @@ async fn read_files(list: &Array) -> Result<MemoryFiles, EngineError> {
     Ok(files)
 }
 
+/// An `allow` list from JS (`undefined` or `null`: none), its items `what`.
+fn list_of<T: serde::de::DeserializeOwned>(allow: JsValue, what: &str) -> Result<Vec<T>, JsValue> {
+    if allow.is_undefined() || allow.is_null() {
+        return Ok(Vec::new());
+    }
+    serde_wasm_bindgen::from_value(allow).map_err(|e| {
+        thrown(EngineError::new(
+            ErrorCode::BadRequest,
+            format!("`allow` is not a list of {what}: {e}"),
+        ))
+    })
+}
+
 /// A search filter from JS: missing fields as `SearchFilter::default()`.
 fn filter_of(value: &JsValue) -> SearchFilter {
     let mut filter = SearchFilter::default();
@@ -375,11 +390,24 @@ impl DirectEngine {
         self.shared.ask(Request::Previews { segments }, None)
     }
 
-    /// `hideSensitive`: bodies with sensitive data hidden (the default) or
-    /// as written, each value marked (U+E000 … U+E001).
+    /// `hideSensitive`: bodies, previews and search snippets with
+    /// sensitive data hidden (the default) or as written; shown, bodies
+    /// and previews name the values a redacted copy would take out
+    /// beside them (`revealed`).
     #[wasm_bindgen(js_name = hideSensitive)]
     pub fn hide_sensitive(&self, hide: bool) -> Result<JsValue, JsValue> {
         self.shared.ask(Request::HideSensitive { hide }, None)
+    }
+
+    /// `review`: what a review marked "not a secret", kinds (`disable`)
+    /// and findings (`allow`: `[{file, kind, line, hash}]`), shown as
+    /// written while the rest stays hidden, named in `revealed`; empty
+    /// lists take them back.
+    #[wasm_bindgen(js_name = review)]
+    pub fn review(&self, disable: Option<Vec<String>>, allow: JsValue) -> Result<JsValue, JsValue> {
+        let allow: Vec<ReviewAllow> = list_of(allow, "{file, kind, line, hash}")?;
+        let disable = disable.unwrap_or_default();
+        self.shared.ask(Request::Review { disable, allow }, None)
     }
 
     /// `scan`: scans for sensitive data in the background (`scan` events).
@@ -399,16 +427,7 @@ impl DirectEngine {
         disable: Option<Vec<String>>,
         allow: JsValue,
     ) -> Result<JsValue, JsValue> {
-        let allow: Vec<Allow> = if allow.is_undefined() || allow.is_null() {
-            Vec::new()
-        } else {
-            serde_wasm_bindgen::from_value(allow).map_err(|e| {
-                thrown(EngineError::new(
-                    ErrorCode::BadRequest,
-                    format!("`allow` is not a list of {{kind, line, hash}}: {e}"),
-                ))
-            })?
-        };
+        let allow: Vec<Allow> = list_of(allow, "{kind, line, hash}")?;
         let request = Request::Download {
             file,
             mode,

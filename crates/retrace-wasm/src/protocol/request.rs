@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::error::EngineError;
-use super::values::{Allow, SearchFilter};
+use super::values::{Allow, ReviewAllow, SearchFilter};
 
 /// A request, written as `{"kind": …, fields…}` (the worker transport's
 /// JSON) and read with [`Request::from_json`].
@@ -42,6 +42,16 @@ pub enum Request {
     /// Show bodies (and search snippets, previews) with sensitive data
     /// hidden (the default) or as written; applies to later requests.
     HideSensitive { hide: bool },
+    /// What the review marked "not a secret" (`disable`: kinds; `allow`:
+    /// findings in any file), shown as written in bodies, previews and
+    /// search snippets while the rest stays hidden (the values named
+    /// beside them, as with sensitive data shown); applies to later
+    /// requests. Sent whenever the review changes; empty lists take the
+    /// exceptions back.
+    Review {
+        disable: Vec<String>,
+        allow: Vec<ReviewAllow>,
+    },
     /// Scan the whole session for sensitive data in the background
     /// (`scan` events report it).
     Scan,
@@ -70,7 +80,7 @@ pub enum Request {
 
 impl Request {
     /// Every kind, as written in `kind`, in declaration order.
-    pub const KINDS: [&'static str; 15] = [
+    pub const KINDS: [&'static str; 16] = [
         "open",
         "open_folder",
         "open_listed",
@@ -81,6 +91,7 @@ impl Request {
         "image",
         "previews",
         "hide_sensitive",
+        "review",
         "scan",
         "download",
         "edit_points",
@@ -101,6 +112,7 @@ impl Request {
             Request::Image { .. } => "image",
             Request::Previews { .. } => "previews",
             Request::HideSensitive { .. } => "hide_sensitive",
+            Request::Review { .. } => "review",
             Request::Scan => "scan",
             Request::Download { .. } => "download",
             Request::EditPoints { .. } => "edit_points",
@@ -207,6 +219,25 @@ impl Request {
             "hide_sensitive" => Request::HideSensitive {
                 hide: flag("hide", &v)?,
             },
+            "review" => Request::Review {
+                disable: texts("disable")?,
+                allow: v
+                    .get("allow")
+                    .and_then(Value::as_array)
+                    .and_then(|a| {
+                        a.iter()
+                            .map(|f| {
+                                Some(ReviewAllow {
+                                    file: u32::try_from(f.get("file")?.as_u64()?).ok()?,
+                                    kind: f.get("kind")?.as_str()?.to_owned(),
+                                    line: f.get("line")?.as_u64()?,
+                                    hash: f.get("hash")?.as_str()?.to_owned(),
+                                })
+                            })
+                            .collect()
+                    })
+                    .ok_or_else(|| fail("allow"))?,
+            },
             "scan" => Request::Scan,
             "download" => Request::Download {
                 file: number("file")?,
@@ -303,6 +334,15 @@ mod tests {
                 segments: vec![0, 4],
             },
             Request::HideSensitive { hide: false },
+            Request::Review {
+                disable: vec!["email".into()],
+                allow: vec![ReviewAllow {
+                    file: 1,
+                    kind: "jwt".into(),
+                    line: 4,
+                    hash: "00000000000000ff".into(),
+                }],
+            },
             Request::Scan,
             Request::Download {
                 file: 1,
@@ -325,10 +365,15 @@ mod tests {
         let mut all = one_of_each();
         let kinds: Vec<&str> = all.iter().map(Request::kind).collect();
         assert_eq!(kinds, Request::KINDS);
-        // An open with the entry label alone reads back too.
+        // An open with the entry label alone reads back too, and a review
+        // taken back.
         all.push(Request::Open {
             leaf_label: None,
             entry: Some("L3".into()),
+        });
+        all.push(Request::Review {
+            disable: Vec::new(),
+            allow: Vec::new(),
         });
         for r in all {
             let json = serde_json::to_string(&r).unwrap();
@@ -375,6 +420,14 @@ mod tests {
             (
                 r#"{"kind":"download","file":0,"mode":"typed","disable":[],"allow":[["jwt",4,"ff"]]}"#,
                 "without a valid `allow`",
+            ),
+            (
+                r#"{"kind":"review","disable":[],"allow":[{"kind":"jwt","line":4,"hash":"ff"}]}"#,
+                "a `review` request without a valid `allow`",
+            ),
+            (
+                r#"{"kind":"review","allow":[]}"#,
+                "a `review` request without a valid `disable`",
             ),
             (r#"{"leaf":1}"#, "a request without a `kind`"),
             ("[1]", "a request without a `kind`"),

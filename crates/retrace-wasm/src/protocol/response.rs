@@ -37,7 +37,7 @@ pub enum Response {
     EditPoints(EditPoints),
     /// `download`, `fork`, `seal`: a file made (its bytes beside).
     File(Made),
-    /// `hide_sensitive`, `scan`: done, nothing to say.
+    /// `hide_sensitive`, `review`, `scan`: done, nothing to say.
     Done,
 }
 
@@ -168,6 +168,7 @@ mod tests {
                     leaf: EntryId(9),
                 }],
                 truncated: true,
+                revealed: vec!["x@y.io".into()],
             }),
             Response::Stats(Box::new(StatsReport {
                 stats: Stats {
@@ -200,6 +201,7 @@ mod tests {
                         text: "p".into(),
                     },
                 )],
+                revealed: Vec::new(),
             }),
             Response::EditPoints(EditPoints {
                 leaf: 4,

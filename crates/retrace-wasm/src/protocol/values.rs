@@ -66,9 +66,19 @@ pub struct FileSummary {
 pub struct SubagentInfo {
     pub file: u32,
     pub agent_id: String,
+    /// The result entry in the parent conversation that reports the run.
     pub spawned_by: Option<u32>,
     /// `description` from the subagent's `.meta.json`, if given.
     pub description: Option<String>,
+    /// The way back from the run to the call that spawned it: a leaf whose
+    /// branch holds `spawned_by`, the file it is in, and the id of the
+    /// call it answers (when `spawned_by` is in the tree).
+    #[serde(default)]
+    pub spawned_leaf: Option<u32>,
+    #[serde(default)]
+    pub spawned_file: Option<u32>,
+    #[serde(default)]
+    pub spawned_call: Option<String>,
 }
 
 /// One segment of the branch tree (see `retrace_core::Segment`).
@@ -267,8 +277,10 @@ pub struct Bodies {
     pub leaf: u32,
     pub start: u32,
     pub items: Vec<RowBody>,
-    /// With sensitive data shown: the values in these bodies a redacted
-    /// copy would take out (each once), for a reader to highlight.
+    /// The values in these bodies shown as written that a redacted copy
+    /// would take out (each once), for a reader to highlight: all of them
+    /// with sensitive data shown; with it hidden, those the review marked
+    /// "not a secret" (`review`). The bodies carry no marks.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub revealed: Vec<String>,
 }
@@ -280,6 +292,12 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     /// More matched than were returned.
     pub truncated: bool,
+    /// With sensitive data hidden, the values in the snippets the review
+    /// marked "not a secret" (`review`), each once. With it shown, the
+    /// snippets are the CLI's, as written, and name none (the values the
+    /// bodies named are in them as written).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
 }
 
 /// The totals of the deep check, and the first problems it found (all of
@@ -305,6 +323,10 @@ pub struct Image {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Previews {
     pub previews: Vec<(u32, Preview)>,
+    /// The values in them shown as written that a redacted copy would
+    /// take out (as for `Bodies::revealed`), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
 }
 
 /// The rows of a branch that are safe fork points (its last row, a leaf,
@@ -346,6 +368,17 @@ pub struct FolderOpened {
 /// `[allow] findings` names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Allow {
+    pub kind: String,
+    pub line: u64,
+    pub hash: String,
+}
+
+/// One finding the review marked "not a secret", in any file of the
+/// session (`review`): its file, and the finding as [`Allow`] names it
+/// (the line is the file's own).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewAllow {
+    pub file: u32,
     pub kind: String,
     pub line: u64,
     pub hash: String,

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use retrace_core::{format_rfc3339_ms, Info, Stats, Summary};
+use retrace_core::{format_rfc3339_ms, session_title, Info, Stats, Summary};
 
 use super::for_each_input;
 use crate::args::{InfoArgs, OutputOptions, ReadArgs};
@@ -32,8 +32,12 @@ fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
             .check(&mut loaded.source)
             .map_err(|e| InputError::new(e).on(path))?;
         let (summary, stats) = (Summary::new(&loaded.session), Stats::new(&check));
+        // As `retrace list` names it (redacted with the rest on `--redact`).
+        let title = session_title(&loaded.session, &mut loaded.source)
+            .map_err(|e| InputError::new(e).on(path))?;
         let info = Info {
             path,
+            title: title.as_deref(),
             summary: &summary,
             stats: &stats,
         };
@@ -45,6 +49,9 @@ fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
 fn print_text(info: &Info, out: &mut dyn Write) -> std::io::Result<()> {
     let (s, t) = (info.summary, info.stats);
     writeln!(out, "{}", info.path)?;
+    if let Some(title) = info.title {
+        writeln!(out, "  title         {title}")?;
+    }
     writeln!(out, "  format        {}", s.format_label())?;
     let markers = match t.markers {
         0 => String::new(),

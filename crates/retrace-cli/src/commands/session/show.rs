@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 
 use anyhow::Result;
-use retrace_core::Message;
+use retrace_core::{EntryId, Message, Session, Source, SourceError, ToolOutput};
 use serde::Serialize;
 
 use super::{leaf, warn_bad_bookmarks};
@@ -50,7 +50,9 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         names.entry(s.label(b.entry)).or_default().push(name);
     }
     let subagents = subagent_runs(s);
-    let branch = render::Branch::new(&messages, &subagents);
+    let streams = result_streams(s, leaf, &messages, &mut printer.shown(&mut loaded.source))
+        .map_err(|e| InputError::new(e).on(path))?;
+    let branch = render::Branch::new(&messages, &subagents, &streams);
     let layout = layout(args);
     for (i, m) in messages.iter().enumerate() {
         // A result shown inside its call's block has no head of its own
@@ -111,7 +113,7 @@ fn color_on(choice: ColorChoice, terminal: bool, no_color: bool) -> bool {
 
 /// Each subagent run by the label of the result entry that reports it,
 /// with the command that shows its conversation.
-fn subagent_runs(s: &retrace_core::Session) -> HashMap<String, render::SubagentRun> {
+fn subagent_runs(s: &Session) -> HashMap<String, render::SubagentRun> {
     s.subagents()
         .iter()
         .filter_map(|a| {
@@ -126,6 +128,35 @@ fn subagent_runs(s: &retrace_core::Session) -> HashMap<String, render::SubagentR
             ))
         })
         .collect()
+}
+
+/// The results on the branch ending at `leaf` whose file keeps their
+/// streams apart (Claude Code's stdout and stderr), by message index: a
+/// body read per Claude Code message that holds one result.
+fn result_streams(
+    s: &Session,
+    leaf: EntryId,
+    messages: &[Message],
+    source: &mut dyn Source,
+) -> Result<HashMap<usize, ToolOutput>, SourceError> {
+    let by_label: HashMap<String, EntryId> = s
+        .branch(leaf)
+        .into_iter()
+        .map(|e| (s.label(e), e))
+        .collect();
+    let mut out = HashMap::new();
+    for (i, m) in messages.iter().enumerate() {
+        let [label] = &m.entries[..] else {
+            continue;
+        };
+        let Some(&entry) = by_label.get(label) else {
+            continue;
+        };
+        if let Some(o) = s.result_streams(entry, m, source)? {
+            out.insert(i, o);
+        }
+    }
+    Ok(out)
 }
 
 /// A path as a shell word.

@@ -102,6 +102,7 @@ impl Reader {
         let pending = &mut self.pending;
         let table = self.table;
         let mut content: Option<&Field> = None;
+        let mut text: Option<&Field> = None;
         // The container of the depth-one key whose nested keys follow.
         let mut open: Option<(u16, Option<u16>)> = None;
         for (index, f) in fields.iter().enumerate() {
@@ -183,7 +184,11 @@ impl Reader {
                         *target.of(&mut e) = pending.intern(interner, found, this, target);
                     }
                 }
-                Action::ToolResultContent => content = Some(&fields[index]),
+                Action::ToolResultContent => {
+                    content = Some(&fields[index]);
+                    text = content;
+                }
+                Action::UserText => text = Some(&fields[index]),
                 _ => {}
             }
         }
@@ -210,8 +215,67 @@ impl Reader {
                 }
             }
         }
+        // Only what could be a prompt: a user's, not results or summaries
+        // (whose content can be long).
+        let not_prompt = Flags::TOOL_RESULT | Flags::META | Flags::COMPACT_SUMMARY;
+        if let Some(t) = text.filter(|_| !e.flags.has(not_prompt)) {
+            if self.interner.get(e.role) == b"user"
+                && opens_like_harness(t.value.get(bytes), t.kind)
+            {
+                e.flags.0 |= Flags::HARNESS_TEXT;
+            }
+        }
         e
     }
+}
+
+/// Whether a message's content (a string, or blocks holding `"text"`)
+/// opens like what a harness writes into user messages
+/// (`normalize/harness.rs`): a tag (`<command-name>`,
+/// `<environment_context>`, …, `<` maybe written `\u003c`), Claude Code's
+/// caveat line (`Caveat:`) or interruption note (`[Request interrupted`),
+/// Codex's `# AGENTS.md`; or is blank there. A hint, not the rule: such a
+/// message is read to tell (what the harness writes alone always opens so;
+/// a prompt that does is read and kept).
+fn opens_like_harness(value: &[u8], kind: ValueKind) -> bool {
+    let mut text = match kind {
+        ValueKind::String => value,
+        ValueKind::Array => {
+            // The first `"text": "…"` (not a `"type":"text"` value).
+            let mut found = None;
+            for at in memmem::find_iter(value, b"\"text\"") {
+                let rest = value[at + 6..].trim_ascii_start();
+                if let Some(rest) = rest.strip_prefix(b":") {
+                    found = rest.trim_ascii_start().strip_prefix(b"\"");
+                    break;
+                }
+            }
+            match found {
+                Some(t) => t,
+                None => return false,
+            }
+        }
+        _ => return false,
+    };
+    loop {
+        text = text.trim_ascii_start();
+        match text {
+            [b'\\', b'n' | b'r' | b't', rest @ ..] => text = rest,
+            _ => break,
+        }
+    }
+    text.is_empty()
+        || [
+            &b"<"[..],
+            b"\\u003c",
+            b"\\u003C",
+            b"#",
+            b"[",
+            b"Caveat:",
+            b"\"",
+        ]
+        .iter()
+        .any(|p| text.starts_with(p))
 }
 
 /// Whether a value (a string without its quotes) is more than `null`,
@@ -305,7 +369,7 @@ fn string_after_key<'a>(rest: &'a [u8], quote: &[u8]) -> Option<&'a [u8]> {
 
 #[cfg(test)]
 mod tests {
-    use super::{parse_epoch, seconds_as_ms};
+    use super::{opens_like_harness, parse_epoch, seconds_as_ms, ValueKind};
 
     #[test]
     fn epoch_numbers_as_milliseconds() {
@@ -347,5 +411,39 @@ mod tests {
             // either way; the integers round the decimal as written.
             assert!((got - want).abs() <= 1, "{text}: {got} vs {want}");
         }
+    }
+
+    #[test]
+    fn harness_text_is_told_by_how_the_text_opens() {
+        let string = |t: &str| opens_like_harness(t.as_bytes(), ValueKind::String);
+        let blocks = |t: &str| opens_like_harness(t.as_bytes(), ValueKind::Array);
+        for harness in [
+            "<command-name>/clear</command-name>",
+            "\\n  <bash-input>ls</bash-input>",
+            "\\u003cenvironment_context>",
+            "Caveat: The messages below were generated",
+            "[Request interrupted by user]",
+            "# AGENTS.md instructions for /w",
+            "",
+            "  ",
+        ] {
+            assert!(string(harness), "{harness:?}");
+        }
+        for typed in ["Fix the bug", "why <b> is bold", "ok"] {
+            assert!(!string(typed), "{typed:?}");
+        }
+        // In blocks, the first text (not `"type":"text"`).
+        assert!(blocks(
+            r#"[{"type":"text","text":"<system-reminder>x</system-reminder>"},{"type":"text","text":"hi"}]"#
+        ));
+        assert!(blocks(
+            r#"[{"type":"input_text","text" : "<environment_context>"}]"#
+        ));
+        assert!(!blocks(r#"[{"type":"text","text":"hi <b>"}]"#));
+        // An image alone says nothing typed or harness.
+        assert!(!blocks(
+            r#"[{"type":"image","source":{"type":"base64","data":"AAAA"}}]"#
+        ));
+        assert!(!opens_like_harness(b"{}", ValueKind::Object));
     }
 }

@@ -51,16 +51,33 @@ pub struct Branch<'a> {
     folded: HashSet<(usize, usize)>,
     /// Subagent runs by the label of the entry that reports them.
     subagents: &'a HashMap<String, SubagentRun>,
+    /// Results whose streams the file keeps apart (Claude Code's stdout
+    /// and stderr), by message.
+    streams: &'a HashMap<usize, ToolOutput>,
 }
 
 impl<'a> Branch<'a> {
-    pub fn new(messages: &'a [Message], subagents: &'a HashMap<String, SubagentRun>) -> Self {
+    pub fn new(
+        messages: &'a [Message],
+        subagents: &'a HashMap<String, SubagentRun>,
+        streams: &'a HashMap<usize, ToolOutput>,
+    ) -> Self {
         let pairs = pair_calls(messages);
         Branch {
             messages,
             result_of: pairs.iter().map(|p| (p.call, p.result)).collect(),
             folded: pairs.iter().map(|p| p.result).collect(),
             subagents,
+            streams,
+        }
+    }
+
+    /// The result `output` of message `i` taken apart: its streams where
+    /// the file keeps them apart, else its text's framing.
+    fn output_of(&self, i: usize, output: &str) -> ToolOutput {
+        match self.streams.get(&i) {
+            Some(o) => o.clone(),
+            None => ToolOutput::of(output),
         }
     }
 
@@ -107,7 +124,7 @@ impl<'a> Branch<'a> {
                     arguments,
                 } => {
                     let mut run = m.run_of(id).cloned();
-                    let result = self.result_of.get(&(i, p)).map(|&(mi, pi)| {
+                    let result = self.result_of.get(&(i, p)).and_then(|&(mi, pi)| {
                         let m = &self.messages[mi];
                         if let Some(r) = m.run_of(id) {
                             let mut r = r.clone();
@@ -117,7 +134,12 @@ impl<'a> Branch<'a> {
                             run = Some(r);
                         }
                         let subagent = m.entries.iter().find_map(|e| self.subagents.get(e));
-                        (&m.content[pi], subagent)
+                        match &m.content[pi] {
+                            Part::ToolResult {
+                                output, is_error, ..
+                            } => Some((self.output_of(mi, output), *is_error, subagent)),
+                            _ => None,
+                        }
                     });
                     w.tool_call(id, name, arguments, result, run.as_ref())?;
                 }
@@ -129,7 +151,7 @@ impl<'a> Branch<'a> {
                     // A result whose call is not on the branch (cut by a
                     // compaction, or lost).
                     w.line(&format!("← result of {call_id}"), Paint::Title)?;
-                    let mut o = ToolOutput::of(output);
+                    let mut o = self.output_of(i, output);
                     if let Some(run) = m.run_of(call_id) {
                         o = o.with_run(run);
                     }
@@ -411,7 +433,7 @@ impl Writer<'_> {
         id: &str,
         name: &str,
         arguments: &serde_json::Value,
-        result: Option<(&Part, Option<&SubagentRun>)>,
+        result: Option<(ToolOutput, bool, Option<&SubagentRun>)>,
         run: Option<&ToolRun>,
     ) -> io::Result<()> {
         let view = ToolView::of(name, arguments);
@@ -513,17 +535,11 @@ impl Writer<'_> {
             }
         }
         match result {
-            Some((
-                Part::ToolResult {
-                    output, is_error, ..
-                },
-                subagent,
-            )) => {
-                let mut o = ToolOutput::of(output);
+            Some((mut o, is_error, subagent)) => {
                 if let Some(run) = run {
                     o = o.with_run(run);
                 }
-                self.output(&o, *is_error)?;
+                self.output(&o, is_error)?;
                 if let Some(run) = subagent {
                     let line = format!("   ↳ subagent run {}: {}", run.agent_id, run.command);
                     self.line(&line, Paint::Other)?;
