@@ -39,7 +39,9 @@ test('a finding marked not a secret shows as written in the conversation, snippe
   await p.locator('#findings li').nth(i).locator('.not-secret').click();
   await p.waitForFunction((vs) => [...document.querySelectorAll('.row.focused mark.revealed')]
     .some((m) => vs.includes(m.textContent)), values, { timeout: 10000 });
-  // Only that value: the rest of the session stays hidden.
+  // Only that value, once every row on screen has read again (the
+  // focused row's bodies may come first): the rest stays hidden.
+  await bodiesIn(p);
   const revealed = await p.$$eval('.row mark.revealed', (ms) => ms.map((m) => m.textContent));
   assert.ok(revealed.every((r) => values.includes(r)), revealed.join(' | '));
   assert.ok(await p.locator('.row mark.redacted').count() > 5, 'other values still chips');
