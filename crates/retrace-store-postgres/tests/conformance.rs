@@ -7,29 +7,4 @@ mod common;
 
 use common::TestStore;
 
-macro_rules! suite {
-    ($($test:ident),*) => {
-        $(
-            #[test]
-            fn $test() {
-                let made = TestStore::new();
-                conformance::$test(&*made.store);
-            }
-        )*
-    };
-}
-
-suite!(
-    lifecycle,
-    versions,
-    concurrent_saves,
-    lists,
-    listing,
-    locking,
-    deleting,
-    invalid_names,
-    keys_and_imports,
-    exact_values,
-    stale_sink,
-    events
-);
+conformance_tests!(let made = TestStore::new(); &*made.store);

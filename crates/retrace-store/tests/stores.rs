@@ -2,7 +2,7 @@
 
 mod conformance;
 
-use retrace_store::{FsStore, MemoryStore, SessionStore};
+use retrace_store::{FsStore, MemoryStore};
 
 /// A file store in a fresh folder (kept alive with the store).
 struct TempFs {
@@ -20,77 +20,14 @@ impl TempFs {
     }
 }
 
-macro_rules! suite {
-    ($store:ident, $make:expr, [$($test:ident),*]) => {
-        mod $store {
-            use super::*;
-            $(
-                #[test]
-                fn $test() {
-                    let made = $make;
-                    conformance::$test(made.as_store());
-                }
-            )*
-        }
-    };
+/// (The file store's events go through `event_log`, whose own tests are in
+/// `src/event_log/tests.rs`.)
+mod fs {
+    use super::*;
+    conformance_tests!(let made = TempFs::new(); &made.store);
 }
 
-trait AsStore {
-    fn as_store(&self) -> &dyn SessionStore;
-}
-
-impl AsStore for TempFs {
-    fn as_store(&self) -> &dyn SessionStore {
-        &self.store
-    }
-}
-
-suite!(
-    fs,
-    TempFs::new(),
-    [
-        lifecycle,
-        versions,
-        concurrent_saves,
-        lists,
-        listing,
-        locking,
-        deleting,
-        invalid_names,
-        keys_and_imports,
-        exact_values,
-        stale_sink
-    ]
-);
-
-impl AsStore for MemoryStore {
-    fn as_store(&self) -> &dyn SessionStore {
-        self
-    }
-}
-
-suite!(
-    memory,
-    MemoryStore::new(),
-    [
-        lifecycle,
-        versions,
-        concurrent_saves,
-        lists,
-        listing,
-        locking,
-        deleting,
-        invalid_names,
-        keys_and_imports,
-        exact_values,
-        stale_sink,
-        events
-    ]
-);
-
-/// The file store's events go through `event_log` (its own tests are in
-/// `src/event_log/tests.rs`).
-#[test]
-fn fs_events() {
-    conformance::events(TempFs::new().as_store());
+mod memory {
+    use super::*;
+    conformance_tests!(let made = MemoryStore::new(); &made);
 }

@@ -250,6 +250,19 @@ pub fn retrace(args: &[&str]) -> Output {
     cmd(args).output()
 }
 
+/// The stdout of a run that must succeed (else its exit code and both
+/// streams, to see why).
+pub fn ok(o: &Output) -> String {
+    assert!(
+        o.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    stdout(o)
+}
+
 pub fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 output")
 }

@@ -6,7 +6,7 @@ use std::fs;
 use std::path::Path;
 use std::process::Output;
 
-use crate::common::{cmd, scratch};
+use crate::common::{cmd, ok, scratch, stderr};
 
 /// `retrace store --root ROOT ARGS…`.
 fn store(root: &Path, args: &[&str]) -> Output {
@@ -19,21 +19,6 @@ fn store_stdin(root: &Path, args: &[&str], stdin: &str) -> Output {
     let mut all = vec!["store", "--root", root.to_str().unwrap()];
     all.extend_from_slice(args);
     cmd(&all).stdin(stdin).output()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 const SECRET: &str = "sk-ant-api03-Xk9Qz7Lm2Np4Rt6Vw8Yb1Cd3Ef5Gh7Jk9Lm1Np3Qr5St7Uv9Wx1Yz3Ab5Cd7Ef9Gh1Jk3Lm5Np7Qr9St1Uv3Wx5Yz7Ab9CdAA";

@@ -9,7 +9,7 @@ use std::process::Output;
 
 use retrace_test_postgres::{test_url, with_param};
 
-use crate::common::{cmd, fixture, scratch};
+use crate::common::{cmd, fixture, ok, scratch, stderr};
 
 /// A URL in a fresh schema of the test server.
 fn fresh_url(name: &str) -> String {
@@ -35,21 +35,6 @@ fn store_stdin(dir: &Path, args: &[&str], stdin: &str) -> Output {
     let mut all = vec!["store"];
     all.extend_from_slice(args);
     cmd(&all).cwd(dir.to_str().unwrap()).stdin(stdin).output()
-}
-
-fn ok(o: &Output) -> String {
-    assert!(
-        o.status.success(),
-        "exit {:?}\nstdout: {}\nstderr: {}",
-        o.status.code(),
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    );
-    String::from_utf8(o.stdout.clone()).unwrap()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
 fn json(s: &str) -> serde_json::Value {

@@ -746,17 +746,24 @@ pub fn copy_round_trip(a: Arc<dyn SessionStore>, b: Arc<dyn SessionStore>, event
     recorder.close().unwrap();
 }
 
-/// Every test of the suite but events, on stores `make` gives.
-pub fn run_all(make: &dyn Fn() -> Arc<dyn SessionStore>) {
-    lifecycle(&*make());
-    versions(&*make());
-    concurrent_saves(&*make());
-    lists(&*make());
-    listing(&*make());
-    locking(&*make());
-    deleting(&*make());
-    invalid_names(&*make());
-    keys_and_imports(&*make());
-    exact_values(&*make());
-    stale_sink(&*make());
+/// One `#[test]` per test of the suite, each on a fresh store:
+/// `conformance_tests!(let made = EXPR; STORE)` makes `made` and runs the
+/// test on `STORE` (a `&dyn SessionStore` borrowed from it). Every backend's
+/// tests call this, so a test added here runs on all of them.
+#[macro_export]
+macro_rules! conformance_tests {
+    (let $made:ident = $make:expr; $store:expr) => {
+        $crate::conformance_tests!(@each [$made, $make, $store]
+            lifecycle versions concurrent_saves lists listing locking deleting
+            invalid_names keys_and_imports exact_values stale_sink events);
+    };
+    (@each [$made:ident, $make:expr, $store:expr] $($test:ident)*) => {
+        $(
+            #[test]
+            fn $test() {
+                let $made = $make;
+                conformance::$test($store);
+            }
+        )*
+    };
 }
