@@ -1,7 +1,5 @@
 //! Small text helpers shared by the commands.
 
-use retrace_core::format_rfc3339_ms;
-
 /// A duration in milliseconds as `2h 03m`, `4m 10s` or `12.3s`.
 pub fn duration(ms: i64) -> String {
     let s = ms / 1000;
@@ -16,8 +14,7 @@ pub fn duration(ms: i64) -> String {
 
 /// A timestamp as `2025-12-17 19:52:23` (UTC).
 pub fn time(ms: i64) -> String {
-    let t = format_rfc3339_ms(ms);
-    t.get(..19).unwrap_or(&t).replace('T', " ")
+    retrace_core::readable_time(ms)
 }
 
 /// `text` cut to at most `head` first and `tail` last lines, with the

@@ -66,7 +66,7 @@ pub use model::message::{
     Usage,
 };
 pub use model::provider::Api;
-pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms};
+pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms, readable_time};
 pub use normalize::ContextOptions;
 pub use read::binary::{binary_kind, BINARY_SAMPLE};
 pub use read::document::{Document, DocumentField, ElementStarts};
@@ -76,8 +76,8 @@ pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use reading::{
     ansi, command_of_argv, diff_lines, diff_of_tool_call, duration_text, language_of, pair_calls,
-    value_text, DiffLine, Pair, ResultImage, RowPairing, RowResult, ToolOutput, ToolView,
-    PAIRING_REACH,
+    value_text, DiffLine, Heading, Pair, ResultImage, RowPairing, RowResult, Side, Status, Tone,
+    ToolOutput, ToolView, PAIRING_REACH,
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{

@@ -101,6 +101,14 @@ pub fn format_rfc3339_ms(ms: i64) -> String {
     )
 }
 
+/// Unix milliseconds as people read a time: `2025-12-17 19:52:23` (UTC,
+/// to the second), as `retrace show` heads messages and the Markdown
+/// export writes times.
+pub fn readable_time(ms: i64) -> String {
+    let t = format_rfc3339_ms(ms);
+    t.get(..19).unwrap_or(&t).replace('T', " ")
+}
+
 fn civil_from_days(z: i64) -> (i64, i64, i64) {
     let z = z + 719_468;
     let era = z.div_euclid(146_097);
@@ -223,5 +231,6 @@ mod tests {
         let ms = parse_rfc3339_ms(b"2025-12-17T19:52:23.230Z").unwrap();
         assert_eq!(format_rfc3339_ms(ms), "2025-12-17T19:52:23.230Z");
         assert_eq!(format_rfc3339_ms(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(readable_time(ms), "2025-12-17 19:52:23");
     }
 }

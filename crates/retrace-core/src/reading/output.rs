@@ -75,6 +75,52 @@ impl ToolOutput {
     }
 }
 
+/// One mark of how a run ended, as views show it beside a result: `exit
+/// 0`, `exit 2`, `error`, `interrupted`, its duration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Status {
+    /// The words shown.
+    pub text: String,
+    /// Whether it is good news, bad news or neither.
+    pub tone: Tone,
+}
+
+/// How a [`Status`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// It went well (`exit 0`).
+    Good,
+    /// It failed (a non-zero exit, an error, an interruption).
+    Bad,
+    /// Neither (a duration).
+    Neutral,
+}
+
+impl ToolOutput {
+    /// How the run ended, in order: its exit code, `error` when the
+    /// result says it failed (`is_error`), `interrupted`, its duration.
+    /// Empty when nothing is known.
+    pub fn status(&self, is_error: bool) -> Vec<Status> {
+        let mark = |text: String, tone| Status { text, tone };
+        let mut out = Vec::new();
+        match self.exit_code {
+            Some(0) => out.push(mark("exit 0".to_owned(), Tone::Good)),
+            Some(c) => out.push(mark(format!("exit {c}"), Tone::Bad)),
+            None => {}
+        }
+        if is_error {
+            out.push(mark("error".to_owned(), Tone::Bad));
+        }
+        if self.interrupted {
+            out.push(mark("interrupted".to_owned(), Tone::Bad));
+        }
+        if let Some(t) = &self.wall_time {
+            out.push(mark(t.clone(), Tone::Neutral));
+        }
+        out
+    }
+}
+
 /// A duration for people: `413 ms`, `2.4 s`, `3 min 05 s` (integers
 /// only: no float printer).
 pub fn duration_text(ms: u64) -> String {
@@ -209,6 +255,30 @@ mod tests {
             [0, 999, 1_000, 2_350, 59_999, 185_000].map(duration_text),
             ["0 ms", "999 ms", "1.0 s", "2.3 s", "59.9 s", "3 min 05 s"]
         );
+    }
+
+    #[test]
+    fn a_status_says_how_the_run_ended() {
+        let o = ToolOutput::of("Exit code: 1\nWall time: 0.2 seconds\nOutput:\nboom");
+        let words: Vec<(String, Tone)> = o
+            .status(true)
+            .into_iter()
+            .map(|s| (s.text, s.tone))
+            .collect();
+        assert_eq!(
+            words,
+            [
+                ("exit 1".into(), Tone::Bad),
+                ("error".into(), Tone::Bad),
+                ("0.2 seconds".into(), Tone::Neutral)
+            ]
+        );
+        let ok = ToolOutput {
+            exit_code: Some(0),
+            ..ToolOutput::default()
+        };
+        assert_eq!(ok.status(false)[0].tone, Tone::Good);
+        assert!(ToolOutput::of("plain").status(false).is_empty());
     }
 
     #[test]

@@ -102,6 +102,20 @@ pub struct RowResult {
 }
 
 impl RowResult {
+    /// The result as a view shows it: its text taken apart
+    /// ([`ToolOutput::of`]) with what its row kept beside it (stderr
+    /// apart, an interruption, the run's exit code and duration).
+    pub fn framed(&self) -> ToolOutput {
+        let mut o = ToolOutput::of(&self.output);
+        if self.stderr.is_some() {
+            o.stderr = self.stderr.clone();
+        }
+        o.interrupted |= self.interrupted;
+        o.exit_code = o.exit_code.or(self.exit_code);
+        o.wall_time = o.wall_time.take().or(self.wall_time.clone());
+        o
+    }
+
     /// The result on row `row` with what the reports of its run (`runs`,
     /// from the result's message and the call's) add to it.
     fn reported(mut self, runs: [Option<&ToolRun>; 2]) -> RowResult {

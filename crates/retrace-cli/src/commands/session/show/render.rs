@@ -9,8 +9,8 @@ use std::io::{self, Write};
 
 use retrace_core::ansi::{self, Color, Style};
 use retrace_core::{
-    command_of_argv, diff_of_tool_call, pair_calls, DiffLine, Message, MessageKind, Part, Piece,
-    Role, ToolOutput, ToolRun, ToolView, UserClass,
+    command_of_argv, diff_of_tool_call, pair_calls, DiffLine, Heading, Message, MessageKind, Part,
+    Piece, Role, Side, Tone, ToolOutput, ToolRun, ToolView,
 };
 
 use crate::output::time;
@@ -309,27 +309,13 @@ impl Writer<'_> {
     }
 
     fn head(&mut self, m: &Message, bookmarks: &[&str]) -> io::Result<()> {
-        let (who, paint) = match (m.role, m.kind) {
-            // What the harness wrote is named by what it is, not "injected"
-            // (a model's message keeps its role: its pieces are the context
-            // it was given).
-            (role, _) if !m.harness.is_empty() && role != Role::Assistant => match m.user_class() {
-                UserClass::Prompt => (role.as_str().to_owned(), Paint::User),
-                class => (
-                    format!("{} ({})", role.as_str(), class.as_str()),
-                    Paint::User,
-                ),
-            },
-            (_, MessageKind::CompactionSummary) => ("compaction summary".to_owned(), Paint::Other),
-            (_, MessageKind::BranchSummary) => ("branch summary".to_owned(), Paint::Other),
-            (_, MessageKind::BashExecution) => ("user shell command".to_owned(), Paint::User),
-            (_, MessageKind::Custom) => ("extension message".to_owned(), Paint::Other),
-            (role, MessageKind::Meta) => (format!("{} (injected)", role.as_str()), Paint::Dim),
-            (_, MessageKind::Marker) => ("event".to_owned(), Paint::Other),
-            (Role::Tool, _) => ("tool result".to_owned(), Paint::Title),
-            (Role::User, _) => ("user".to_owned(), Paint::User),
-            (Role::Assistant, _) => ("assistant".to_owned(), Paint::Assistant),
-            (role, _) => (role.as_str().to_owned(), Paint::Other),
+        let Heading { who, side } = Heading::of(m);
+        let paint = match side {
+            Side::User => Paint::User,
+            Side::Assistant => Paint::Assistant,
+            Side::Tool => Paint::Title,
+            Side::Injected => Paint::Dim,
+            Side::Other => Paint::Other,
         };
         let mut rest = String::new();
         if let Some(model) = &m.model {
@@ -578,24 +564,20 @@ impl Writer<'_> {
             self.line("   stderr:", Paint::Bad)?;
             self.block(err.trim_end_matches('\n'), "   │ ", max, Paint::Removed)?;
         }
-        let mut status = Vec::new();
-        match o.exit_code {
-            Some(0) => status.push(("exit 0".to_owned(), Paint::Good)),
-            Some(c) => status.push((format!("exit {c}"), Paint::Bad)),
-            None => {}
-        }
-        if is_error {
-            status.push(("error".to_owned(), Paint::Bad));
-        }
-        if o.interrupted {
-            status.push(("interrupted".to_owned(), Paint::Bad));
-        }
-        if let Some(t) = &o.wall_time {
-            status.push((t.clone(), Paint::Dim));
-        }
+        let status: Vec<String> = o
+            .status(is_error)
+            .iter()
+            .map(|s| {
+                let paint = match s.tone {
+                    Tone::Good => Paint::Good,
+                    Tone::Bad => Paint::Bad,
+                    Tone::Neutral => Paint::Dim,
+                };
+                self.paint(&s.text, paint)
+            })
+            .collect();
         if !status.is_empty() {
-            let parts: Vec<String> = status.iter().map(|(t, p)| self.paint(t, *p)).collect();
-            writeln!(self.out, "   ← {}", parts.join(" · "))?;
+            writeln!(self.out, "   ← {}", status.join(" · "))?;
         }
         Ok(())
     }
