@@ -56,5 +56,5 @@ pub use kind::{KindId, KindInfo, Tier};
 pub use mode::{typed_placeholders, Mode};
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
-pub use source::RedactingSource;
+pub use source::{FindingSink, RedactingSource};
 pub use stream::{findings_in, opens_document, Redactor, ValueFinding, REVEAL_CLOSE, REVEAL_OPEN};

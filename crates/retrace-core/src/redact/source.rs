@@ -7,13 +7,31 @@
 //! [`Mode::Typed`]: a placeholder names the kind of value it hides
 //! (`[REDACTED:email]`), which needs no numbering across the session, so any
 //! entry can be read in any order and always reads the same.
+//!
+//! A recording source ([`RedactingSource::recording`]) also keeps account
+//! of what it hid, once per range however often a view reads it again:
+//! totals ([`RedactingSource::summary`]) and each finding, placed in its
+//! file, for a report of what an export took out.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 use std::ops::Range;
 use std::sync::Arc;
 
-use super::{Mode, Redactor, Rules};
+use super::{Finding, Mode, Redactor, Rules, Summary};
 use crate::{FileId, Source, SourceError};
+
+/// Where a recording source sends each finding: the file it is in, and
+/// the finding with its line and offset in that file.
+pub type FindingSink<'a> = &'a mut dyn FnMut(FileId, Finding);
+
+/// What a recording source has hidden so far.
+struct Record<'a> {
+    summary: Summary,
+    /// The ranges already accounted for, by file and start.
+    seen: HashSet<(FileId, u64)>,
+    found: FindingSink<'a>,
+}
 
 /// Reads through `inner` and redacts what it gives.
 ///
@@ -29,6 +47,9 @@ pub struct RedactingSource<'a> {
     line_of: Option<&'a dyn Fn(FileId, u64) -> Option<u64>>,
     /// Values are marked in place, not replaced.
     reveal: bool,
+    /// What it hid, when it keeps account (boxed: most sources keep
+    /// none).
+    record: Option<Box<Record<'a>>>,
 }
 
 impl<'a> RedactingSource<'a> {
@@ -40,6 +61,7 @@ impl<'a> RedactingSource<'a> {
             buf: Vec::new(),
             line_of: None,
             reveal: false,
+            record: None,
         }
     }
 
@@ -70,12 +92,43 @@ impl<'a> RedactingSource<'a> {
     }
 }
 
+impl<'a> RedactingSource<'a> {
+    /// Also keeps account of what it hides: the totals
+    /// ([`RedactingSource::summary`]) and each finding, given to `found`
+    /// with its file, once per range however often the range is read
+    /// again. A finding's line and offset are its file's when the source
+    /// knows each range's line ([`RedactingSource::with_lines`]), else
+    /// counted from the range's start. Not with a revealing source (it
+    /// hides nothing).
+    pub fn recording(self, found: FindingSink<'a>) -> RedactingSource<'a> {
+        RedactingSource {
+            record: Some(Box::new(Record {
+                summary: Summary::default(),
+                seen: HashSet::new(),
+                found,
+            })),
+            ..self
+        }
+    }
+
+    /// What a recording source has hidden so far (nothing otherwise):
+    /// lines and bytes of the ranges read, findings per kind. The bytes
+    /// are the ranges' own.
+    pub fn summary(&self) -> Summary {
+        self.record
+            .as_ref()
+            .map(|r| r.summary.clone())
+            .unwrap_or_default()
+    }
+}
+
 impl Source for RedactingSource<'_> {
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
         let first = self
             .line_of
             .and_then(|line_of| line_of(file, range.start))
             .map(|line| line.saturating_sub(1));
+        let start = range.start;
         let bytes = self.inner.read(file, range)?;
         let mut redactor = Redactor::new(self.rules.clone(), Mode::default());
         redactor.set_exception_lines(first);
@@ -88,6 +141,28 @@ impl Source for RedactingSource<'_> {
         redactor.finish(&mut self.buf);
         if self.buf.last() == Some(&b'\n') {
             self.buf.pop();
+        }
+        let record = self.record.as_mut();
+        if let Some(record) = record.filter(|r| !r.seen.contains(&(file, start))) {
+            record.seen.insert((file, start));
+            // Lines and offsets of the file, not of the range.
+            let before = first.unwrap_or(0);
+            let mut summary = redactor.summary().clone();
+            for b in &mut summary.broken {
+                b.line += before;
+                b.offset += start;
+            }
+            for l in &mut summary.leftover {
+                l.line += before;
+            }
+            // The newline pushed above is not the range's.
+            summary.bytes -= 1;
+            record.summary.merge(&summary);
+            for mut f in redactor.drain_findings() {
+                f.line += before;
+                f.offset += start;
+                (record.found)(file, f);
+            }
         }
         Ok(Cow::Borrowed(&self.buf))
     }
@@ -235,6 +310,50 @@ mod tests {
         );
         // The marks are the ones a search reads across.
         assert_eq!([REVEAL_OPEN, REVEAL_CLOSE], crate::session::SEARCH_MARKS);
+    }
+
+    #[test]
+    fn a_recording_source_accounts_for_each_range_once() {
+        // Two entries on lines 3 and 4 of a file, the second with two
+        // findings; the second is read three times.
+        let first = br#"{"t":"nothing here"}"#;
+        let second = br#"{"t":"key AKIA2E0A8F3B244C9986 mail jane.doe@quantumleap-labs.io"}"#;
+        let text = [&first[..], b"\n", &second[..], b"\n"].concat();
+        let at = first.len() as u64 + 1;
+        let line_of = |_: FileId, offset: u64| Some(if offset < at { 3 } else { 4 });
+        let mut found = Vec::new();
+        let mut sink = |file: FileId, f: Finding| found.push((file, f));
+        let rules = Arc::new(Rules::builtin());
+        let mut bytes: &[u8] = &text;
+        let mut source =
+            RedactingSource::with_lines(&mut bytes, rules.clone(), &line_of).recording(&mut sink);
+        source.read(FileId(0), 0..first.len() as u64).unwrap();
+        for _ in 0..3 {
+            let out = source
+                .read(FileId(0), at..at + second.len() as u64)
+                .unwrap();
+            assert!(!String::from_utf8_lossy(&out).contains("jane.doe"));
+        }
+        let summary = source.summary();
+        assert_eq!(summary.findings(), 2);
+        assert_eq!((summary.lines, summary.lines_changed), (2, 1));
+        assert_eq!(summary.bytes, (first.len() + second.len()) as u64);
+        drop(source);
+        assert_eq!(found.len(), 2);
+        for (file, f) in &found {
+            assert_eq!((*file, f.line), (FileId(0), 4));
+            // The offset is the file's: the match's first byte.
+            let value = &text[f.offset as usize..];
+            assert!(
+                value.starts_with(b"AKIA") || value.starts_with(b"jane.doe"),
+                "{}",
+                String::from_utf8_lossy(value)
+            );
+        }
+        assert_eq!(
+            [found[0].1.kind, found[1].1.kind].map(|k| rules.kind(k).name.clone()),
+            ["aws-access-key-id", "email"]
+        );
     }
 
     #[test]

@@ -170,6 +170,16 @@ impl Session {
         self.find_label(id).into_iter().collect()
     }
 
+    /// The entry of `file` that starts at byte `offset` (what a
+    /// [`Source`](crate::Source) is asked for when a body is read), if
+    /// one does.
+    pub fn entry_at(&self, file: FileId, offset: u64) -> Option<EntryId> {
+        let info = self.files.get(file.0 as usize)?;
+        let own = &self.entries[info.first_entry as usize..info.end_entry as usize];
+        let i = own.binary_search_by_key(&offset, |e| e.offset).ok()?;
+        Some(EntryId(info.first_entry + i as u32))
+    }
+
     /// The entry at a label `L<line>` or `F<file>L<line>`.
     fn find_label(&self, id: &str) -> Option<EntryId> {
         let rest = id.strip_prefix(['F', 'L'])?;
