@@ -38,6 +38,7 @@ mod session;
 mod edit;
 mod replay;
 mod reading;
+mod markdown;
 pub mod redact;
 #[cfg(test)]
 mod test_rng;
@@ -52,6 +53,7 @@ pub use format::{
     needs_head, order_files, side_car, snapshot_side_car, split_sessions, subagent_dir, Listing,
     SessionFile, Subagent, HEAD_BYTES,
 };
+pub use markdown::{write_markdown, Branches, Markdown, MarkdownOptions};
 pub use model::bookmark::{Bookmark, BookmarkOrigin};
 pub use model::diag::{Diagnostic, DiagnosticKind, Severity};
 pub use model::entry::{Entry, EntryId, FileId, Flags};
