@@ -73,6 +73,9 @@ pub(crate) enum Command {
     /// The entries whose text holds QUERY, with a snippet each; exit 0
     /// with hits, 1 without (as grep), 2 unreadable.
     Search(SearchArgs),
+    /// A branch written to share, redacted by default: `--md`, readable
+    /// Markdown (tool calls and their results collapsed, thinking marked).
+    Export(ExportArgs),
     /// Secrets and personal data replaced, streamed (`.gz` in and out);
     /// exit 1 when matches remain (or, with --check, were found).
     Redact(RedactArgs),
@@ -133,6 +136,7 @@ impl Command {
             Command::Cat(a) => a,
             Command::Migrate(a) => a,
             Command::Search(a) => a,
+            Command::Export(a) => a,
             Command::Redact(a) => a,
             Command::Validate(a) => a,
             Command::Points(a) => a,
@@ -417,6 +421,65 @@ pub(crate) enum SearchIn {
     Tool,
     /// Everything else: events, system lines, lines without a role.
     Events,
+}
+
+#[derive(Args)]
+pub(crate) struct ExportArgs {
+    #[command(flatten)]
+    pub branch: BranchArgs,
+    #[command(flatten)]
+    pub to: ExportTo,
+    /// Which branches: the one to the leaf, or all of them (each from
+    /// where it forks off the ones before it).
+    #[arg(long, value_enum, default_value = "main")]
+    pub branches: BranchesChoice,
+    /// Write here (atomically; `.gz` compresses) instead of to stdout.
+    #[arg(short = 'o', long = "output", value_name = "OUT")]
+    pub output: Option<String>,
+    /// Keep secrets and personal data as written (by default they are
+    /// replaced, `[REDACTED:kind]`, with the rules `retrace redact` and
+    /// the viewer use); a warning says so on stderr.
+    #[arg(long)]
+    pub no_redact: bool,
+    /// Write what was redacted (counts per kind, each finding's file,
+    /// line, JSON path and span; never the value) as JSON here, as
+    /// `retrace redact --report` does; without it, counts on stderr.
+    #[arg(long, value_name = "FILE", conflicts_with = "no_redact")]
+    pub report: Option<String>,
+}
+
+/// What `export` writes: one output format, named by its flag.
+#[derive(Args)]
+#[group(required = true, multiple = false)]
+pub(crate) struct ExportTo {
+    /// Markdown: a header, then each turn (prompts, answers, thinking
+    /// collapsed, each tool call collapsed with its result inside).
+    #[arg(long)]
+    pub md: bool,
+}
+
+/// The output format `export` was asked for.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ExportFormat {
+    Markdown,
+}
+
+impl ExportTo {
+    /// The format the flags name (clap requires exactly one).
+    pub fn format(&self) -> ExportFormat {
+        debug_assert!(self.md);
+        ExportFormat::Markdown
+    }
+}
+
+/// `export --branches`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum BranchesChoice {
+    /// The branch to the leaf (`--leaf`, else the default leaf).
+    Main,
+    /// Every branch: the one to the leaf first, then each other from its
+    /// fork point.
+    All,
 }
 
 #[derive(Args)]

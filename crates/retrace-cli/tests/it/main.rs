@@ -14,6 +14,7 @@ mod cat;
 mod checkpoints;
 mod compact;
 mod errors;
+mod export;
 mod fork;
 mod gemini;
 mod info;

@@ -3,6 +3,7 @@
 
 pub(super) mod cat;
 pub(super) mod compact;
+pub(super) mod export;
 pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod list;

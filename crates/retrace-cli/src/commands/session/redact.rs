@@ -42,7 +42,7 @@ fn unreadable(name: &str, e: &FileError) -> anyhow::Error {
 }
 
 /// An output file, whose error names it (`cannot write PATH: reason`).
-fn create(path: &str) -> Result<OutputFile> {
+pub(super) fn create(path: &str) -> Result<OutputFile> {
     Ok(OutputFile::create(Path::new(path)).map_err(InputError::new)?)
 }
 
@@ -206,8 +206,9 @@ fn run_folder(o: &RedactArgs, rules: &Arc<Rules>, printer: &mut Printer) -> Resu
 }
 
 /// The `--report` file: findings are written as they come (constant
-/// memory), the totals at the end; committed atomically.
-struct ReportWriter {
+/// memory), the totals at the end; committed atomically. `export
+/// --report` writes the same.
+pub(super) struct ReportWriter {
     file: OutputFile,
     rules: Arc<Rules>,
     first: bool,
@@ -215,7 +216,7 @@ struct ReportWriter {
 }
 
 impl ReportWriter {
-    fn create(path: &str, input: &str, rules: Arc<Rules>) -> Result<ReportWriter> {
+    pub(super) fn create(path: &str, input: &str, rules: Arc<Rules>) -> Result<ReportWriter> {
         let mut file = create(path)?;
         file.write_all(b"{\"findings\":[")?;
         Ok(ReportWriter {
@@ -226,7 +227,7 @@ impl ReportWriter {
         })
     }
 
-    fn finish(mut self, s: &Summary, mode: Mode) -> io::Result<()> {
+    pub(super) fn finish(mut self, s: &Summary, mode: Mode) -> io::Result<()> {
         let counts: serde_json::Map<String, serde_json::Value> = s
             .counts
             .iter()
@@ -272,25 +273,37 @@ impl ReportWriter {
     }
 }
 
+impl ReportWriter {
+    /// One finding; `file` names the file of a session of several it is
+    /// in (its line and offset are that file's).
+    pub(super) fn finding(&mut self, f: &Finding, file: Option<&str>) -> io::Result<()> {
+        if !self.first {
+            self.file.write_all(b",")?;
+        }
+        self.first = false;
+        let kind = self.rules.kind(f.kind);
+        let mut v = serde_json::json!({
+            "kind": kind.name,
+            "tier": kind.tier.as_str(),
+            "line": f.line,
+            "offset": f.offset,
+            "path": f.path,
+            "span": [f.span.start, f.span.end],
+            "replacement": f.replacement,
+        });
+        if let Some(file) = file {
+            v["file"] = file.into();
+        }
+        self.file.write_all(b"\n")?;
+        serde_json::to_writer(&mut self.file, &v)?;
+        Ok(())
+    }
+}
+
 impl Findings for ReportWriter {
     fn findings(&mut self, found: &mut dyn Iterator<Item = Finding>) -> io::Result<()> {
         for f in found {
-            if !self.first {
-                self.file.write_all(b",")?;
-            }
-            self.first = false;
-            let kind = self.rules.kind(f.kind);
-            let v = serde_json::json!({
-                "kind": kind.name,
-                "tier": kind.tier.as_str(),
-                "line": f.line,
-                "offset": f.offset,
-                "path": f.path,
-                "span": [f.span.start, f.span.end],
-                "replacement": f.replacement,
-            });
-            self.file.write_all(b"\n")?;
-            serde_json::to_writer(&mut self.file, &v)?;
+            self.finding(&f, None)?;
         }
         Ok(())
     }
@@ -322,6 +335,24 @@ fn print_summary(
             s.broken_lines - s.broken.len() as u64
         ))?;
     }
+    warn_leftovers(printer, name, s, rules)?;
+    note_counts(
+        printer,
+        name,
+        s,
+        rules,
+        if check { "found" } else { "redacted" },
+    )
+}
+
+/// A warning for each match the verify pass still found after redaction
+/// (even with `-q`).
+pub(super) fn warn_leftovers(
+    printer: &mut Printer,
+    name: &str,
+    s: &Summary,
+    rules: &Rules,
+) -> io::Result<()> {
     for l in &s.leftover {
         let kind = l
             .kind
@@ -331,6 +362,18 @@ fn print_summary(
             l.line, l.path
         ))?;
     }
+    Ok(())
+}
+
+/// The counts, a note on stderr: `NAME: redacted N match(es) in L of M
+/// lines: kind n, …`, most found first.
+pub(super) fn note_counts(
+    printer: &mut Printer,
+    name: &str,
+    s: &Summary,
+    rules: &Rules,
+    verb: &str,
+) -> io::Result<()> {
     let mut kinds: Vec<(u64, &str)> = s
         .counts
         .iter()
@@ -340,7 +383,6 @@ fn print_summary(
         .collect();
     kinds.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
     let list: Vec<String> = kinds.iter().map(|(n, k)| format!("{k} {n}")).collect();
-    let verb = if check { "found" } else { "redacted" };
     let mut detail = if list.is_empty() {
         String::new()
     } else {
