@@ -75,6 +75,13 @@ pub(crate) enum Command {
     Search(SearchArgs),
     /// A branch written to share, redacted by default: `--md`, readable
     /// Markdown (tool calls and their results collapsed, thinking marked).
+    ///
+    /// Without `--leaf`, the default branch (the one `show` prints); with
+    /// `--branches all`, every branch, each from where it forks. A
+    /// folder's subagent runs are nested under the calls that spawned
+    /// them. Secrets and personal data are replaced as `retrace redact`
+    /// replaces them (`--no-redact` keeps them, with a warning); what was
+    /// replaced is counted on stderr, or written to `--report`.
     Export(ExportArgs),
     /// Secrets and personal data replaced, streamed (`.gz` in and out);
     /// exit 1 when matches remain (or, with --check, were found).

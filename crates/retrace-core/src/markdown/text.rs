@@ -158,6 +158,12 @@ fn strip_indent(line: &str) -> Option<&str> {
 /// it is, and none of it can close or open the blocks around it. A fence
 /// left open is closed at the end.
 pub fn prose(out: &mut dyn Write, text: &str) -> io::Result<()> {
+    // A lone carriage return ends a line for CommonMark too: a fence
+    // behind one must be seen here.
+    let text: std::borrow::Cow<'_, str> = match text.contains('\r') {
+        true => text.replace("\r\n", "\n").replace('\r', "\n").into(),
+        false => text.into(),
+    };
     let mut open: Option<Fence> = None;
     for line in text.lines() {
         match &open {
@@ -314,6 +320,8 @@ mod tests {
             written(|o| prose(o, text)),
             "see:\n````sh\n<b>\n```\nstill code\n````\n\n"
         );
+        // A fence behind a lone carriage return is one too.
+        assert_eq!(written(|o| prose(o, "a\r```\rb")), "a\n```\nb\n```\n\n");
         // A closed fence stays as written, and what follows is prose.
         let text = "~~~\n<i>\n~~~\n<i>";
         assert_eq!(written(|o| prose(o, text)), "~~~\n<i>\n~~~\n&lt;i>\n\n");
