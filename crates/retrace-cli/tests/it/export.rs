@@ -302,6 +302,13 @@ fn subagent_runs_sit_in_the_blocks_of_the_calls_that_spawned_them() {
         );
     }
     assert_eq!(open_blocks(&md), 0);
+    // Codex sub-agents, linked to the `spawn_agent` outputs that name them.
+    let md = markdown(&[&fixture("codex/subagents")]);
+    assert!(!md.contains("Other subagent runs"), "{md}");
+    for id in ["0000000000b1", "0000000000b2"] {
+        let run = format!("<summary>Subagent run 0199e200-0000-7000-8000-{id}");
+        assert_eq!(md.matches(&run).count(), 1, "{md}");
+    }
 }
 
 /// How many `<details>` blocks are open at the end of `md`, counting the

@@ -270,6 +270,10 @@ impl Writer<'_> {
         if summary.is_some() {
             writeln!(self.out, "</details>\n")?;
         }
+        // A run the session links to this row itself rather than to a
+        // result (Codex: the last call before it began) follows its
+        // blocks.
+        self.nested_subagents(&row.entries, depth)?;
         self.usage(&m)?;
         Ok(())
     }
