@@ -88,5 +88,5 @@ pub use session::{
     Row, RowKind, SearchFilter, Segment, Session, Stats, Summary, ToolPairing, LOOKED_AT,
     PREVIEW_CHARS, SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
-pub use source::{Inflated, Source, SourceError};
+pub use source::{Inflated, Recent, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

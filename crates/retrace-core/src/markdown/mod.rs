@@ -27,7 +27,7 @@ use std::io::Write;
 
 use crate::{
     duration_text, event_line, readable_time, EntryId, ExportError, FileId, Heading, Listed, Marks,
-    Row, Session, Source, Summary,
+    Recent, Row, Session, Source, Summary,
 };
 use row::Writer;
 use text::{code, cut, inline};
@@ -71,6 +71,10 @@ pub struct Markdown {
     pub subagents: usize,
 }
 
+/// Bytes of bodies kept for reading again: a few rows' around the one
+/// being written, however large their outputs.
+const RECENT_BYTES: usize = 16 << 20;
+
 /// Characters of a row's first words quoted where a branch forks from it.
 const PREVIEW_CHARS: usize = 100;
 
@@ -83,6 +87,10 @@ pub fn write_markdown(
     out: &mut dyn Write,
 ) -> Result<Markdown, ExportError> {
     let s = session;
+    // Pairing reads the rows around each row: bodies read again come from
+    // what was kept, read and redacted once.
+    let mut recent = Recent::new(source, RECENT_BYTES);
+    let source: &mut dyn Source = &mut recent;
     let MarkdownOptions {
         leaf,
         branches,

@@ -10,8 +10,10 @@ use std::ops::Range;
 use crate::model::entry::FileId;
 
 mod inflated;
+mod recent;
 
 pub use inflated::Inflated;
+pub use recent::Recent;
 
 /// Gives the bytes of a byte range of an input file.
 pub trait Source {
