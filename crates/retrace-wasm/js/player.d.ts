@@ -59,7 +59,9 @@ export interface PauseDetail extends TimeDetail {
   reason: 'asked' | 'end' | 'error' | 'marker';
 }
 
-export interface RetracePlayerEventMap extends HTMLElementEventMap {
+/** The player's own events (its `error` is a CustomEvent, not the
+ * ErrorEvent of HTMLElementEventMap). */
+export interface RetracePlayerEventMap {
   ready: CustomEvent<ReadyDetail>;
   play: CustomEvent<TimeDetail>;
   pause: CustomEvent<PauseDetail>;
