@@ -49,6 +49,10 @@ test('a dashboard of two players: each loads its session in a worker of its own 
   assert.ok(claudeText.includes(claude.detail.title.replace(/ …$/, '')), claude.detail.title);
   assert.ok(pi.detail.duration > 60 && claude.detail.duration > 10);
   assert.equal(await call(p, 'pi', 'getDuration'), pi.detail.duration);
+  // Each a region named after its session, in the Tab order.
+  assert.equal(await p.getAttribute('#pi', 'aria-label'), `Session replay: ${pi.detail.title}`);
+  assert.equal(await p.getAttribute('#claude', 'aria-label'), `Session replay: ${claude.detail.title}`);
+  assert.equal(await p.getAttribute('#pi', 'tabindex'), '0');
   assert.equal(p.workers().length, 2, 'one worker per player');
   // Each plays while the other stays put.
   await call(p, 'claude', 'play');
@@ -308,6 +312,20 @@ test('theme and controls', async () => {
   await p.emulateMedia({ colorScheme: 'dark' });
   assert.equal((await look('auto')).light, false, 'auto follows the system');
   assert.equal((await look('light')).light, true, 'light stays light');
+  // Sized by its container, however narrow: nothing sticks out, the bar
+  // keeps play and the scrubber.
+  const narrow = await p.evaluate(() => {
+    const el = document.getElementById('dark');
+    el.style.width = '220px';
+    const root = el.shadowRoot;
+    const shown = (sel) => getComputedStyle(root.querySelector(sel)).display !== 'none';
+    return {
+      width: el.getBoundingClientRect().width,
+      overflow: root.querySelector('.bar').scrollWidth - root.querySelector('.bar').clientWidth,
+      play: shown('.bar button'), scrub: shown('.scrub'), speed: shown('.bar select'), clock: shown('.clock'),
+    };
+  });
+  assert.deepEqual(narrow, { width: 220, overflow: 0, play: true, scrub: true, speed: false, clock: false });
   await shot(p, 'player-themes');
   await p.close();
 });

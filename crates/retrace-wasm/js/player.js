@@ -59,6 +59,9 @@ const STYLE = `
   --mono: ui-monospace, "SF Mono", Menlo, Consolas, "Liberation Mono", monospace;
   display: block; position: relative; height: 100%; min-height: 240px; overflow: hidden;
   contain: content; box-sizing: border-box;
+  /* Its width is its container's, never its content's (a narrow grid
+     cell); the bar drops the clock when narrow. */
+  container-type: inline-size;
   font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   color: var(--ink); background: var(--bg); border: 1px solid var(--line); border-radius: 8px;
 }
@@ -74,8 +77,9 @@ const STYLE = `
 .row.tool { background: var(--tool); }
 .row.event { border: 0; padding: 0 10px; margin: 2px 0; font-size: 12px; color: var(--dim); }
 .row.marked { border-left: 3px solid var(--accent); }
-.head { display: flex; gap: 6px; align-items: baseline; font-size: 12px; color: var(--dim); }
-.head .who { font-weight: 600; color: var(--ink); text-transform: capitalize; }
+.head { display: flex; flex-wrap: wrap; gap: 0 6px; align-items: baseline; font-size: 12px; color: var(--dim); overflow-wrap: normal; }
+.head .who { font-weight: 600; color: var(--ink); text-transform: capitalize; white-space: nowrap; }
+.head time { white-space: nowrap; }
 .head .mark { border: 1px solid var(--line); border-radius: 4px; padding: 0 4px; font-size: 11px; }
 .head .mark.error { color: var(--error); }
 .head time { margin-left: auto; }
@@ -111,6 +115,8 @@ img { max-width: 100%; max-height: 320px; display: block; margin: 4px 0; }
 .tick.error { background: var(--mark-error); }
 .clock { font-variant-numeric: tabular-nums; font-size: 12px; color: var(--dim); white-space: nowrap; }
 .sr { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
+@container (max-width: 420px) { .clock { display: none; } .bar { gap: 4px; padding: 6px 4px; } }
+@container (max-width: 300px) { .bar .step, .bar select { display: none; } }
 `;
 
 let sheet = null;
@@ -230,6 +236,9 @@ export class RetracePlayer extends HTMLElement {
   #loadQueued = false;
   /** The error said is one the session plays on after. */
   #passing = false;
+  /** The element's aria-label is the player's own (named after the
+   * session once ready), not the page's. */
+  #labelled = false;
 
   constructor() {
     super();
@@ -262,6 +271,8 @@ export class RetracePlayer extends HTMLElement {
     const play = button('▶', 'Play (space)', () => this.#toggle());
     const back = button('◀', 'Step back (←)', () => this.#act((r) => r.stepBack()));
     const forward = button('▶|', 'Step forward (→)', () => this.#act((r) => r.stepForward()));
+    back.classList.add('step');
+    forward.classList.add('step');
     const scrub = el('div', 'scrub');
     const range = el('input');
     range.type = 'range';
@@ -294,7 +305,10 @@ export class RetracePlayer extends HTMLElement {
   connectedCallback() {
     if (!this.hasAttribute('tabindex')) this.tabIndex = 0;
     if (!this.hasAttribute('role')) this.setAttribute('role', 'region');
-    if (!this.hasAttribute('aria-label')) this.setAttribute('aria-label', 'Session replay');
+    if (!this.hasAttribute('aria-label')) {
+      this.#labelled = true;
+      this.setAttribute('aria-label', 'Session replay');
+    }
     if (this.#disposed) {
       // Put back on a page after its disposal: a player again.
       this.#revive();
@@ -493,6 +507,8 @@ export class RetracePlayer extends HTMLElement {
       if (this.#ui.status.classList.contains('failed')) this.#passing = true;
       else this.#say('');
       const first = summary.outline.find((s) => s.preview?.prompt) ?? summary.outline[0];
+      // Players side by side are told apart by their sessions.
+      if (this.#labelled && first?.preview) this.setAttribute('aria-label', `Session replay: ${first.preview.text}`);
       this.#emit('ready', {
         duration: this.getDuration(),
         rows: this.#rows.entry.length,
