@@ -84,7 +84,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "warnings",
         ]),
     )?;
-    // The engine alone (no feature: no wasm-bindgen at all, so the engine
+    // The engine alone (no transport: no wasm-bindgen at all, so the engine
     // cannot reach for the browser), then with every transport.
     step(
         "wasm32 build of retrace-wasm's engine",
