@@ -289,6 +289,11 @@ test('markers and pause-on-markers', async () => {
   assert.equal((await events(p, 'none', 'marker')).length, 0);
   const [bad] = await waitEvents(p, 'bad', 'error');
   assert.match(bad.detail.message, /markers: no kind typos/);
+  // Changed live: the ticks and the rows marked follow.
+  await p.evaluate(() => document.getElementById('none').setAttribute('markers', 'prompts'));
+  const prompts = await ticks('none');
+  assert.ok(prompts.length > 0 && prompts.every((c) => c === 'tick prompt'), prompts.join());
+  assert.ok(await p.evaluate(() => document.getElementById('none').shadowRoot.querySelectorAll('.row.marked').length > 0));
   assert.equal(p.errors.length, 0, p.errors.join('\n'));
   await p.close();
 });

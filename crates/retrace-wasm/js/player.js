@@ -360,6 +360,7 @@ export class RetracePlayer extends HTMLElement {
         this.#mask = this.#markers();
         this.#applyOptions();
         this.#drawTicks();
+        for (const [i, node] of this.#rendered) node.classList.toggle('marked', !!(this.#rows.marks[i] & this.#mask));
         break;
       case 'hide-sensitive':
         this.#applyHiding();
