@@ -16,6 +16,17 @@ export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
 /** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`),
  * served under /engine/. */
 export const engineDist = process.env.RETRACE_ENGINE || path.join(root, 'dist-engine');
+/** <retrace-player> and its embed (`cargo xtask player`), served under
+ * /player/. */
+export const playerDist = process.env.RETRACE_PLAYER || path.join(root, 'dist-player');
+/** Folders served beside the viewer: the engine's and the player's builds,
+ * the test pages that load them, and the corpus (sessions to play by URL). */
+const mounts = [
+  ['/engine/', () => engineDist],
+  ['/player/', () => playerDist],
+  ['/pages/', () => path.join(here, 'pages')],
+  ['/corpus/', () => corpus],
+];
 export const out = path.join(here, 'out');
 /** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */
 export const retraceBin = process.env.RETRACE_BIN
@@ -27,9 +38,11 @@ const types = {
   '.css': 'text/css', '.jsonl': 'application/x-ndjson', '.json': 'application/json',
 };
 
-/** Serves `dist` (and, under /engine/, `engineDist`; extra files by path)
- * on 127.0.0.1; `answer(req, res)`, when given, answers a request first
- * if it returns true (to serve what a test needs broken). */
+/** Serves `dist` (and the `mounts` folders under their paths; extra files
+ * by path) on 127.0.0.1, which is also `localhost` at the same port: a
+ * second origin for tests that need two. `answer(req, res)`, when given,
+ * answers a request first if it returns true (to serve what a test needs
+ * broken). */
 export async function serve(extra = {}, answer = null) {
   const server = http.createServer((req, res) => {
     if (answer?.(req, res)) return;
@@ -38,8 +51,9 @@ export async function serve(extra = {}, answer = null) {
       res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : url.pathname.endsWith('.js') ? 'text/javascript' : 'application/x-ndjson' });
       return res.end(extra[url.pathname]);
     }
-    const [base, rel] = url.pathname.startsWith('/engine/')
-      ? [engineDist, url.pathname.slice('/engine'.length)]
+    const mount = mounts.find(([at]) => url.pathname.startsWith(at));
+    const [base, rel] = mount
+      ? [mount[1](), decodeURIComponent(url.pathname.slice(mount[0].length - 1))]
       : [dist, url.pathname === '/' ? '/index.html' : url.pathname];
     const file = path.join(base, path.normalize(rel));
     if (!file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {
@@ -65,6 +79,9 @@ export async function launch(options = {}) {
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
     ...options,
   });
+  // Where its profile is (the browser's command line names it, so a
+  // test can find its processes).
+  ctx.profileDir = dir;
   // The profile goes once the browser has exited (not on its 'close'
   // event: Chromium may still be writing it then), so runs leave nothing
   // behind; a leftover temporary folder fails no test.

@@ -31,37 +31,38 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Builds the plain engine into `dist-engine/` and returns that folder.
 pub fn build(root: &Path) -> Result<PathBuf> {
+    let out = root.join("dist-engine");
+    build_into(root, &out, "direct transport", &["--features", "direct"])?;
+    copy_scripts(root, &out, &["worker.js", "client.js"])?;
+    Ok(out)
+}
+
+/// Builds retrace-wasm with cargo's `features` arguments as a plain
+/// `wasm-bindgen --target web` module (wasm-opt'd) into a new `out`
+/// folder: `retrace_wasm.js` and `retrace_wasm_bg.wasm`.
+pub fn build_into(root: &Path, out: &Path, what: &str, features: &[&str]) -> Result<()> {
     tools::ensure_web_build(root)?;
     wasm::ensure_target()?;
     step(
-        "wasm32 build of retrace-wasm (direct transport)",
+        &format!("wasm32 build of retrace-wasm ({what})"),
         root,
-        cargo().args([
-            "build",
-            "-p",
-            "retrace-wasm",
-            "--lib",
-            "--features",
-            "direct",
-            "--profile",
-            "wasm-release",
-            "--target",
-            wasm::TARGET,
-        ]),
+        cargo()
+            .args(["build", "-p", "retrace-wasm", "--lib"])
+            .args(features)
+            .args(["--profile", "wasm-release", "--target", wasm::TARGET]),
     )?;
     let built = target_dir(root)?
         .join(wasm::TARGET)
         .join("wasm-release/retrace_wasm.wasm");
-    let out = root.join("dist-engine");
     if out.exists() {
-        std::fs::remove_dir_all(&out).with_context(|| format!("clearing {}", out.display()))?;
+        std::fs::remove_dir_all(out).with_context(|| format!("clearing {}", out.display()))?;
     }
     step(
         "wasm-bindgen --target web",
         root,
         Command::new("wasm-bindgen")
             .args(["--target", "web", "--no-typescript", "--out-dir"])
-            .arg(&out)
+            .arg(out)
             .arg(&built)
             .env("PATH", tools::path(root)),
     )?;
@@ -78,10 +79,15 @@ pub fn build(root: &Path) -> Result<PathBuf> {
             .arg(&module)
             .env("PATH", tools::path(root)),
     )?;
-    for script in ["worker.js", "client.js"] {
-        let from = root.join("crates/retrace-wasm/js").join(script);
-        std::fs::copy(&from, out.join(script))
+    Ok(())
+}
+
+/// Copies files of `crates/retrace-wasm/js/` into `out`.
+pub fn copy_scripts(root: &Path, out: &Path, names: &[&str]) -> Result<()> {
+    for name in names {
+        let from = root.join("crates/retrace-wasm/js").join(name);
+        std::fs::copy(&from, out.join(name))
             .with_context(|| format!("copying {}", from.display()))?;
     }
-    Ok(out)
+    Ok(())
 }

@@ -2,7 +2,8 @@
 //!
 //! - `test`: every check CI runs (format, the core's module layering,
 //!   lints, tests against a throwaway Postgres server, the wasm32 build of
-//!   the core and its import check), installing what it needs first.
+//!   the core and its import check, the viewer's and the player's budgets
+//!   and end-to-end tests), installing what it needs first.
 //! - `layers`: the core's module graph has no cycle and no upward import.
 //! - `deps`: the crate graph keeps git2 and database clients above the core
 //!   and retrace-io.
@@ -10,10 +11,15 @@
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `engine`: retrace-wasm alone, a plain `wasm-bindgen --target web`
 //!   build in `dist-engine/`.
+//! - `player`: `<retrace-player>` and its iframe embed over a slim build
+//!   of retrace-wasm, in `dist-player/`.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 //! - `bench-web`: the viewer's open speed in headless Chromium.
+//! - `bench-player`: `<retrace-player>`'s size, first frame and memory in
+//!   headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
 
+mod bench_player;
 mod bench_redact;
 mod bench_wasm;
 mod bench_web;
@@ -21,6 +27,7 @@ mod cmd;
 mod deps;
 mod engine;
 mod layers;
+mod player;
 mod serve;
 mod test;
 mod tools;
@@ -39,8 +46,10 @@ fn main() -> ExitCode {
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
         Some("engine") => engine::run(&args[1..]),
+        Some("player") => player::run(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("bench-web") => bench_web::run(&args[1..]),
+        Some("bench-player") => bench_player::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
@@ -70,11 +79,16 @@ commands:
   engine      retrace-wasm alone (the direct Engine class, startWorker, its
               worker script and JS client) as a plain wasm-bindgen --target
               web build in dist-engine/, with its gzipped size
+  player      <retrace-player> and its iframe embed (embed.html) over a
+              slim build of retrace-wasm, in dist-player/, with what a page
+              loads for it, gzipped, against its 350 kB budget
   test        fmt check, module layering, the crate graph (no git2 or
               database client below the store), clippy, all tests (with a
-              throwaway Postgres server for the run), wasm32 build of
+              throwaway Postgres server for the run; retrace-wasm's again
+              without its optional request kinds), wasm32 build of
               retrace-core and its no-host-imports check, wasm32 builds and
-              clippy of retrace-wasm, the viewer's bundle budget and the
+              clippy of retrace-wasm (every feature, and the player's), the
+              viewer's bundle budget, the player's budget and the
               end-to-end tests in Chromium (what CI runs)
   layers      [SRC_DIR…] no import cycle at any depth and no upward import
               between modules (declaration order is the layer order), and
@@ -87,6 +101,10 @@ commands:
   bench-wasm  [FILE…] open speed and memory of the core as wasm in Node
   bench-web   [FILE…] the viewer in Chromium: first paint, full index,
               main-thread stalls, bundle size
+  bench-player [FILE…] <retrace-player> in Chromium: what a page loads
+              for it (gzipped), time to a first frame (10 MB pi and
+              Claude Code sessions by default), memory per player and
+              after dispose()
   bench-redact [--mb N] [--seeds 1,2,3]
               redaction quality (redact_score.py) and MB/s, native and
               as wasm in Node, on generated corpora (target/redact-bench)

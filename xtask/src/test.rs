@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{deps, engine, layers, root, tools, wasm, web};
+use crate::{deps, engine, layers, player, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -50,6 +50,13 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     drop(server);
     tested?;
+    // The engine's tests again without its optional request kinds (the
+    // player's build): each is refused with `unsupported`.
+    step(
+        "retrace-wasm tests without its optional request kinds",
+        &root,
+        cargo().args(["test", "-p", "retrace-wasm", "--no-default-features"]),
+    )?;
     wasm::ensure_target()?;
     step(
         "wasm32 build of retrace-core",
@@ -77,7 +84,7 @@ pub fn run(args: &[String]) -> Result<()> {
             "warnings",
         ]),
     )?;
-    // The engine alone (no feature: no wasm-bindgen at all, so the engine
+    // The engine alone (no transport: no wasm-bindgen at all, so the engine
     // cannot reach for the browser), then with every transport.
     step(
         "wasm32 build of retrace-wasm's engine",
@@ -106,6 +113,23 @@ pub fn run(args: &[String]) -> Result<()> {
             "warnings",
         ]),
     )?;
+    step(
+        "clippy for wasm32: retrace-wasm as the player builds it",
+        &root,
+        cargo().args([
+            "clippy",
+            "-p",
+            "retrace-wasm",
+            "--no-default-features",
+            "--features",
+            "direct",
+            "--target",
+            wasm::TARGET,
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
     wasm::check_no_imports(&root)?;
     let dist = web::build(&root, true)?;
     let size = web::bundle_size(&dist)?;
@@ -117,8 +141,11 @@ pub fn run(args: &[String]) -> Result<()> {
             web::BUNDLE_BUDGET
         );
     }
-    // The engine alone, which `engine.test.mjs` loads.
+    // The engine alone, which `engine.test.mjs` loads, and the player,
+    // which `player.test.mjs` and `embed.test.mjs` load.
     let engine = engine::build(&root)?;
+    let player = player::build(&root)?;
+    player::check_budget(&player)?;
     let chromium = tools::ensure_chromium()?;
     // Built by `cargo test` above, wherever the target dir is; the viewer's
     // redacted downloads must equal its output.
@@ -130,6 +157,7 @@ pub fn run(args: &[String]) -> Result<()> {
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
             .env("RETRACE_ENGINE", &engine)
+            .env("RETRACE_PLAYER", &player)
             .env("CHROMIUM", &chromium)
             .env("RETRACE_BIN", &retrace),
     )?;

@@ -83,6 +83,9 @@ pub struct ReplayOptions {
     pub untimed_gap_ms: u64,
     /// Stop playing on a row marked [`Marks::ERROR`].
     pub pause_on_error: bool,
+    /// Stop playing on a row with any of these marks ([`Marks`] bits; an
+    /// embed's markers), after showing it.
+    pub pause_on: u8,
 }
 
 impl Default for ReplayOptions {
@@ -92,6 +95,7 @@ impl Default for ReplayOptions {
             max_gap_ms: 3_000,
             untimed_gap_ms: 700,
             pause_on_error: false,
+            pause_on: 0,
         }
     }
 }
@@ -124,6 +128,8 @@ pub enum PauseReason {
     End,
     /// A row marked as an error was shown and the replay pauses on errors.
     Error,
+    /// A row with one of [`ReplayOptions::pause_on`]'s marks was shown.
+    Marker,
 }
 
 /// What the caller should show.
@@ -309,6 +315,8 @@ impl Replay {
                 self.stop(PauseReason::End);
             } else if self.options.pause_on_error && shown.marks.has(Marks::ERROR) {
                 self.stop(PauseReason::Error);
+            } else if shown.marks.has(self.options.pause_on) {
+                self.stop(PauseReason::Marker);
             } else {
                 // Schedule from when the row was due, not from `now`, so a
                 // late timer does not stretch the replay; but never schedule
@@ -480,6 +488,55 @@ mod tests {
         assert_eq!(events, [Event::Played]);
         drive(&mut r, 1_000);
         assert_eq!(r.position(), 4);
+    }
+
+    #[test]
+    fn pauses_on_marks_when_asked() {
+        /// Plays from `now` until it stops: the position and why.
+        fn run(r: &mut Replay, now: u64) -> (usize, Option<PauseReason>) {
+            r.play(now);
+            let mut why = None;
+            loop {
+                while let Some(e) = r.poll_event() {
+                    if let Event::Paused { reason } = e {
+                        why = Some(reason);
+                    }
+                }
+                match r.poll_timeout() {
+                    Some(due) => r.handle_timeout(due),
+                    None => return (r.position(), why),
+                }
+            }
+        }
+        let mut s = steps(&[Some(0), Some(10), Some(20), Some(30), Some(40)]);
+        s[1].marks.0 = Marks::PROMPT;
+        s[3].marks.0 = Marks::COMPACTION | Marks::ERROR;
+        let mut r = Replay::new(
+            s,
+            ReplayOptions {
+                pause_on: Marks::PROMPT | Marks::COMPACTION,
+                ..ReplayOptions::default()
+            },
+        );
+        // Right after showing the prompt, then the compaction (an error
+        // the replay does not pause on is the marker it is), then the end,
+        // which the last row is, marked or not.
+        assert_eq!(run(&mut r, 0), (2, Some(PauseReason::Marker)));
+        assert_eq!(run(&mut r, 100), (4, Some(PauseReason::Marker)));
+        assert_eq!(run(&mut r, 200), (5, Some(PauseReason::End)));
+        // Without marks to pause on, it plays through.
+        r.set_options(ReplayOptions::default(), 300);
+        assert_eq!(run(&mut r, 300), (5, Some(PauseReason::End)));
+        // Pausing on errors comes first.
+        r.set_options(
+            ReplayOptions {
+                pause_on: Marks::COMPACTION,
+                pause_on_error: true,
+                ..ReplayOptions::default()
+            },
+            400,
+        );
+        assert_eq!(run(&mut r, 400), (4, Some(PauseReason::Error)));
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! One request kind = one engine method = one JS method, and none left
 //! out: every kind is read from its JSON, dispatched by `Engine::call` to
-//! the method that answers it, exported by the direct class under its JS
-//! name (building a request of that kind), and offered by the JS worker
-//! client under the same name (sending that kind). The error codes a
-//! caller matches on are pinned.
+//! the method that answers it (or, in a build without the kind's cargo
+//! feature, refused with `unsupported`: run these with
+//! `--no-default-features` too), exported by the direct class under its
+//! JS name (building a request of that kind), and offered by the JS
+//! worker client under the same name (sending that kind). The error codes
+//! a caller matches on are pinned.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -125,6 +127,7 @@ fn every_request_kind_reaches_its_engine_method() {
     let row = branch.rows.line.iter().position(|&l| l == 812).unwrap();
 
     let mut kinds = BTreeSet::new();
+    let mut refused = BTreeSet::new();
     for (i, sample) in SAMPLES.iter().enumerate() {
         let sample = sample
             .replace("LEAF", &leaf.to_string())
@@ -140,12 +143,96 @@ fn every_request_kind_reaches_its_engine_method() {
                 let read = retrace_wasm::engine::ready(o.read(|| 0.0, |_| true)).unwrap();
                 kind_of(&engine.opened(read, &mut host).unwrap())
             }
+            Err(e) if !Request::built(kind) => {
+                // A build without the kind's feature says which.
+                let feature = Request::feature(kind).unwrap();
+                assert_eq!(e.code, ErrorCode::Unsupported, "{kind}: {e}");
+                assert!(
+                    e.message.contains(&format!("cargo feature `{feature}`")),
+                    "{kind}: {e}"
+                );
+                refused.insert(kind);
+                continue;
+            }
             Err(e) => panic!("{kind}: {e}"),
         };
+        assert!(
+            Request::built(kind),
+            "{kind} answered in a build without it"
+        );
         assert_eq!(got, answer_kind(kind), "{kind}");
     }
     let all: BTreeSet<&str> = Request::KINDS.into_iter().collect();
     assert_eq!(kinds, all, "a sample of each kind");
+    // The kinds of the features this build has are answered, the others
+    // refused; the player's build (none of them) keeps only what a player
+    // asks.
+    let unbuilt: BTreeSet<&str> = all.iter().copied().filter(|k| !Request::built(k)).collect();
+    assert_eq!(refused, unbuilt);
+    let features = ["edit", "folders", "search", "share", "stats"];
+    let built: Vec<&str> = features
+        .into_iter()
+        .filter(|f| {
+            all.iter()
+                .any(|k| Request::feature(k) == Some(f) && Request::built(k))
+        })
+        .collect();
+    let enabled: Vec<&str> = features
+        .into_iter()
+        .filter(|f| match *f {
+            "edit" => cfg!(feature = "edit"),
+            "folders" => cfg!(feature = "folders"),
+            "search" => cfg!(feature = "search"),
+            "share" => cfg!(feature = "share"),
+            _ => cfg!(feature = "stats"),
+        })
+        .collect();
+    assert_eq!(
+        built, enabled,
+        "Request::built follows the build's features"
+    );
+    if enabled.is_empty() {
+        let kept: Vec<&str> = all.difference(&unbuilt).copied().collect();
+        assert_eq!(
+            kept,
+            [
+                "bodies",
+                "branch",
+                "hide_sensitive",
+                "image",
+                "open",
+                "previews"
+            ]
+        );
+    }
+}
+
+/// Every optional feature of the crate's manifest maps kinds, and each
+/// kind's feature is one of them.
+#[test]
+fn the_features_are_one_list() {
+    let manifest = std::fs::read_to_string(crate_dir().join("Cargo.toml")).unwrap();
+    let default = manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("default = "))
+        .expect("a default feature list");
+    let mut named: Vec<&str> = Request::KINDS
+        .iter()
+        .filter_map(|k| Request::feature(k))
+        .collect();
+    named.sort_unstable();
+    named.dedup();
+    let listed: Vec<&str> = default
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(',')
+        .map(|f| f.trim().trim_matches('"'))
+        .collect();
+    assert_eq!(listed, named, "`default` lists each kind's feature, sorted");
+    for feature in &named {
+        // Each has its line in the manifest's table of features.
+        let line = format!("#   {feature} ");
+        assert!(manifest.contains(&line), "no `{line}` in Cargo.toml");
+    }
 }
 
 /// The body of the `impl` block that follows `marker` in `source`.

@@ -35,6 +35,17 @@ use crate::protocol::{
 /// about an open session wait at most about this long.
 const TITLES_MS: f64 = 50.0;
 
+/// The refusal of a request kind this build was made without (its cargo
+/// feature, `Request::feature` names it, was off). The methods check
+/// with `cfg!` at their start, so the rest of them, and all they alone
+/// call, is compiled out of such a build.
+fn not_built(kind: &str, feature: &str) -> EngineError {
+    EngineError::new(
+        ErrorCode::Unsupported,
+        format!("`{kind}` is not in this build of the engine (cargo feature `{feature}`)"),
+    )
+}
+
 /// What a request came to.
 pub enum Outcome<F: Files> {
     /// Its answer.
@@ -180,6 +191,9 @@ impl<F: Files> Engine<F> {
     /// as that session; a folder of several is answered with their names,
     /// and their titles follow as `listed` events.
     pub fn open_folder(&mut self, files: F, paths: &[String]) -> Result<Outcome<F>, EngineError> {
+        if !cfg!(feature = "folders") {
+            return Err(not_built("open_folder", "folders"));
+        }
         let folder = Folder::split(files, paths)?;
         let names = folder.names();
         if folder.sessions.len() == 1 {
@@ -200,6 +214,9 @@ impl<F: Files> Engine<F> {
     /// `open_listed`: the `session`th session of the folder listed last
     /// (the list stays for another pick).
     pub fn open_listed(&mut self, session: u32) -> Result<Opening<F>, EngineError> {
+        if !cfg!(feature = "folders") {
+            return Err(not_built("open_listed", "folders"));
+        }
         let (files, ordered) = self
             .folder
             .as_ref()
@@ -267,11 +284,17 @@ impl<F: Files> Engine<F> {
         query: &str,
         filter: SearchFilter,
     ) -> Result<SearchResults, EngineError> {
+        if !cfg!(feature = "search") {
+            return Err(not_built("search", "search"));
+        }
         self.session()?.search(query, filter)
     }
 
     /// `stats`: token totals and tool counts (every body parsed).
     pub fn stats(&mut self) -> Result<StatsReport, EngineError> {
+        if !cfg!(feature = "stats") {
+            return Err(not_built("stats", "stats"));
+        }
         self.session()?.stats()
     }
 
@@ -296,6 +319,9 @@ impl<F: Files> Engine<F> {
     /// any file) shown as written, the values named beside, while the
     /// rest stays hidden; empty lists take the exceptions back.
     pub fn review(&mut self, disable: &[String], allow: &[ReviewAllow]) -> Result<(), EngineError> {
+        if !cfg!(feature = "share") {
+            return Err(not_built("review", "share"));
+        }
         let open = self.session()?;
         let files = open.session.files().len();
         if let Some(a) = allow.iter().find(|a| a.file as usize >= files) {
@@ -310,6 +336,9 @@ impl<F: Files> Engine<F> {
 
     /// `scan`: scan the session for sensitive data in the background.
     pub fn scan(&mut self) -> Result<(), EngineError> {
+        if !cfg!(feature = "share") {
+            return Err(not_built("scan", "share"));
+        }
         self.session()?.scan();
         Ok(())
     }
@@ -324,18 +353,27 @@ impl<F: Files> Engine<F> {
         disable: &[String],
         allow: &[Allow],
     ) -> Result<(), EngineError> {
+        if !cfg!(feature = "share") {
+            return Err(not_built("download", "share"));
+        }
         self.session()?.download(ticket, file, mode, disable, allow)
     }
 
     /// `edit_points`: where the branch can be forked and which calls have
     /// no result.
     pub fn edit_points(&mut self, leaf: u32) -> Result<EditPoints, EngineError> {
+        if !cfg!(feature = "edit") {
+            return Err(not_built("edit_points", "edit"));
+        }
         self.session()?.edit_points(leaf)
     }
 
     /// `fork`: a new session forked at row `row` (its id from the host's
     /// random bytes, its time the host's clock).
     pub fn fork(&mut self, leaf: u32, row: u32, host: &mut dyn Host) -> Result<Made, EngineError> {
+        if !cfg!(feature = "edit") {
+            return Err(not_built("fork", "edit"));
+        }
         let id = retrace_core::uuid_v4(host.random());
         let now = host.unix_ms();
         self.session()?.fork(leaf, row, &id, now)
@@ -343,6 +381,9 @@ impl<F: Files> Engine<F> {
 
     /// `seal`: the branch with its calls without a result answered.
     pub fn seal(&mut self, leaf: u32, host: &mut dyn Host) -> Result<Made, EngineError> {
+        if !cfg!(feature = "edit") {
+            return Err(not_built("seal", "edit"));
+        }
         let now = host.unix_ms();
         self.session()?.seal(leaf, || host.random(), now)
     }
@@ -350,7 +391,7 @@ impl<F: Files> Engine<F> {
     /// Whether background work is waiting ([`Engine::tick`] runs it).
     pub fn busy(&self) -> bool {
         self.open.as_ref().is_some_and(Open::busy)
-            || self.folder.as_ref().is_some_and(|f| !f.titled())
+            || (cfg!(feature = "folders") && self.folder.as_ref().is_some_and(|f| !f.titled()))
     }
 
     /// One slice of background work: a redacted copy first (someone waits
@@ -358,7 +399,10 @@ impl<F: Files> Engine<F> {
     /// is more; a transport runs it between requests.
     pub fn tick(&mut self, host: &mut dyn Host) -> bool {
         let open = self.open.as_mut();
-        let folder = self.folder.as_mut().filter(|f| !f.titled());
+        let folder = self
+            .folder
+            .as_mut()
+            .filter(|f| cfg!(feature = "folders") && !f.titled());
         match (open, folder) {
             (Some(open), _) if open.writing() => open.tick(host),
             (_, Some(folder)) => {

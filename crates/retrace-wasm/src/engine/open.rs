@@ -359,14 +359,19 @@ impl<F: Files> Open<F> {
         !self.downloads.is_empty()
     }
 
-    /// Whether background work is waiting.
+    /// Whether background work is waiting (only a build with `share` has
+    /// any: the scan and redacted copies are its kinds).
     pub fn busy(&self) -> bool {
-        !self.downloads.is_empty() || self.scan.as_ref().is_some_and(|s| !s.finished)
+        cfg!(feature = "share")
+            && (!self.downloads.is_empty() || self.scan.as_ref().is_some_and(|s| !s.finished))
     }
 
     /// One slice of background work (downloads first: someone waits for
     /// them).
     pub fn tick(&mut self, host: &mut dyn Host) {
+        if !cfg!(feature = "share") {
+            return;
+        }
         let Open {
             session,
             source,
@@ -458,6 +463,8 @@ impl<F: Files> Open<F> {
             let i = own.binary_search_by_key(&at, |e| e.offset).ok()?;
             Some(session_line(u32::from(file.0), u64::from(own[i].line)))
         };
+        // A review comes with `share` only.
+        let review = review.as_ref().filter(|_| cfg!(feature = "share"));
         let mut shown = match (*hide, review) {
             (false, _) if !mark_shown => return f(session, source),
             (false, _) => RedactingSource::revealing(source, rules.clone()),

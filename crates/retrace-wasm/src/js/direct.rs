@@ -96,7 +96,7 @@ pub struct DirectEngine {
 }
 
 /// `e` as thrown to JS: an `Error` named `RetraceError` with its `code`.
-fn thrown(e: EngineError) -> JsValue {
+pub(super) fn thrown(e: EngineError) -> JsValue {
     let error = js_sys::Error::new(&e.message);
     error.set_name("RetraceError");
     let _ = Reflect::set(&error, &"code".into(), &e.code.as_str().into());

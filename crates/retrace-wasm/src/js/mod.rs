@@ -1,7 +1,8 @@
 //! The JS side, behind features: what the transports share of the host
 //! (`browser`), values as JS values (`wire`), the worker transport
-//! (`worker`), the page's Rust client of it (`client`) and the direct
-//! transport (`direct`).
+//! (`worker`), the page's Rust client of it (`client`), the direct
+//! transport (`direct`) and, with it, the core's replay as a JS class
+//! (`replay`).
 
 #[cfg(feature = "worker")]
 mod browser;
@@ -13,3 +14,5 @@ pub mod worker;
 pub mod client;
 #[cfg(feature = "direct")]
 pub mod direct;
+#[cfg(feature = "direct")]
+pub mod replay;

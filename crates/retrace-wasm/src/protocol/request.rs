@@ -127,6 +127,33 @@ impl Request {
         matches!(self, Request::Open { .. } | Request::OpenFolder { .. })
     }
 
+    /// The cargo feature of retrace-wasm a kind needs, for the kinds not in
+    /// every build (`Cargo.toml` lists the features); a build without it
+    /// answers them with code `unsupported`. The player's slim build
+    /// leaves them out.
+    pub fn feature(kind: &str) -> Option<&'static str> {
+        match kind {
+            "edit_points" | "fork" | "seal" => Some("edit"),
+            "open_folder" | "open_listed" => Some("folders"),
+            "review" | "scan" | "download" => Some("share"),
+            "search" => Some("search"),
+            "stats" => Some("stats"),
+            _ => None,
+        }
+    }
+
+    /// Whether this build of the engine answers a kind (has its feature).
+    pub fn built(kind: &str) -> bool {
+        match Request::feature(kind) {
+            Some("edit") => cfg!(feature = "edit"),
+            Some("folders") => cfg!(feature = "folders"),
+            Some("share") => cfg!(feature = "share"),
+            Some("search") => cfg!(feature = "search"),
+            Some("stats") => cfg!(feature = "stats"),
+            Some(_) | None => true,
+        }
+    }
+
     /// Reads a request. By hand rather than derived: serde's derive for an
     /// internally tagged enum buffers the request in a generic tree first,
     /// and its code was the largest function of the worker's wasm (growing
