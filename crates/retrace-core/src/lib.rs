@@ -40,6 +40,7 @@ mod replay;
 mod reading;
 mod markdown;
 pub mod redact;
+mod html;
 #[cfg(test)]
 mod test_rng;
 
@@ -52,6 +53,10 @@ pub use edit::{
 pub use format::{
     needs_head, order_files, side_car, snapshot_side_car, split_sessions, subagent_dir, Listing,
     SessionFile, Subagent, HEAD_BYTES,
+};
+pub use html::{
+    frame_of, HtmlError, HtmlPage, HtmlPart, HtmlWriter, PartWriter, CHUNK as HTML_CHUNK,
+    CSP as HTML_CSP, VIEWER_PARTS,
 };
 pub use markdown::{write_markdown, Branches, Markdown, MarkdownOptions};
 pub use model::bookmark::{Bookmark, BookmarkOrigin};
