@@ -4,6 +4,7 @@ mod conversation;
 mod crumbs;
 mod details;
 mod edit;
+mod embedded;
 mod folder;
 mod frame;
 mod harness;
@@ -700,7 +701,10 @@ pub fn App() -> impl IntoView {
     let v = Viewer::new();
     provide_context(v);
     prefs::restore(v);
-    let started = client::start(WORKER_SCRIPT, move |m, file| on_message(v, m, file));
+    let (script, glue) = embedded::worker(WORKER_SCRIPT);
+    let started = client::start(&script, glue.as_ref(), move |m, file| {
+        on_message(v, m, file)
+    });
     if let Err(e) = started {
         v.failure.set(Some(e));
     }
@@ -717,6 +721,9 @@ pub fn App() -> impl IntoView {
     frame::follow_drawer(v);
     history::show_return_hint();
     loading::load_from_query(v);
+    embedded::open(v);
+    // A page holding its session opens it, rather than asking for one.
+    let welcome = embedded::embedded().is_none();
     let has_session = move || v.summary.with(Option::is_some);
     let listing = move || v.folder.shown.get();
     view! {
@@ -738,7 +745,7 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show
                 when=move || has_session() && !listing()
-                fallback=move || (!listing()).then(|| view! { <loading::Welcome/> })
+                fallback=move || (welcome && !listing()).then(|| view! { <loading::Welcome/> })
             >
                 <main class="panes">
                     <tree::TreePanel/>

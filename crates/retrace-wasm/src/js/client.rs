@@ -56,19 +56,30 @@ fn id_of(message: &Object) -> u32 {
 /// beside the page) running this very module: the script gets the page's
 /// compiled module (no second download or compile) and the URL of its JS
 /// glue (a bundler hashes that name, so the script cannot know it).
+/// `glue`, when given, is that JS itself, for a page that has no URL a
+/// worker may import it from: one opened from `file://` (the single-file
+/// HTML export), where `script` is a `blob:` URL, which Chromium starts
+/// only as a classic worker and whose worker cannot import the page's
+/// `blob:` URLs (it makes its own of the glue).
 /// `on_message` gets every message, in order, with the `Blob` of a made
 /// file.
 pub fn start(
     script: &str,
+    glue: Option<&Blob>,
     on_message: impl Fn(Incoming, Option<Blob>) + 'static,
 ) -> Result<(), String> {
     let options = WorkerOptions::new();
-    options.set_type(WorkerType::Module);
+    if glue.is_none() {
+        options.set_type(WorkerType::Module);
+    }
     let worker = Worker::new_with_options(script, &options)
         .map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let boot = Object::new();
-    let glue = IMPORT_META.with(ImportMeta::url);
-    let _ = Reflect::set(&boot, &"glue".into(), &glue.into());
+    let glue: JsValue = match glue {
+        Some(glue) => glue.into(),
+        None => IMPORT_META.with(ImportMeta::url).into(),
+    };
+    let _ = Reflect::set(&boot, &"glue".into(), &glue);
     let _ = Reflect::set(&boot, &"module".into(), &wasm_bindgen::module());
     worker
         .post_message(&boot)
