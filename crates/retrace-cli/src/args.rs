@@ -463,19 +463,28 @@ pub(crate) struct ExportTo {
     /// collapsed, each tool call collapsed with its result inside).
     #[arg(long)]
     pub md: bool,
+    /// One HTML page to open in a browser, offline: the viewer (tree,
+    /// replay, search, links) with the session's files inside, compressed.
+    #[arg(long)]
+    pub html: bool,
 }
 
 /// The output format `export` was asked for.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ExportFormat {
     Markdown,
+    Html,
 }
 
 impl ExportTo {
     /// The format the flags name (clap requires exactly one).
     pub fn format(&self) -> ExportFormat {
-        debug_assert!(self.md);
-        ExportFormat::Markdown
+        if self.html {
+            ExportFormat::Html
+        } else {
+            debug_assert!(self.md);
+            ExportFormat::Markdown
+        }
     }
 }
 

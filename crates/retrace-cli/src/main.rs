@@ -13,6 +13,7 @@ mod input;
 mod output;
 mod printer;
 mod reporters;
+mod viewer;
 
 use std::process::ExitCode;
 

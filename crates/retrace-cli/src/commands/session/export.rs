@@ -14,19 +14,20 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use anyhow::Result;
-use retrace_core::redact::{Finding, Mode, RedactingSource, Redactor, Rules};
+use retrace_core::redact::{Finding, Mode, RedactingSource, Redactor, Rules, Summary};
 use retrace_core::{
     write_markdown, Branches, EntryId, ExportError, FileId, MarkdownOptions, Session, Source,
 };
 
 use super::redact::{create, note_counts, warn_leftovers, ReportWriter};
-use super::{leaf, warn_bad_bookmarks};
+use super::{export_html, leaf, warn_bad_bookmarks};
 use crate::args::{BranchesChoice, ExportArgs, ExportFormat, ReadArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
 use crate::printer::Printer;
+use crate::viewer;
 
 impl Run for ExportArgs {
     fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
@@ -36,6 +37,12 @@ impl Run for ExportArgs {
 
 fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let path = &args.branch.path;
+    let format = args.to.format();
+    // A build without the viewer says so before reading anything.
+    let viewer = match format {
+        ExportFormat::Html => Some(viewer::embedded().map_err(|e| e.on("--html"))?),
+        ExportFormat::Markdown => None,
+    };
     let mut loaded = load(path, read, printer)?;
     warn_bad_bookmarks(&loaded, printer)?;
     // A session with no conversation is still written (its entries as
@@ -61,23 +68,20 @@ fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
         None => None,
     };
     let s = &loaded.session;
-    // A finding names its file when the session has several.
-    let several = s.files().len() > 1;
     let mut report_failed: Option<io::Error> = None;
-    let mut found = |file: FileId, f: Finding| {
+    // A finding names its file when the output comes from several.
+    let mut found = |file: Option<&str>, f: &Finding| {
         let Some(r) = report.as_mut().filter(|_| report_failed.is_none()) else {
             return;
         };
-        let name = several.then(|| s.files()[file.0 as usize].name.as_str());
-        if let Err(e) = r.finding(&f, name) {
+        if let Err(e) = r.finding(f, file) {
             report_failed = Some(e);
         }
     };
-    let line_of = |file: FileId, at: u64| s.entry_at(file, at).map(|e| u64::from(s.entry(e).line));
     let mut redactor = Redactor::new(rules.clone(), Mode::default());
     let mut hide = |t: &str| redactor.redact_text(t);
     let mut keep = |t: &str| t.to_owned();
-    let format = args.to.format();
+    let hide: &mut dyn FnMut(&str) -> String = if args.no_redact { &mut keep } else { &mut hide };
     let out: &mut dyn Write = match output.as_mut() {
         Some(file) => file,
         None => printer.stdout(),
@@ -88,13 +92,18 @@ fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
         branches,
         redacted: !args.no_redact,
     };
-    let (written, summary) = if args.no_redact {
-        (write(format, s, source, &what, &mut keep, out), None)
-    } else {
-        let mut shown =
-            RedactingSource::with_lines(source, rules.clone(), &line_of).recording(&mut found);
-        let written = write(format, s, &mut shown, &what, &mut hide, out);
-        (written, Some(shown.summary()))
+    let (written, summary) = match viewer {
+        Some(viewer) => {
+            let rules = (!args.no_redact).then_some(&rules);
+            let side_cars = &loaded.side_cars;
+            match export_html::write(
+                viewer, s, source, side_cars, &what, rules, &mut found, hide, out,
+            ) {
+                Ok(summary) => (Ok(()), summary),
+                Err(e) => (Err(e), None),
+            }
+        }
+        None => markdown(s, source, &what, &rules, &mut found, hide, out),
     };
     let cannot_write = |file: &str, e: &dyn std::fmt::Display| {
         InputError::new(e).on(format!("{file}: cannot write"))
@@ -128,33 +137,54 @@ fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
     })
 }
 
-/// What to write, whatever the format.
-struct What {
-    leaf: Option<EntryId>,
-    branches: Branches,
-    /// Bodies are read redacted.
-    redacted: bool,
+/// The Markdown of `s`: bodies read through a recording `RedactingSource`
+/// unless `what` is not redacted; what was hidden, when it is.
+fn markdown(
+    s: &Session,
+    source: &mut dyn Source,
+    what: &What,
+    rules: &Arc<Rules>,
+    found: &mut dyn FnMut(Option<&str>, &Finding),
+    hide: &mut dyn FnMut(&str) -> String,
+    out: &mut dyn Write,
+) -> (Result<(), ExportError>, Option<Summary>) {
+    if !what.redacted {
+        return (write_markdown_of(s, source, what, hide, out), None);
+    }
+    let several = s.files().len() > 1;
+    let line_of = |file: FileId, at: u64| s.entry_at(file, at).map(|e| u64::from(s.entry(e).line));
+    let mut found = |file: FileId, f: Finding| {
+        let name = several.then(|| s.files()[file.0 as usize].name.as_str());
+        found(name, &f)
+    };
+    let mut shown =
+        RedactingSource::with_lines(source, rules.clone(), &line_of).recording(&mut found);
+    let written = write_markdown_of(s, &mut shown, what, hide, out);
+    (written, Some(shown.summary()))
 }
 
-/// The session in `format`, bodies read through `source`, texts from the
-/// index through `hide`.
-fn write(
-    format: ExportFormat,
+/// What to write, whatever the format.
+pub(super) struct What {
+    pub leaf: Option<EntryId>,
+    pub branches: Branches,
+    /// Bodies are read redacted.
+    pub redacted: bool,
+}
+
+/// The Markdown of `session`, bodies read through `source`, texts from
+/// the index through `hide`.
+fn write_markdown_of(
     session: &Session,
     source: &mut dyn Source,
     what: &What,
     hide: &mut dyn FnMut(&str) -> String,
     out: &mut dyn Write,
 ) -> Result<(), ExportError> {
-    match format {
-        ExportFormat::Markdown => {
-            let options = MarkdownOptions {
-                leaf: what.leaf,
-                branches: what.branches,
-                redacted: what.redacted,
-                hide,
-            };
-            write_markdown(session, source, options, out).map(drop)
-        }
-    }
+    let options = MarkdownOptions {
+        leaf: what.leaf,
+        branches: what.branches,
+        redacted: what.redacted,
+        hide,
+    };
+    write_markdown(session, source, options, out).map(drop)
 }

@@ -4,6 +4,7 @@
 pub(super) mod cat;
 pub(super) mod compact;
 pub(super) mod export;
+mod export_html;
 pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod list;
