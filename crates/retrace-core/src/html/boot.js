@@ -1,19 +1,22 @@
-// retrace: this file holds the viewer and a session. This script starts
-// the viewer from the parts below the page and hands it the session; it
-// loads nothing from anywhere (the page's policy forbids every request).
+// retrace: starts the viewer held below from its parts, with the session
+// held after it (crates/retrace-core/src/html/). Nothing is fetched.
 const TYPE = 'application/x-retrace';
-// A part is an element naming it (data-viewer or data-file) and the
-// elements without a name that follow it: base64 of its gzip bytes.
 const parts = [];
 for (const el of document.querySelectorAll(`script[type="${TYPE}"]`)) {
-  const { viewer, file } = el.dataset;
-  if (viewer !== undefined || file !== undefined) parts.push({ viewer, file, chunks: [] });
+  const { viewer, file, leaf } = el.dataset;
+  if (viewer || file !== undefined) parts.push({ viewer, file, leaf, chunks: [] });
   parts.at(-1)?.chunks.push(el);
 }
+const files = parts.filter((p) => p.file !== undefined);
+// This page without its session, to write another from.
+const page = document.documentElement.cloneNode(true);
+const held = new Set(files.flatMap((p) => p.chunks));
+const all = document.querySelectorAll(`script[type="${TYPE}"]`);
+page.querySelectorAll(`script[type="${TYPE}"]`).forEach((el, i) => held.has(all[i]) && el.remove());
+const open = `<!DOCTYPE html>\n${page.outerHTML}`.replace(/<\/body><\/html>$/, '');
 const bytes = Uint8Array.fromBase64
   ?? ((text) => Uint8Array.from(atob(text), (c) => c.charCodeAt(0)));
-// A part's bytes, unzipped as they are read, a chunk at a time; the
-// session's chunks leave the page once read (the engine keeps its copy).
+// A part unzipped as it is read; a file's elements leave the page once read.
 const blob = (part, type, drop) => {
   let i = 0;
   const gzip = new ReadableStream({
@@ -29,24 +32,27 @@ const blob = (part, type, drop) => {
 };
 const note = document.getElementById('retrace-boot');
 try {
-  const viewer = (name) => blob(parts.find((p) => p.viewer === name), 'text/javascript');
-  const [glue, wasm, worker, frame] = await Promise.all(
-    ['glue', 'wasm', 'worker', 'frame'].map(viewer));
-  // The branch the export was asked for, unless a link names another.
-  const { leaf } = document.documentElement.dataset;
+  const [glue, wasm, worker] = await Promise.all(['glue', 'wasm', 'worker']
+    .map((name) => blob(parts.find((p) => p.viewer === name), 'text/javascript')));
+  if (files.length) document.title = `${files[0].file} — retrace`;
+  const leaf = files.find((p) => p.leaf)?.leaf;
   if (leaf && !location.hash) history.replaceState(null, '', `#leaf=${encodeURIComponent(leaf)}`);
-  // What the viewer asks for (web/src/app/embedded.rs): its worker, the
-  // session's files, and its own parts, to write this file again.
-  globalThis.retraceEmbedded = {
-    worker: URL.createObjectURL(worker),
-    glue,
-    files: Promise.all(parts.filter((p) => p.file !== undefined)
-      .map(async (p) => new File([await blob(p, '', true)], p.file))),
-    assets: { glue, wasm, worker, frame, style: document.getElementById('retrace-style').textContent },
-  };
+  const read = Promise.all(files.map(async (p) => new File([await blob(p, '', true)], p.file)));
+  // A worker cannot import the page's blob: URLs, and Chromium starts one
+  // from a blob: URL only as a classic worker: it is given the glue itself.
+  const engine = new Worker(URL.createObjectURL(worker));
+  // Read by web/src/app/embedded.rs.
+  globalThis.retraceEmbedded = { worker: engine, page: new Blob([open]) };
+  document.documentElement.classList.add('embedded');
   const module = await WebAssembly.compile(await wasm.arrayBuffer());
   const js = await import(URL.createObjectURL(glue));
   await js.default({ module_or_path: module });
+  // The viewer listens to its worker now.
+  engine.postMessage({ glue, module });
+  // The session opens as files dropped on the viewer do.
+  const dropped = new DataTransfer();
+  for (const file of await read) dropped.items.add(file);
+  document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dropped, bubbles: true }));
   note.remove();
 } catch (e) {
   note.textContent = `This page cannot start the viewer here: ${e}`;

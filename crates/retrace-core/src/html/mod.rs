@@ -2,32 +2,38 @@
 //! and the viewer's "Download as HTML" makes): the viewer built by `cargo
 //! xtask dist` and the session's files inside one page that opens from
 //! `file://`, offline, and makes no request, not even for a file beside
-//! it. Both write it through [`HtmlWriter`], so the layout is here once:
+//! it. The layout is here once:
 //!
 //! ```text
-//! <!DOCTYPE html> <html data-leaf="…">      the branch to open on, if asked
-//! <head> policy (CSP), title, <style id="retrace-style"> the stylesheet,
-//!        <script type="module"> the boot script (boot.js, pinned by hash)
-//! <body> the viewer's frame (the body of its index.html), a note
-//!        <script type="application/x-retrace" data-viewer="glue">…  viewer parts
-//!        <script type="application/x-retrace" data-file="a.jsonl">… session files
+//! <!DOCTYPE html>                                       ┐ the open page
+//! <head> policy (CSP), <style id="retrace-style"> the    │ (PageWriter:
+//!        stylesheet, <script type="module"> boot.js      │ `dist/export.html`,
+//! <body> the viewer's frame (the body of its index.html) │ written once
+//!        <script type="application/x-retrace" data-viewer="glue">…  │ with the viewer)
+//! <script type="application/x-retrace" data-file="a.jsonl" data-leaf="…">…  session files (FilePart)
+//! </body></html>                                        the tail (TAIL)
 //! ```
 //!
 //! A part is the gzip of its bytes, in base64, cut into elements of at
 //! most [`CHUNK`] bytes each (the first names the part; the ones after it
 //! carry on): the browser unzips it as it reads it
 //! (`DecompressionStream`), never holding one giant string. The viewer's
-//! parts are its wasm-bindgen JS (`glue`), its `wasm`, the engine's
-//! `worker` script and the `frame` again (so a page written from this one
-//! has its exact text). Compressing is the caller's (the CLI on its
-//! threads, the browser with its `CompressionStream`); this module writes
-//! no byte it was not given but its own mark-up.
+//! parts are its wasm-bindgen JS (`glue`), its `wasm` and the engine's
+//! `worker` script ([`VIEWER_PARTS`]). The open page is the same for every
+//! session, so `cargo xtask dist` writes it once ([`PageWriter`]) beside
+//! the viewer; the CLI embeds it and the viewer fetches it (or, opened
+//! from such a file, takes it from itself): each then adds the session's
+//! files ([`FilePart`]) and [`TAIL`]. Compressing is the caller's (the CLI
+//! on its threads, the browser with its `CompressionStream`); this module
+//! writes no byte it was not given but its own mark-up.
 //!
 //! `boot.js` unzips the parts into `Blob`s, imports the glue from a
 //! `blob:` URL, compiles the wasm once and hands the viewer its worker's
-//! `blob:` URL and the session as `File`s (`globalThis.retraceEmbedded`,
-//! read by `web/src/app/embedded.rs`). The policy ([`CSP`]) allows that
-//! and nothing else: no request of any kind.
+//! `blob:` URL, the session as `File`s and the open page again
+//! (`globalThis.retraceEmbedded`, read by `web/src/app/embedded.rs`); it
+//! names the tab after the first file and opens on the leaf its part
+//! names. The policy ([`CSP`]) allows that and nothing else: no request
+//! of any kind.
 
 use std::io::{self, Write};
 
@@ -38,7 +44,7 @@ pub const BOOT: &str = include_str!("boot.js");
 /// checks it: change it with the script).
 macro_rules! boot_hash {
     () => {
-        "c21X2jzjwqrmLhsa2GPl9JGscszcBhAGWDJ3yL5wpi0="
+        "uIWPHtpWlsLk6NTObTNpFMO7J10ZvJ1qnneg3MUecDc="
     };
 }
 
@@ -66,18 +72,12 @@ const PART_TYPE: &str = "application/x-retrace";
 pub const CHUNK: usize = 3 << 18;
 
 /// The viewer's parts, by name, each written once per page.
-pub const VIEWER_PARTS: [&str; 4] = ["glue", "wasm", "worker", "frame"];
+pub const VIEWER_PARTS: [&str; 3] = ["glue", "wasm", "worker"];
 
-/// What a part is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HtmlPart<'a> {
-    /// One of [`VIEWER_PARTS`].
-    Viewer(&'a str),
-    /// A file of the session, by the name the viewer opens it under.
-    File(&'a str),
-}
+/// What ends the page, after the session's files.
+pub const TAIL: &str = "</body>\n</html>\n";
 
-/// Why a page cannot be made of the viewer's files.
+/// Why the open page cannot be made of the viewer's files.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum HtmlError {
     /// The viewer's `index.html` has no `<body>…</body>`.
@@ -87,7 +87,7 @@ pub enum HtmlError {
     #[error("the viewer's stylesheet holds `</style`, which would end it early")]
     StyleEnds,
     /// A part that is not one of the viewer's.
-    #[error("no viewer part `{0}` (glue, wasm, worker, frame)")]
+    #[error("no viewer part `{0}` (glue, wasm, worker)")]
     NoSuchPart(String),
     /// A viewer part left out.
     #[error("the viewer's part `{0}` was not written")]
@@ -112,110 +112,114 @@ pub fn frame_of(index: &str) -> Result<&str, HtmlError> {
     index.get(start..end).ok_or(HtmlError::NoBody)
 }
 
-/// The page around the parts.
-pub struct HtmlPage<'a> {
-    /// The viewer's frame ([`frame_of`] its `index.html`).
-    pub frame: &'a str,
-    /// The viewer's stylesheet.
-    pub style: &'a str,
-    /// The page's title (the session's, already redacted if it is to be).
-    pub title: &'a str,
-    /// The label of the leaf to open on (`Session::label`), unless a
-    /// link into the page names another.
-    pub leaf: Option<&'a str>,
+/// The name a session's file is carried under: its base name, `.gz`
+/// dropped (a part holds the bytes as read, unzipped).
+pub fn part_name(path: &str) -> &str {
+    let base = path.rsplit(['/', '\\']).next().unwrap_or(path);
+    base.strip_suffix(".gz").unwrap_or(base)
 }
 
-/// Writes one page: [`HtmlWriter::new`] the head and frame, then each
-/// part through [`HtmlWriter::part`] (the viewer's four and the session's
-/// files, in any order), then [`HtmlWriter::finish`]. Output goes to `out`
-/// in pieces of about [`CHUNK`] bytes.
-pub struct HtmlWriter<W: Write> {
+/// Writes the open page: [`PageWriter::new`] the head and the frame, then
+/// each of the viewer's parts through [`PageWriter::part`], then
+/// [`PageWriter::finish`].
+pub struct PageWriter<W: Write> {
     out: W,
-    viewer: [bool; 4],
+    written: [bool; 3],
 }
 
-impl<W: Write> HtmlWriter<W> {
-    /// Writes the head and the frame.
-    pub fn new(mut out: W, page: &HtmlPage<'_>) -> io::Result<HtmlWriter<W>> {
-        if contains_ignore_case(page.style, "</style") {
+impl<W: Write> PageWriter<W> {
+    /// Writes the head (`style`: the viewer's stylesheet) and the frame
+    /// ([`frame_of`] its `index.html`).
+    pub fn new(mut out: W, frame: &str, style: &str) -> io::Result<PageWriter<W>> {
+        if contains_ignore_case(style, "</style") {
             return Err(HtmlError::StyleEnds.into());
-        }
-        out.write_all(b"<!DOCTYPE html>\n<html lang=\"en\"")?;
-        if let Some(leaf) = page.leaf {
-            write!(out, " data-leaf=\"{}\"", attribute(leaf))?;
         }
         write!(
             out,
             concat!(
-                ">\n<head>\n<meta charset=\"utf-8\">\n",
+                "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
                 "<meta http-equiv=\"Content-Security-Policy\" content=\"{csp}\">\n",
-                "<title>{title}</title>\n",
+                // Named after the session once open.
+                "<title>retrace</title>\n",
                 // No favicon request.
                 "<link rel=\"icon\" href=\"data:,\">\n",
                 "<style id=\"retrace-style\">{style}</style>\n",
                 "<script type=\"module\">{boot}</script>\n",
                 "</head>\n<body>{frame}",
-                "<p id=\"retrace-boot\" class=\"dim\">Opening the session…</p>\n"
+                "<p id=\"retrace-boot\">Opening the session…</p>\n"
             ),
             csp = CSP,
-            title = text(page.title),
-            style = page.style,
+            style = style,
             boot = BOOT,
-            frame = page.frame,
+            frame = frame,
         )?;
-        Ok(HtmlWriter {
+        Ok(PageWriter {
             out,
-            viewer: [false; 4],
+            written: [false; 3],
         })
     }
 
-    /// A part: write its gzip bytes to the [`PartWriter`], then
-    /// [`PartWriter::finish`] it.
-    pub fn part(&mut self, part: HtmlPart<'_>) -> io::Result<PartWriter<'_, W>> {
-        let open = match part {
-            HtmlPart::Viewer(name) => {
-                let i = VIEWER_PARTS
-                    .iter()
-                    .position(|&p| p == name)
-                    .ok_or_else(|| HtmlError::NoSuchPart(name.to_owned()))?;
-                if std::mem::replace(&mut self.viewer[i], true) {
-                    return Err(HtmlError::Twice(name.to_owned()).into());
-                }
-                format!("data-viewer=\"{name}\"")
-            }
-            HtmlPart::File(name) => format!("data-file=\"{}\"", attribute(name)),
-        };
-        Ok(PartWriter {
-            out: &mut self.out,
-            open: Some(open),
-            bytes: Vec::with_capacity(CHUNK),
-            text: Vec::new(),
-        })
+    /// The viewer's part `name` (one of [`VIEWER_PARTS`]): write its gzip
+    /// bytes to the [`FilePart`], then finish it.
+    pub fn part(&mut self, name: &str) -> io::Result<FilePart<'_, W>> {
+        let i = VIEWER_PARTS
+            .iter()
+            .position(|&p| p == name)
+            .ok_or_else(|| HtmlError::NoSuchPart(name.to_owned()))?;
+        if std::mem::replace(&mut self.written[i], true) {
+            return Err(HtmlError::Twice(name.to_owned()).into());
+        }
+        Ok(FilePart::start(
+            &mut self.out,
+            format!("data-viewer=\"{name}\""),
+        ))
     }
 
-    /// Ends the page; its output back.
-    pub fn finish(mut self) -> io::Result<W> {
-        if let Some(i) = self.viewer.iter().position(|&done| !done) {
+    /// The open page written; its output back, for the session's files.
+    pub fn finish(self) -> io::Result<W> {
+        if let Some(i) = self.written.iter().position(|&done| !done) {
             return Err(HtmlError::Missing(VIEWER_PARTS[i]).into());
         }
-        self.out.write_all(b"</body>\n</html>\n")?;
         Ok(self.out)
     }
 }
 
-/// The gzip bytes of one part, written as elements of [`CHUNK`] bytes.
-pub struct PartWriter<'a, W: Write> {
+/// The gzip bytes of one part, written to the page as elements of
+/// [`CHUNK`] bytes; [`FilePart::finish`] writes the last.
+pub struct FilePart<'a, W: Write> {
     out: &'a mut W,
-    /// The first element's attribute, until it is written.
+    /// The first element's attributes, until it is written.
     open: Option<String>,
     bytes: Vec<u8>,
-    text: Vec<u8>,
 }
 
-impl<W: Write> PartWriter<'_, W> {
-    /// Writes what is left (a part has at least one element, which
-    /// names it).
+impl<'a, W: Write> FilePart<'a, W> {
+    /// A file of the session, after the open page: `name`, the name the
+    /// viewer opens it under ([`part_name`]); `leaf`, the label of the
+    /// leaf the page opens on (`Session::label`), unless a link into the
+    /// page names another.
+    pub fn new(out: &'a mut W, name: &str, leaf: Option<&str>) -> FilePart<'a, W> {
+        let mut open = String::from("data-file=\"");
+        attribute(name, &mut open);
+        if let Some(leaf) = leaf {
+            open.push_str("\" data-leaf=\"");
+            attribute(leaf, &mut open);
+        }
+        open.push('"');
+        FilePart::start(out, open)
+    }
+
+    fn start(out: &'a mut W, open: String) -> FilePart<'a, W> {
+        FilePart {
+            out,
+            open: Some(open),
+            bytes: Vec::with_capacity(CHUNK),
+        }
+    }
+
+    /// Writes what is left (a part has at least one element, which names
+    /// it).
     pub fn finish(mut self) -> io::Result<()> {
         if !self.bytes.is_empty() || self.open.is_some() {
             self.element()?;
@@ -224,19 +228,23 @@ impl<W: Write> PartWriter<'_, W> {
     }
 
     fn element(&mut self) -> io::Result<()> {
-        self.text.clear();
-        base64(&self.bytes, &mut self.text);
-        self.bytes.clear();
-        match self.open.take() {
-            Some(open) => write!(self.out, "<script type=\"{PART_TYPE}\" {open}>")?,
-            None => write!(self.out, "<script type=\"{PART_TYPE}\">")?,
+        let mut text = Vec::with_capacity(self.bytes.len().div_ceil(3) * 4 + 80);
+        text.extend_from_slice(b"<script type=\"");
+        text.extend_from_slice(PART_TYPE.as_bytes());
+        text.push(b'"');
+        if let Some(open) = self.open.take() {
+            text.push(b' ');
+            text.extend_from_slice(open.as_bytes());
         }
-        self.out.write_all(&self.text)?;
-        self.out.write_all(b"</script>\n")
+        text.push(b'>');
+        base64(&self.bytes, &mut text);
+        text.extend_from_slice(b"</script>\n");
+        self.bytes.clear();
+        self.out.write_all(&text)
     }
 }
 
-impl<W: Write> Write for PartWriter<'_, W> {
+impl<W: Write> Write for FilePart<'_, W> {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         let n = buf.len().min(CHUNK - self.bytes.len());
         self.bytes.extend_from_slice(&buf[..n]);
@@ -254,7 +262,6 @@ impl<W: Write> Write for PartWriter<'_, W> {
 /// Standard base64 with padding, appended to `out`.
 fn base64(bytes: &[u8], out: &mut Vec<u8>) {
     const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    out.reserve(bytes.len().div_ceil(3) * 4);
     for chunk in bytes.chunks(3) {
         let n = chunk
             .iter()
@@ -270,14 +277,17 @@ fn base64(bytes: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Text in an element: `&` and `<` escaped.
-fn text(s: &str) -> String {
-    s.replace('&', "&amp;").replace('<', "&lt;")
-}
-
-/// Text in a quoted attribute: `&`, `<` and `"` escaped.
-fn attribute(s: &str) -> String {
-    text(s).replace('"', "&quot;")
+/// `s` as text in a quoted attribute, onto `out`: `&`, `<` and `"`
+/// escaped.
+fn attribute(s: &str, out: &mut String) {
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '"' => out.push_str("&quot;"),
+            c => out.push(c),
+        }
+    }
 }
 
 fn contains_ignore_case(haystack: &str, needle: &str) -> bool {

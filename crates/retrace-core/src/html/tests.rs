@@ -1,33 +1,29 @@
 use super::*;
 use sha2::{Digest, Sha256};
 
-fn page<'a>(title: &'a str, leaf: Option<&'a str>) -> HtmlPage<'a> {
-    HtmlPage {
-        frame: "<div id=\"announce\"></div>\n",
-        style: "body { color: red }",
-        title,
-        leaf,
-    }
-}
+const FRAME: &str = "<div id=\"announce\"></div>\n";
+const STYLE: &str = "body { color: red }";
 
-/// A page with the viewer's parts (their names as their bytes) and the
-/// given files.
-fn write(page: &HtmlPage<'_>, files: &[(&str, &[u8])]) -> String {
-    let mut w = HtmlWriter::new(Vec::new(), page).unwrap();
+/// The open page with the viewer's parts (their names as their bytes),
+/// then the given files (the first opening on `leaf`) and the tail.
+fn write(files: &[(&str, &[u8])], leaf: Option<&str>) -> String {
+    let mut w = PageWriter::new(Vec::new(), FRAME, STYLE).unwrap();
     for name in VIEWER_PARTS {
-        let mut p = w.part(HtmlPart::Viewer(name)).unwrap();
+        let mut p = w.part(name).unwrap();
         p.write_all(name.as_bytes()).unwrap();
         p.finish().unwrap();
     }
-    for (name, bytes) in files {
-        let mut p = w.part(HtmlPart::File(name)).unwrap();
+    let mut out = w.finish().unwrap();
+    for (i, (name, bytes)) in files.iter().enumerate() {
+        let mut p = FilePart::new(&mut out, name, leaf.filter(|_| i == 0));
         // In odd pieces, as a compressor hands them over.
         for piece in bytes.chunks(100_003) {
             p.write_all(piece).unwrap();
         }
         p.finish().unwrap();
     }
-    String::from_utf8(w.finish().unwrap()).unwrap()
+    out.extend_from_slice(TAIL.as_bytes());
+    String::from_utf8(out).unwrap()
 }
 
 fn unbase64(text: &str) -> Vec<u8> {
@@ -55,7 +51,7 @@ fn unbase64(text: &str) -> Vec<u8> {
     out
 }
 
-/// The parts of a page as the boot script reads them: (attribute, bytes
+/// The parts of a page as the boot script reads them: (attributes, bytes
 /// of each element).
 fn parts(html: &str) -> Vec<(String, Vec<Vec<u8>>)> {
     let mut parts: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
@@ -99,8 +95,8 @@ fn the_policy_pins_the_boot_script_by_its_hash() {
 fn parts_are_cut_in_elements_that_name_the_part_first() {
     let big: Vec<u8> = (0..CHUNK * 2 + 5).map(|i| (i * 7 % 251) as u8).collect();
     let html = write(
-        &page("t", None),
         &[("a.jsonl", b"{}\n"), ("big.jsonl", &big), ("empty", b"")],
+        Some("L4"),
     );
     let parts = parts(&html);
     let names: Vec<&str> = parts.iter().map(|p| p.0.as_str()).collect();
@@ -110,27 +106,26 @@ fn parts_are_cut_in_elements_that_name_the_part_first() {
             "data-viewer=\"glue\"",
             "data-viewer=\"wasm\"",
             "data-viewer=\"worker\"",
-            "data-viewer=\"frame\"",
-            "data-file=\"a.jsonl\"",
+            "data-file=\"a.jsonl\" data-leaf=\"L4\"",
             "data-file=\"big.jsonl\"",
             "data-file=\"empty\"",
         ]
     );
     assert_eq!(parts[1].1, [b"wasm".to_vec()]);
-    assert_eq!(parts[4].1, [b"{}\n".to_vec()]);
+    assert_eq!(parts[3].1, [b"{}\n".to_vec()]);
     // Whole elements of CHUNK bytes, the rest in the last one.
-    let lens: Vec<usize> = parts[5].1.iter().map(Vec::len).collect();
+    let lens: Vec<usize> = parts[4].1.iter().map(Vec::len).collect();
     assert_eq!(lens, [CHUNK, CHUNK, 5]);
-    assert_eq!(parts[5].1.concat(), big);
+    assert_eq!(parts[4].1.concat(), big);
     // An empty part still has its element, which names it.
-    assert_eq!(parts[6].1, [Vec::<u8>::new()]);
-    assert!(html.ends_with("</body>\n</html>\n"));
+    assert_eq!(parts[5].1, [Vec::<u8>::new()]);
+    assert!(html.ends_with("</script>\n</body>\n</html>\n"));
 }
 
 #[test]
 fn the_head_holds_the_policy_the_style_the_boot_script_and_the_frame() {
-    let html = write(&page("Fix <b> & \"go\"", Some("L4\"x")), &[]);
-    assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\" data-leaf=\"L4&quot;x\">\n"));
+    let html = write(&[], None);
+    assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
     let csp = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">");
     let at = |s: &str| {
         html.find(s)
@@ -138,44 +133,39 @@ fn the_head_holds_the_policy_the_style_the_boot_script_and_the_frame() {
     };
     // The policy comes before any script.
     assert!(at(&csp) < at("<script"));
-    assert!(html.contains("<title>Fix &lt;b> &amp; \"go\"</title>"));
     assert!(html.contains("<style id=\"retrace-style\">body { color: red }</style>"));
     assert!(html.contains(&format!("<script type=\"module\">{BOOT}</script>")));
     assert!(
         at("<body><div id=\"announce\"></div>\n<p id=\"retrace-boot\"")
             < at("<script type=\"application/x-retrace\"")
     );
-    assert!(!write(&page("t", None), &[]).contains("data-leaf"));
 }
 
 #[test]
 fn names_are_escaped_in_their_attribute() {
-    let html = write(&page("t", None), &[("a\"b<c&d.jsonl", b"x")]);
-    assert!(html.contains("data-file=\"a&quot;b&lt;c&amp;d.jsonl\">"));
+    let html = write(&[("a\"b<c&d.jsonl", b"x")], Some("id\"1"));
+    assert!(html.contains("data-file=\"a&quot;b&lt;c&amp;d.jsonl\" data-leaf=\"id&quot;1\">"));
 }
 
 #[test]
 fn a_page_without_a_viewer_part_or_with_one_twice_is_refused() {
-    let mut w = HtmlWriter::new(Vec::new(), &page("t", None)).unwrap();
-    for name in ["glue", "wasm", "worker"] {
-        w.part(HtmlPart::Viewer(name)).unwrap().finish().unwrap();
+    let mut w = PageWriter::new(Vec::new(), FRAME, STYLE).unwrap();
+    for name in ["glue", "wasm"] {
+        w.part(name).unwrap().finish().unwrap();
     }
-    let e = w.part(HtmlPart::Viewer("glue")).err().unwrap();
+    let e = w.part("glue").err().unwrap();
     assert_eq!(e.to_string(), "the viewer's part `glue` was written twice");
-    let e = w.part(HtmlPart::Viewer("logo")).err().unwrap();
-    assert_eq!(
-        e.to_string(),
-        "no viewer part `logo` (glue, wasm, worker, frame)"
-    );
+    let e = w.part("logo").err().unwrap();
+    assert_eq!(e.to_string(), "no viewer part `logo` (glue, wasm, worker)");
     let e = w.finish().unwrap_err();
-    assert_eq!(e.to_string(), "the viewer's part `frame` was not written");
+    assert_eq!(e.to_string(), "the viewer's part `worker` was not written");
 }
 
 #[test]
 fn a_stylesheet_that_would_end_its_element_is_refused() {
-    let mut p = page("t", None);
-    p.style = "a::after { content: '</STYLE>' }";
-    let e = HtmlWriter::new(Vec::new(), &p).err().unwrap();
+    let e = PageWriter::new(Vec::new(), FRAME, "a::after { content: '</STYLE>' }")
+        .err()
+        .unwrap();
     assert_eq!(
         e.to_string(),
         "the viewer's stylesheet holds `</style`, which would end it early"
@@ -190,6 +180,13 @@ fn the_frame_is_the_body_of_the_viewers_page() {
         frame_of("<html><head></head></html>"),
         Err(HtmlError::NoBody)
     );
+}
+
+#[test]
+fn a_file_is_carried_under_its_base_name_unzipped() {
+    assert_eq!(part_name("/a/b/s.jsonl.gz"), "s.jsonl");
+    assert_eq!(part_name("C:\\x\\agent-1.jsonl"), "agent-1.jsonl");
+    assert_eq!(part_name("-"), "-");
 }
 
 #[test]
