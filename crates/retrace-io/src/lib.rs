@@ -15,7 +15,8 @@
 //!   a file or standard input (gunzipped by its magic), on several
 //!   threads when it can.
 //! - [`AtomicFile`], [`OutputFile`]: writes that never leave half a file,
-//!   gzipped when named `.gz`; [`append_lines`]: lines appended to a
+//!   gzipped when named `.gz`; [`ParallelGz`]: one gzip stream deflated on
+//!   several threads; [`append_lines`]: lines appended to a
 //!   session file as its agent appends (a gzip member for a gzipped one).
 //! - [`FileError`]: what went wrong, and on which file.
 
@@ -25,6 +26,7 @@ mod error;
 mod load;
 mod open;
 mod output_file;
+mod parallel_gz;
 mod pump;
 mod source;
 mod sweep;
@@ -36,6 +38,7 @@ pub use error::{io_reason, FileError, FileResult};
 pub use load::{folder_inputs, load, locate, with_side_car, Bytes, Loaded, Located};
 pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use output_file::OutputFile;
+pub use parallel_gz::ParallelGz;
 pub use pump::{pump, pump_parallel, Findings, PumpError, Stream, CHUNK};
 pub use source::FileSource;
 pub use sweep::{sweep, target, within, Sweep};

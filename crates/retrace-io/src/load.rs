@@ -40,6 +40,9 @@ pub struct Loaded {
     /// The side-car read with each file, by file (empty for standard
     /// input and pipes).
     pub side_cars: Vec<Option<String>>,
+    /// The bookmarks side-car (`*.snapshots.json`) read with each file, by
+    /// file (empty for standard input and pipes).
+    pub snapshots: Vec<Option<String>>,
 }
 
 /// Where entry bodies are read from.
@@ -178,10 +181,9 @@ impl Located {
             What::Files(inputs) => inputs,
         };
         let session = open_files(&inputs, options, progress)?;
-        let side_cars = inputs
-            .iter()
-            .map(|i| i.meta.as_ref().map(|m| m.display().to_string()))
-            .collect();
+        let named = |p: &Option<PathBuf>| p.as_ref().map(|m| m.display().to_string());
+        let side_cars = inputs.iter().map(|i| named(&i.meta)).collect();
+        let snapshots = inputs.iter().map(|i| named(&i.snapshots)).collect();
         let source = Bytes::Files(FileSource::new(
             inputs.into_iter().map(|i| i.path).collect(),
         ));
@@ -190,6 +192,7 @@ impl Located {
             source: Inflated::new(source, session.files()),
             session,
             side_cars,
+            snapshots,
         })
     }
 }
@@ -216,6 +219,7 @@ fn in_memory(name: String, bytes: Vec<u8>, options: ReaderOptions) -> Loaded {
         source: Inflated::new(Bytes::Memory(bytes), session.files()),
         session,
         side_cars: Vec::new(),
+        snapshots: Vec::new(),
     }
 }
 

@@ -20,7 +20,9 @@ pub struct OutputFile {
 
 enum Inner {
     Plain(io::BufWriter<AtomicFile>),
-    Gz(GzEncoder<io::BufWriter<AtomicFile>>),
+    // Boxed: with flate2's zlib-rs backend (the CLI's) the encoder is
+    // four times the size of the other variant.
+    Gz(Box<GzEncoder<io::BufWriter<AtomicFile>>>),
 }
 
 impl OutputFile {
@@ -31,7 +33,7 @@ impl OutputFile {
         let gz = path.as_os_str().as_encoded_bytes().ends_with(b".gz");
         Ok(OutputFile {
             inner: Some(if gz {
-                Inner::Gz(GzEncoder::new(w, Compression::default()))
+                Inner::Gz(Box::new(GzEncoder::new(w, Compression::default())))
             } else {
                 Inner::Plain(w)
             }),
