@@ -26,6 +26,7 @@ mod bench_web;
 mod cmd;
 mod deps;
 mod engine;
+mod export_page;
 mod layers;
 mod player;
 mod serve;

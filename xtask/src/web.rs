@@ -43,6 +43,7 @@ pub fn build(root: &Path, release: bool) -> Result<PathBuf> {
     )?;
     let dist = root.join("dist");
     pin_inline_scripts(&dist.join("index.html"))?;
+    crate::export_page::write(&dist)?;
     Ok(dist)
 }
 
