@@ -39,8 +39,8 @@ fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
     let path = &args.branch.path;
     let format = args.to.format();
     // A build without the viewer says so before reading anything.
-    let viewer = match format {
-        ExportFormat::Html => Some(viewer::embedded().map_err(|e| e.on("--html"))?),
+    let page = match format {
+        ExportFormat::Html => Some(viewer::page().map_err(|e| e.on("--html"))?),
         ExportFormat::Markdown => None,
     };
     let mut loaded = load(path, read, printer)?;
@@ -89,16 +89,18 @@ fn run(args: &ExportArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exit
     let source: &mut dyn Source = &mut loaded.source;
     let what = What {
         leaf,
+        asked: args.branch.leaf.is_some(),
         branches,
         redacted: !args.no_redact,
     };
-    let (written, summary) = match viewer {
-        Some(viewer) => {
+    let (written, summary) = match page {
+        Some(page) => {
             let rules = (!args.no_redact).then_some(&rules);
-            let side_cars = &loaded.side_cars;
-            match export_html::write(
-                viewer, s, source, side_cars, &what, rules, &mut found, hide, out,
-            ) {
+            let cars = export_html::SideCars {
+                meta: &loaded.side_cars,
+                snapshots: &loaded.snapshots,
+            };
+            match export_html::write(page, s, source, &cars, &what, rules, &mut found, hide, out) {
                 Ok(summary) => (Ok(()), summary),
                 Err(e) => (Err(e), None),
             }
@@ -166,6 +168,8 @@ fn markdown(
 /// What to write, whatever the format.
 pub(super) struct What {
     pub leaf: Option<EntryId>,
+    /// The leaf was named (`--leaf`), not the default.
+    pub asked: bool,
     pub branches: Branches,
     /// Bodies are read redacted.
     pub redacted: bool,
