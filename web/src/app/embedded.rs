@@ -1,56 +1,18 @@
 //! The viewer inside a page that holds its session (`retrace export
 //! --html`, or "Download as HTML"): the page's boot script (the core's
-//! `html/boot.js`) leaves `globalThis.retraceEmbedded` with the worker's
-//! `blob:` URL, the wasm-bindgen JS, the session's files (a promise) and
-//! the viewer's own parts; the session opens at once.
+//! `html/boot.js`) leaves `globalThis.retraceEmbedded` with the worker it
+//! started (from a `blob:` URL, told its glue and module once the page is
+//! up) and the page without its session (for "Download as HTML"); it
+//! drops the session's files on the viewer once it is up, and marks the
+//! page `embedded` (the stylesheet then shows no welcome).
 
-use js_sys::{Promise, Reflect};
-use leptos::prelude::*;
-use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{Blob, File};
+use js_sys::Reflect;
+use wasm_bindgen::JsValue;
 
-use super::Viewer;
-
-/// What the boot script left, in a page that holds its session.
-pub fn embedded() -> Option<JsValue> {
-    Reflect::get(&js_sys::global(), &"retraceEmbedded".into())
-        .ok()
-        .filter(|e| e.is_object())
-}
-
-/// `embedded().key`.
+/// `retraceEmbedded.key`, in a page that holds its session.
 pub fn get(key: &str) -> Option<JsValue> {
-    Reflect::get(&embedded()?, &key.into()).ok()
-}
-
-/// The worker's script and, in such a page, the glue it is given.
-pub fn worker(default: &str) -> (String, Option<Blob>) {
-    match (get("worker").and_then(|w| w.as_string()), get("glue")) {
-        (Some(url), Some(glue)) => (url, glue.dyn_into().ok()),
-        _ => (default.to_owned(), None),
-    }
-}
-
-/// Opens the session the page holds, if it holds one.
-pub fn open(v: Viewer) {
-    let Some(files) = get("files").and_then(|f| f.dyn_into::<Promise>().ok()) else {
-        return;
-    };
-    v.progress.set(Some((0, 0)));
-    leptos::task::spawn_local(async move {
-        match JsFuture::from(files).await {
-            Ok(files) => v.open(
-                js_sys::Array::from(&files)
-                    .iter()
-                    .filter_map(|f| f.dyn_into::<File>().ok())
-                    .collect(),
-            ),
-            Err(e) => {
-                v.progress.set(None);
-                v.failure
-                    .set(Some(format!("cannot read the session in this page: {e:?}")));
-            }
-        }
-    });
+    let embedded = Reflect::get(&js_sys::global(), &"retraceEmbedded".into()).ok()?;
+    Reflect::get(&embedded, &key.into())
+        .ok()
+        .filter(|v| !v.is_undefined())
 }

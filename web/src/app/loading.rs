@@ -164,7 +164,7 @@ pub fn load_from_query(v: Viewer) {
     });
 }
 
-async fn fetch_file(url: &str, name: &str) -> Result<File, String> {
+pub(super) async fn fetch_file(url: &str, name: &str) -> Result<File, String> {
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str(url))
         .await

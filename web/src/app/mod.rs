@@ -15,6 +15,7 @@ mod player;
 mod prefs;
 mod row;
 mod save;
+mod share;
 mod tool;
 mod search;
 mod subagent;
@@ -201,6 +202,7 @@ impl Viewer {
         self.previews.set(HashMap::new());
         self.scan.set(None);
         self.download.set(None);
+        share::abandon();
         self.edited.set(None);
         self.failure.set(None);
         self.stats.set(None);
@@ -429,6 +431,7 @@ fn on_message(v: Viewer, incoming: Incoming, file: Option<web_sys::Blob>) {
 }
 
 fn on_failure(v: Viewer, e: EngineError) {
+    share::abandon();
     v.progress.set(None);
     v.download.set(None);
     v.failure.set(Some(e.message));
@@ -623,6 +626,9 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
         }
         Response::File(made) => {
             if let Some(file) = file {
+                if share::take(v, &file) {
+                    return;
+                }
                 save::save(&file, &made.name);
             }
             v.download.set(None);
@@ -701,10 +707,9 @@ pub fn App() -> impl IntoView {
     let v = Viewer::new();
     provide_context(v);
     prefs::restore(v);
-    let (script, glue) = embedded::worker(WORKER_SCRIPT);
-    let started = client::start(&script, glue.as_ref(), move |m, file| {
-        on_message(v, m, file)
-    });
+    // A page holding its session started its worker itself.
+    let script = embedded::get("worker").unwrap_or_else(|| WORKER_SCRIPT.into());
+    let started = client::start(&script, move |m, file| on_message(v, m, file));
     if let Err(e) = started {
         v.failure.set(Some(e));
     }
@@ -721,9 +726,6 @@ pub fn App() -> impl IntoView {
     frame::follow_drawer(v);
     history::show_return_hint();
     loading::load_from_query(v);
-    embedded::open(v);
-    // A page holding its session opens it, rather than asking for one.
-    let welcome = embedded::embedded().is_none();
     let has_session = move || v.summary.with(Option::is_some);
     let listing = move || v.folder.shown.get();
     view! {
@@ -745,7 +747,7 @@ pub fn App() -> impl IntoView {
             </Show>
             <Show
                 when=move || has_session() && !listing()
-                fallback=move || (welcome && !listing()).then(|| view! { <loading::Welcome/> })
+                fallback=move || (!listing()).then(|| view! { <loading::Welcome/> })
             >
                 <main class="panes">
                     <tree::TreePanel/>

@@ -131,6 +131,30 @@ fn save_rules(text: &str, name: &str) {
     }
 }
 
+/// A redacted copy of `file`, with what the review marked "not a secret".
+fn download(
+    file: u32,
+    mode: RwSignal<Mode>,
+    kinds_ok: RwSignal<BTreeSet<String>>,
+    allowed: RwSignal<BTreeSet<Allowed>>,
+) -> Request {
+    let e = exceptions(&kinds_ok.get_untracked(), &allowed.get_untracked(), file);
+    Request::Download {
+        file,
+        mode: mode.get_untracked().as_str().to_owned(),
+        disable: e.kinds,
+        allow: e
+            .findings
+            .into_iter()
+            .map(|f| retrace_wasm::protocol::Allow {
+                kind: f.kind,
+                line: f.line,
+                hash: retrace_core::redact::hash_hex(f.hash),
+            })
+            .collect(),
+    }
+}
+
 /// Findings listed in the pane at once.
 const LISTED: usize = 200;
 
@@ -312,6 +336,7 @@ pub fn Review() -> impl IntoView {
     let downloads = move || {
         let files = v.summary.with(|s| s.as_ref().map(|s| s.files.clone()))?;
         let busy = v.download.get();
+        let count = files.len() as u32;
         let buttons = files
             .into_iter()
             .enumerate()
@@ -333,24 +358,7 @@ pub fn Review() -> impl IntoView {
                             disabled=busy.is_some()
                             on:click=move |_| {
                                 v.download.set(Some((i as u32, 0, f.size)));
-                                let e = exceptions(&kinds_ok.get_untracked(), &allowed.get_untracked(), i as u32);
-                                retrace_wasm::js::client::send(
-                                    &Request::Download {
-                                        file: i as u32,
-                                        mode: mode.get_untracked().as_str().to_owned(),
-                                        disable: e.kinds,
-                                        allow: e
-                                            .findings
-                                            .into_iter()
-                                            .map(|f| retrace_wasm::protocol::Allow {
-                                                kind: f.kind,
-                                                line: f.line,
-                                                hash: retrace_core::redact::hash_hex(f.hash),
-                                            })
-                                            .collect(),
-                                    },
-                                    &[],
-                                );
+                                retrace_wasm::js::client::send(&download(i as u32, mode, kinds_ok, allowed), &[]);
                             }
                         >
                             {format!("Download {name} redacted")}
@@ -387,7 +395,21 @@ pub fn Review() -> impl IntoView {
                 }
             })
             .collect_view();
-        Some(view! { <ul class="downloads">{buttons}</ul> })
+        Some(view! {
+            <ul class="downloads">{buttons}</ul>
+            <p>
+                <button
+                    id="download-html"
+                    disabled=busy.is_some()
+                    on:click=move |_| {
+                        let every = (0..count).map(|i| download(i, mode, kinds_ok, allowed));
+                        super::share::start(v, every.collect())
+                    }
+                >
+                    "Download as HTML"
+                </button>
+            </p>
+        })
     };
     view! {
         <h3>"Sensitive data"</h3>

@@ -56,34 +56,34 @@ fn id_of(message: &Object) -> u32 {
 /// beside the page) running this very module: the script gets the page's
 /// compiled module (no second download or compile) and the URL of its JS
 /// glue (a bundler hashes that name, so the script cannot know it).
-/// `glue`, when given, is that JS itself, for a page that has no URL a
-/// worker may import it from: one opened from `file://` (the single-file
-/// HTML export), where `script` is a `blob:` URL, which Chromium starts
-/// only as a classic worker and whose worker cannot import the page's
-/// `blob:` URLs (it makes its own of the glue).
+/// `script` may instead be a `Worker` its maker started and told its glue
+/// and module: a page opened from `file://` (the single-file HTML export)
+/// has no URL a worker may import the glue from, so its boot script starts
+/// the worker from a `blob:` URL (Chromium starts that only as a classic
+/// worker) and hands it the glue itself.
 /// `on_message` gets every message, in order, with the `Blob` of a made
 /// file.
 pub fn start(
-    script: &str,
-    glue: Option<&Blob>,
+    script: &JsValue,
     on_message: impl Fn(Incoming, Option<Blob>) + 'static,
 ) -> Result<(), String> {
-    let options = WorkerOptions::new();
-    if glue.is_none() {
-        options.set_type(WorkerType::Module);
-    }
-    let worker = Worker::new_with_options(script, &options)
-        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
-    let boot = Object::new();
-    let glue: JsValue = match glue {
-        Some(glue) => glue.into(),
-        None => IMPORT_META.with(ImportMeta::url).into(),
+    let worker = match script.as_string() {
+        Some(script) => {
+            let options = WorkerOptions::new();
+            options.set_type(WorkerType::Module);
+            let worker = Worker::new_with_options(&script, &options)
+                .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+            let boot = Object::new();
+            let glue = IMPORT_META.with(ImportMeta::url);
+            let _ = Reflect::set(&boot, &"glue".into(), &glue.into());
+            let _ = Reflect::set(&boot, &"module".into(), &wasm_bindgen::module());
+            worker
+                .post_message(&boot)
+                .map_err(|e| format!("cannot start the worker: {e:?}"))?;
+            worker
+        }
+        None => script.clone().unchecked_into(),
     };
-    let _ = Reflect::set(&boot, &"glue".into(), &glue);
-    let _ = Reflect::set(&boot, &"module".into(), &wasm_bindgen::module());
-    worker
-        .post_message(&boot)
-        .map_err(|e| format!("cannot start the worker: {e:?}"))?;
     let on_message: Handler = Rc::new(on_message);
     HANDLER.with(|h| *h.borrow_mut() = Some(on_message.clone()));
     let handler = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
