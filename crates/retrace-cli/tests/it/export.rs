@@ -511,9 +511,9 @@ fn bad_inputs_say_where_and_what() {
     ----- stdout -----
     ----- stderr -----
     error: the following required arguments were not provided:
-      <--md>
+      <--md|--html>
 
-    Usage: retrace export <--md> <PATH>
+    Usage: retrace export <--md|--html> <PATH>
 
     For more information, try '--help'.
     ");

@@ -15,6 +15,7 @@ mod checkpoints;
 mod compact;
 mod errors;
 mod export;
+mod export_html;
 mod fork;
 mod gemini;
 mod info;
