@@ -99,11 +99,8 @@ async fn write(v: Viewer, files: &[Blob]) -> Result<(), JsValue> {
     }
     parts.push(&HTML_TAIL.into());
     let page = Blob::new_with_blob_sequence(&parts)?;
-    // `session.jsonl` saved as `session.html`.
-    let stem = names[0]
-        .rsplit_once('.')
-        .map_or(names[0].as_str(), |(stem, _)| stem);
-    save::save(&page, &(stem.to_owned() + ".html"));
+    // `session.jsonl` saved as `session.jsonl.html`: what it holds.
+    save::save(&page, &(names[0].clone() + ".html"));
     Ok(())
 }
 
