@@ -15,6 +15,10 @@ use retrace_core::{frame_of, PageWriter};
 /// The page's name in `dist/`.
 pub const NAME: &str = "export.html";
 
+/// The variable naming `dist/` to the CLI's build script (which embeds
+/// the page when it is set).
+pub const VIEWER_VAR: &str = "RETRACE_VIEWER_DIST";
+
 /// Writes `dist/export.html` from the viewer trunk built in `dist`.
 pub fn write(dist: &Path) -> Result<()> {
     let read = |name: &str| {

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{deps, engine, layers, player, root, tools, wasm, web};
+use crate::{deps, engine, export_page, layers, player, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -18,17 +18,32 @@ pub fn run(args: &[String]) -> Result<()> {
     println!("==> module layers of retrace-core and retrace-wasm (cargo xtask layers)");
     layers::run(&[])?;
     deps::check(&root)?;
+    // The viewer first: the CLI is built with it inside (export --html),
+    // and its tests that need it run.
+    wasm::ensure_target()?;
+    let dist = web::build(&root, true)?;
+    let size = web::bundle_size(&dist)?;
+    size.print();
+    if size.gzipped() > web::BUNDLE_BUDGET {
+        anyhow::bail!(
+            "the viewer's bundle is {} B gzipped, over its {} B budget",
+            size.gzipped(),
+            web::BUNDLE_BUDGET
+        );
+    }
     step(
         "cargo clippy",
         &root,
-        cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
+        cargo()
+            .args([
+                "clippy",
+                "--workspace",
+                "--all-targets",
+                "--",
+                "-D",
+                "warnings",
+            ])
+            .env(export_page::VIEWER_VAR, &dist),
     )?;
     // One Postgres server for every test binary of the run (each test
     // works in a schema of its own), stopped when the tests end, failed
@@ -46,7 +61,8 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo()
             .args(["test", "--workspace"])
-            .env(retrace_test_postgres::URL_VAR, server.url()),
+            .env(retrace_test_postgres::URL_VAR, server.url())
+            .env(export_page::VIEWER_VAR, &dist),
     );
     drop(server);
     tested?;
@@ -131,16 +147,6 @@ pub fn run(args: &[String]) -> Result<()> {
         ]),
     )?;
     wasm::check_no_imports(&root)?;
-    let dist = web::build(&root, true)?;
-    let size = web::bundle_size(&dist)?;
-    size.print();
-    if size.gzipped() > web::BUNDLE_BUDGET {
-        anyhow::bail!(
-            "the viewer's bundle is {} B gzipped, over its {} B budget",
-            size.gzipped(),
-            web::BUNDLE_BUDGET
-        );
-    }
     // The engine alone, which `engine.test.mjs` loads, and the player,
     // which `player.test.mjs` and `embed.test.mjs` load.
     let engine = engine::build(&root)?;
