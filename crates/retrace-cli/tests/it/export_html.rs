@@ -11,10 +11,13 @@ use std::io::Read;
 
 use crate::common::*;
 
-/// Whether the binary under test holds the viewer (set at build time, as
-/// for the binary: the build script reads the same variable).
+/// The `dist/` the binary under test was built with (the variable as at
+/// build time, as the build script read it), if any.
+const DIST: Option<&str> = option_env!("RETRACE_VIEWER_DIST");
+
+/// Whether the binary under test holds the viewer.
 fn viewer_built() -> bool {
-    option_env!("RETRACE_VIEWER_DIST").is_some_and(|d| !d.is_empty())
+    DIST.is_some_and(|d| !d.is_empty())
 }
 
 /// `true` after printing why, when the viewer is not built in.
@@ -132,8 +135,8 @@ fn a_page_is_the_viewers_page_with_the_session_after_it() {
     let html = page(&[&input, "--branches", "all"]);
     // The open page `cargo xtask dist` wrote, as it is, then the files,
     // then the end.
-    let dist = option_env!("RETRACE_VIEWER_DIST").unwrap();
-    let open = std::fs::read_to_string(format!("{dist}/export.html")).unwrap();
+    let open =
+        std::fs::read_to_string(format!("{}/export.html", DIST.unwrap_or_default())).unwrap();
     assert!(html.starts_with(&open), "the page begins with export.html");
     assert!(html.ends_with("</script>\n</body>\n</html>\n"));
     assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
