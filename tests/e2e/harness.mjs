@@ -16,6 +16,16 @@ export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
 /** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`),
  * served under /engine/. */
 export const engineDist = process.env.RETRACE_ENGINE || path.join(root, 'dist-engine');
+/** The npm package (`cargo xtask package`), served under /dist-package/
+ * beside the repository's examples/ under /examples/, as a checkout
+ * served from its root has them. */
+export const packageDist = process.env.RETRACE_PACKAGE || path.join(root, 'dist-package');
+/** Folders served under a path of their own; the rest is `dist`. */
+const mounts = [
+  ['/engine/', engineDist],
+  ['/dist-package/', packageDist],
+  ['/examples/', path.join(root, 'examples')],
+];
 export const out = path.join(here, 'out');
 /** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */
 export const retraceBin = process.env.RETRACE_BIN
@@ -27,7 +37,7 @@ const types = {
   '.css': 'text/css', '.jsonl': 'application/x-ndjson', '.json': 'application/json',
 };
 
-/** Serves `dist` (and, under /engine/, `engineDist`; extra files by path)
+/** Serves `dist` (and the `mounts`; extra files by path)
  * on 127.0.0.1; `answer(req, res)`, when given, answers a request first
  * if it returns true (to serve what a test needs broken). */
 export async function serve(extra = {}, answer = null) {
@@ -38,8 +48,9 @@ export async function serve(extra = {}, answer = null) {
       res.writeHead(200, { 'Content-Type': url.pathname.endsWith('.html') ? 'text/html' : url.pathname.endsWith('.js') ? 'text/javascript' : 'application/x-ndjson' });
       return res.end(extra[url.pathname]);
     }
-    const [base, rel] = url.pathname.startsWith('/engine/')
-      ? [engineDist, url.pathname.slice('/engine'.length)]
+    const mount = mounts.find(([at]) => url.pathname.startsWith(at));
+    const [base, rel] = mount
+      ? [mount[1], url.pathname.slice(mount[0].length - 1)]
       : [dist, url.pathname === '/' ? '/index.html' : url.pathname];
     const file = path.join(base, path.normalize(rel));
     if (!file.startsWith(base) || !fs.existsSync(file) || !fs.statSync(file).isFile()) {

@@ -31,10 +31,24 @@ pub fn run(args: &[String]) -> Result<()> {
 
 /// Builds the plain engine into `dist-engine/` and returns that folder.
 pub fn build(root: &Path) -> Result<PathBuf> {
+    let out = root.join("dist-engine");
+    build_wasm(root, "direct", &out)?;
+    for script in ["worker.js", "client.js"] {
+        copy_js(root, script, &out)?;
+    }
+    Ok(out)
+}
+
+/// retrace-wasm with `features` (`direct` and those of its request kinds)
+/// built for wasm32 (`wasm-release`), bound by `wasm-bindgen --target web`
+/// (its JS glue finds the wasm beside it with `new URL(…,
+/// import.meta.url)`) and shrunk by `wasm-opt -Oz`, into `out`, emptied
+/// first.
+pub fn build_wasm(root: &Path, features: &str, out: &Path) -> Result<()> {
     tools::ensure_web_build(root)?;
     wasm::ensure_target()?;
     step(
-        "wasm32 build of retrace-wasm (direct transport)",
+        &format!("wasm32 build of retrace-wasm (features {features})"),
         root,
         cargo().args([
             "build",
@@ -42,7 +56,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
             "retrace-wasm",
             "--lib",
             "--features",
-            "direct",
+            features,
             "--profile",
             "wasm-release",
             "--target",
@@ -52,16 +66,15 @@ pub fn build(root: &Path) -> Result<PathBuf> {
     let built = target_dir(root)?
         .join(wasm::TARGET)
         .join("wasm-release/retrace_wasm.wasm");
-    let out = root.join("dist-engine");
     if out.exists() {
-        std::fs::remove_dir_all(&out).with_context(|| format!("clearing {}", out.display()))?;
+        std::fs::remove_dir_all(out).with_context(|| format!("clearing {}", out.display()))?;
     }
     step(
         "wasm-bindgen --target web",
         root,
         Command::new("wasm-bindgen")
             .args(["--target", "web", "--no-typescript", "--out-dir"])
-            .arg(&out)
+            .arg(out)
             .arg(&built)
             .env("PATH", tools::path(root)),
     )?;
@@ -78,10 +91,12 @@ pub fn build(root: &Path) -> Result<PathBuf> {
             .arg(&module)
             .env("PATH", tools::path(root)),
     )?;
-    for script in ["worker.js", "client.js"] {
-        let from = root.join("crates/retrace-wasm/js").join(script);
-        std::fs::copy(&from, out.join(script))
-            .with_context(|| format!("copying {}", from.display()))?;
-    }
-    Ok(out)
+    Ok(())
+}
+
+/// Copies `name` from the crate's `js/` folder into `out`.
+pub fn copy_js(root: &Path, name: &str, out: &Path) -> Result<()> {
+    let from = root.join("crates/retrace-wasm/js").join(name);
+    std::fs::copy(&from, out.join(name)).with_context(|| format!("copying {}", from.display()))?;
+    Ok(())
 }

@@ -10,6 +10,7 @@
 //! - `dist`: the release viewer in `dist/` for static hosting.
 //! - `engine`: retrace-wasm alone, a plain `wasm-bindgen --target web`
 //!   build in `dist-engine/`.
+//! - `package`: the npm package `retrace-wasm` in `dist-package/`.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 //! - `bench-web`: the viewer's open speed in headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
@@ -21,6 +22,7 @@ mod cmd;
 mod deps;
 mod engine;
 mod layers;
+mod package;
 mod serve;
 mod test;
 mod tools;
@@ -39,6 +41,7 @@ fn main() -> ExitCode {
         Some("serve") => serve::run(&args[1..]),
         Some("dist") => serve::dist(&args[1..]),
         Some("engine") => engine::run(&args[1..]),
+        Some("package") => package::run(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
@@ -70,6 +73,10 @@ commands:
   engine      retrace-wasm alone (the direct Engine class, startWorker, its
               worker script and JS client) as a plain wasm-bindgen --target
               web build in dist-engine/, with its gzipped size
+  package     the npm package retrace-wasm in dist-package/ (the engine with
+              the api kinds: tree, context, migrate; a browser entry and a
+              node one, the TypeScript declarations, the README), each
+              file with its gzipped size
   test        fmt check, module layering, the crate graph (no git2 or
               database client below the store), clippy, all tests (with a
               throwaway Postgres server for the run), wasm32 build of

@@ -23,7 +23,7 @@ fn corpus() -> PathBuf {
 const PI: &str = "pi/badlogic__pi-mono/compact.jsonl";
 
 /// One request of each kind, as JSON.
-const SAMPLES: [&str; 16] = [
+const SAMPLES: [&str; 19] = [
     r#"{"kind":"open","leaf_label":null,"entry":null}"#,
     r#"{"kind":"open_folder","paths":["p/compact.jsonl","p/copy.jsonl","p/notes.txt"]}"#,
     r#"{"kind":"open_listed","session":0}"#,
@@ -40,10 +40,17 @@ const SAMPLES: [&str; 16] = [
     r#"{"kind":"edit_points","leaf":LEAF}"#,
     r#"{"kind":"fork","leaf":LEAF,"row":0}"#,
     r#"{"kind":"seal","leaf":LEAF}"#,
+    r#"{"kind":"tree"}"#,
+    r#"{"kind":"context","leaf":LEAF}"#,
+    r#"{"kind":"migrate","leaf":LEAF,"to":"anthropic"}"#,
 ];
 
-/// What each kind is answered with (`later`: by background work).
+/// What each kind is answered with (`later`: by background work;
+/// `unsupported`: refused with that code, by a build without its feature).
 fn answer_kind(request: &str) -> &'static str {
+    if !cfg!(feature = "api") && Request::API_KINDS.contains(&request) {
+        return "unsupported";
+    }
     match request {
         "open" | "open_listed" => "opened",
         "open_folder" => "folder",
@@ -57,6 +64,9 @@ fn answer_kind(request: &str) -> &'static str {
         "image" => "image",
         "previews" => "previews",
         "edit_points" => "edit_points",
+        "tree" => "tree",
+        "context" => "context",
+        "migrate" => "migration",
         other => panic!("no answer kind for `{other}`"),
     }
 }
@@ -140,6 +150,7 @@ fn every_request_kind_reaches_its_engine_method() {
                 let read = retrace_wasm::engine::ready(o.read(|| 0.0, |_| true)).unwrap();
                 kind_of(&engine.opened(read, &mut host).unwrap())
             }
+            Err(e) if e.code == ErrorCode::Unsupported => e.code.as_str().to_owned(),
             Err(e) => panic!("{kind}: {e}"),
         };
         assert_eq!(got, answer_kind(kind), "{kind}");
@@ -252,6 +263,54 @@ fn the_worker_client_offers_the_same_names() {
 }
 
 #[test]
+fn the_declarations_name_one_method_per_kind() {
+    let source = std::fs::read_to_string(crate_dir().join("js/index.d.ts")).unwrap();
+    let body = block_after(&source, "export interface EngineMethods");
+    // Methods sit at two spaces, their doc comments above them.
+    let names: BTreeSet<String> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|name| !name.is_empty())
+        .collect();
+    let want: BTreeSet<String> = Request::KINDS.iter().map(|k| js_name(k)).collect();
+    assert_eq!(names, want);
+    // Both classes take them from there; the worker's as promises.
+    assert!(source.contains("export interface Engine extends EngineMethods {}"));
+    assert!(source.contains("export interface WorkerClient extends Promised<EngineMethods> {}"));
+}
+
+#[cfg(not(feature = "api"))]
+#[test]
+fn a_build_without_api_refuses_its_kinds() {
+    let mut engine: Engine<MemoryFiles> = Engine::new();
+    let mut files = MemoryFiles::new();
+    files.add("compact.jsonl", std::fs::read(corpus().join(PI)).unwrap());
+    let open = Request::from_json(SAMPLES[0]).unwrap();
+    engine.call_now(0, open, Some(files), &mut Quiet).unwrap();
+    for kind in Request::API_KINDS {
+        let sample = SAMPLES
+            .iter()
+            .find(|s| s.contains(&format!(r#""kind":"{kind}""#)))
+            .unwrap()
+            .replace("LEAF", "1");
+        let request = Request::from_json(&sample).unwrap();
+        let Err(e) = engine.call(1, request, None, &mut Quiet) else {
+            panic!("`{kind}` answered without the `api` feature");
+        };
+        assert_eq!(e.code, ErrorCode::Unsupported, "{kind}");
+        assert_eq!(
+            e.message,
+            format!("`{kind}` is not in this build of the engine (cargo feature `api`; the npm package has it)")
+        );
+    }
+}
+
+#[test]
 fn error_codes_are_stable() {
     let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(
@@ -264,6 +323,7 @@ fn error_codes_are_stable() {
             "unreadable",
             "superseded",
             "edit-refused",
+            "nothing-to-send",
             "unsupported",
             "closed",
             "internal",

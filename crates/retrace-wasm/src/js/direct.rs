@@ -23,7 +23,7 @@ use super::browser;
 use super::wire::to_js;
 use crate::engine::{Engine, Host, MemoryFiles};
 use crate::protocol::{
-    Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
+    target_api, Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
 };
 
 /// Runs the worker transport's message loop: call it in a dedicated
@@ -455,6 +455,31 @@ impl DirectEngine {
     #[wasm_bindgen(js_name = seal)]
     pub fn seal(&self, leaf: u32) -> Result<JsValue, JsValue> {
         self.shared.ask(Request::Seal { leaf }, None)
+    }
+
+    /// `tree`: the branch tree, node by node (each node's parent, as
+    /// columns), its roots, leaves, tips and branch points. A build with
+    /// the `api` feature (the npm package); others refuse it with code
+    /// `unsupported`, as they do `context` and `migrate`.
+    #[wasm_bindgen(js_name = tree)]
+    pub fn tree(&self) -> Result<JsValue, JsValue> {
+        self.shared.ask(Request::Tree, None)
+    }
+
+    /// `context`: the messages of the branch ending at `leaf`, as a model
+    /// would be sent them, read as bodies are shown.
+    #[wasm_bindgen(js_name = context)]
+    pub fn context(&self, leaf: u32) -> Result<JsValue, JsValue> {
+        self.shared.ask(Request::Context { leaf }, None)
+    }
+
+    /// `migrate`: the branch ending at `leaf` as the history of a request
+    /// to `to` (`anthropic`, `openai`, `openai-responses`, `google`):
+    /// `{leaf, body, report}`.
+    #[wasm_bindgen(js_name = migrate)]
+    pub fn migrate(&self, leaf: u32, to: String) -> Result<JsValue, JsValue> {
+        let to = target_api(&to).map_err(thrown)?;
+        self.shared.ask(Request::Migrate { leaf, to }, None)
     }
 }
 

@@ -2,6 +2,7 @@
 //! per JS method (`edit_points` is `Engine::edit_points` in Rust and
 //! `editPoints` in JS, on the direct class and the worker client alike).
 
+use retrace_core::Api;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -11,6 +12,7 @@ use super::values::{Allow, ReviewAllow, SearchFilter};
 /// A request, written as `{"kind": …, fields…}` (the worker transport's
 /// JSON) and read with [`Request::from_json`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Request {
     /// Read the files sent along (one session: a main file and its side
@@ -62,6 +64,7 @@ pub enum Request {
     /// the bytes of `retrace redact --rules` with the file they export.
     Download {
         file: u32,
+        #[cfg_attr(feature = "ts", ts(type = r#""typed" | "mask" | "pseudo""#))]
         mode: String,
         disable: Vec<String>,
         allow: Vec<Allow>,
@@ -76,11 +79,22 @@ pub enum Request {
     /// The branch ending at `leaf` with its unpaired calls sealed
     /// (`retrace_core::seal`).
     Seal { leaf: u32 },
+    /// The branch tree, node by node: parents, roots, leaves, branch
+    /// points (`retrace_core::Tree`). Feature `api`.
+    Tree,
+    /// The messages of the branch ending at `leaf` in the one message
+    /// model, as a model would be sent them (`Session::context`), read as
+    /// bodies are shown. Feature `api`.
+    Context { leaf: u32 },
+    /// The branch ending at `leaf` written as the history of a request to
+    /// `to`, with the report of what that loses (`retrace migrate`'s body
+    /// and report), read as bodies are shown. Feature `api`.
+    Migrate { leaf: u32, to: Api },
 }
 
 impl Request {
     /// Every kind, as written in `kind`, in declaration order.
-    pub const KINDS: [&'static str; 16] = [
+    pub const KINDS: [&'static str; 19] = [
         "open",
         "open_folder",
         "open_listed",
@@ -97,7 +111,13 @@ impl Request {
         "edit_points",
         "fork",
         "seal",
+        "tree",
+        "context",
+        "migrate",
     ];
+
+    /// The kinds only a build with the `api` feature answers.
+    pub const API_KINDS: [&'static str; 3] = ["tree", "context", "migrate"];
 
     /// This request's kind, as written in `kind`.
     pub fn kind(&self) -> &'static str {
@@ -118,6 +138,9 @@ impl Request {
             Request::EditPoints { .. } => "edit_points",
             Request::Fork { .. } => "fork",
             Request::Seal { .. } => "seal",
+            Request::Tree => "tree",
+            Request::Context { .. } => "context",
+            Request::Migrate { .. } => "migrate",
         }
     }
 
@@ -269,6 +292,14 @@ impl Request {
             "seal" => Request::Seal {
                 leaf: number("leaf")?,
             },
+            "tree" => Request::Tree,
+            "context" => Request::Context {
+                leaf: number("leaf")?,
+            },
+            "migrate" => Request::Migrate {
+                leaf: number("leaf")?,
+                to: target_api(&text("to")?)?,
+            },
             other => {
                 return Err(EngineError::bad_request(format!(
                     "unknown request kind `{other}`"
@@ -276,6 +307,18 @@ impl Request {
             }
         })
     }
+}
+
+/// The API named `name` as `retrace migrate --to` takes it, or a
+/// `bad-request` that lists the names.
+pub fn target_api(name: &str) -> Result<Api, EngineError> {
+    Api::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Api::ALL.iter().map(|a| a.name()).collect();
+        EngineError::bad_request(format!(
+            "no API `{name}` to migrate to ({})",
+            names.join(", ")
+        ))
+    })
 }
 
 /// The JS name of a request kind's method: `edit_points` → `editPoints`.
@@ -357,6 +400,12 @@ mod tests {
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },
             Request::Seal { leaf: 7 },
+            Request::Tree,
+            Request::Context { leaf: 7 },
+            Request::Migrate {
+                leaf: 7,
+                to: Api::OpenAiResponses,
+            },
         ]
     }
 
@@ -386,6 +435,15 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Request::Fork { leaf: 7, row: 12 }).unwrap(),
             r#"{"kind":"fork","leaf":7,"row":12}"#
+        );
+        // An API by the name `--to` takes.
+        assert_eq!(
+            serde_json::to_string(&Request::Migrate {
+                leaf: 7,
+                to: Api::OpenAiChat
+            })
+            .unwrap(),
+            r#"{"kind":"migrate","leaf":7,"to":"openai"}"#
         );
     }
 
@@ -428,6 +486,14 @@ mod tests {
             (
                 r#"{"kind":"review","allow":[]}"#,
                 "a `review` request without a valid `disable`",
+            ),
+            (
+                r#"{"kind":"migrate","leaf":1}"#,
+                "a `migrate` request without a valid `to`",
+            ),
+            (
+                r#"{"kind":"migrate","leaf":1,"to":"claude"}"#,
+                "no API `claude` to migrate to (anthropic, openai, openai-responses, google)",
             ),
             (r#"{"leaf":1}"#, "a request without a `kind`"),
             ("[1]", "a request without a `kind`"),
