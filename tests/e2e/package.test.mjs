@@ -25,11 +25,18 @@ const PAGE = `<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,
   document.title = 'ready';
 </script>`;
 
+const extra = { '/package-test.html': PAGE };
+
 const suite = browserSuite({
-  extra: { '/package-test.html': PAGE },
+  extra,
   async setup() {
     assert.ok(fs.existsSync(path.join(packageDist, 'package.json')),
       `${packageDist} holds no package: run \`cargo xtask package\` (or set RETRACE_PACKAGE)`);
+    // The README's page, the package where an install puts it.
+    const readme = fs.readFileSync(path.join(packageDist, 'README.md'), 'utf8');
+    const html = readme.slice(readme.indexOf('\n## In a page\n')).split('\n```html\n')[1].split('\n```\n')[0];
+    // (An icon, so the page asks the server for nothing else.)
+    extra['/readme.html'] = `<link rel="icon" href="data:,">\n${html.replace('./node_modules/retrace-wasm/', '/dist-package/')}`;
   },
 });
 
@@ -79,6 +86,20 @@ test('a plain module page loads the package; both transports answer tree, contex
   for (const to of ['anthropic', 'google']) {
     assert.deepEqual(direct[`${to} 8`].body, JSON.parse(cli('migrate', path.join(corpus, BRANCHING), '--to', to)), to);
   }
+});
+
+test("the README's page runs", async () => {
+  const p = await suite.page('/readme.html');
+  // Its module has loaded the engine and listens.
+  await p.waitForFunction(() => document.querySelector('#pick').onchange !== null);
+  await p.setInputFiles('#pick', [path.join(corpus, BRANCHING)]);
+  await p.waitForFunction(() => document.querySelector('#out').textContent !== '');
+  const text = await p.$eval('#out', (pre) => pre.textContent);
+  // The default branch ends at e8: e1's prompt and e7's call (e8 is an
+  // entry of a type pi does not know); Anthropic's history answers the
+  // call in a third turn.
+  assert.equal(text, 'pi: 9 entries, 2 branches\n2 messages on the default branch\nto Anthropic: 3 turns; lost: nothing');
+  assert.equal(p.errors.length, 0, p.errors.join('\n'));
 });
 
 test('the example dashboard shows the files it is given, migrates and redacts', async () => {

@@ -258,6 +258,34 @@ test('what is no session is refused with its code', async () => {
   engine.close();
 });
 
+/** The code of the README's first block in `lang` after `heading`. */
+function readmeExample(heading, lang) {
+  const readme = fs.readFileSync(path.join(pkg, 'README.md'), 'utf8');
+  const from = readme.indexOf(`\n## ${heading}\n`);
+  assert.ok(from >= 0, `the README has no "${heading}"`);
+  return readme.slice(from).split(`\n\`\`\`${lang}\n`)[1].split('\n```\n')[0];
+}
+
+test("the README's Node example runs", () => {
+  const script = path.join(here, 'readme-example.tmp.mjs');
+  const cwd = fs.mkdtempSync(path.join(os.tmpdir(), 'retrace-readme-'));
+  fs.writeFileSync(script, readmeExample('In Node', 'js'));
+  try {
+    const printed = execFileSync(process.execPath, [script, full(SENSITIVE)], { cwd, stdio: ['ignore', 'pipe', 'pipe'] }).toString('utf8');
+    const info = JSON.parse(cli('info', '--json', full(SENSITIVE)));
+    const lines = printed.split('\n');
+    assert.equal(lines[0], `claude-code, ${info.entries} entries`);
+    assert.equal(lines[1], `${info.leaves} leaves, ${info.branch_points} rewinds`);
+    assert.match(printed, /\n\d+ items; \d+ /);
+    // The copy it wrote is `retrace redact`'s.
+    const copy = path.join(cwd, path.basename(SENSITIVE).replace(/\.jsonl$/, '.redacted.jsonl'));
+    assert.equal(fs.readFileSync(copy, 'utf8'), cli('redact', full(SENSITIVE)));
+  } finally {
+    fs.rmSync(script, { force: true });
+    fs.rmSync(cwd, { recursive: true, force: true });
+  }
+});
+
 test('the declarations type-check a typed example (tsc, bundler and node resolution)', () => {
   const tsc = path.join(here, 'node_modules/typescript/bin/tsc');
   assert.ok(fs.existsSync(tsc), 'TypeScript is not installed: `npm ci` in tests/package');

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{deps, engine, layers, root, tools, wasm, web};
+use crate::{deps, layers, package, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -50,6 +50,43 @@ pub fn run(args: &[String]) -> Result<()> {
     );
     drop(server);
     tested?;
+    // The engine as the npm package builds it (the `api` kinds, and `ts`:
+    // the TypeScript declarations are the Rust types'), which the run
+    // above (the viewer's features) leaves out: linted, and the tests
+    // that need it.
+    step(
+        "cargo clippy -p retrace-wasm --features ts",
+        &root,
+        cargo().args([
+            "clippy",
+            "-p",
+            "retrace-wasm",
+            "--all-targets",
+            "--features",
+            "ts",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step(
+        "cargo test -p retrace-wasm --features ts (tree, context, migrate; the .d.ts up to date)",
+        &root,
+        cargo().args([
+            "test",
+            "-p",
+            "retrace-wasm",
+            "--features",
+            "ts",
+            "--lib",
+            "--test",
+            "api",
+            "--test",
+            "mapping",
+            "--test",
+            "types",
+        ]),
+    )?;
     wasm::ensure_target()?;
     step(
         "wasm32 build of retrace-core",
@@ -92,13 +129,15 @@ pub fn run(args: &[String]) -> Result<()> {
         ]),
     )?;
     step(
-        "clippy for wasm32: retrace-wasm, every transport",
+        "clippy for wasm32: retrace-wasm, every transport and the api kinds",
         &root,
         cargo().args([
             "clippy",
             "-p",
             "retrace-wasm",
-            "--all-features",
+            // Not `ts`: the declarations' derives are native only.
+            "--features",
+            "worker,client,direct,api",
             "--target",
             wasm::TARGET,
             "--",
@@ -117,8 +156,9 @@ pub fn run(args: &[String]) -> Result<()> {
             web::BUNDLE_BUDGET
         );
     }
-    // The engine alone, which `engine.test.mjs` loads.
-    let engine = engine::build(&root)?;
+    // The npm package: the engine alone (with the api kinds), which
+    // `engine.test.mjs` and `package.test.mjs` load, and `tests/package`.
+    let package = package::build(&root)?;
     let chromium = tools::ensure_chromium()?;
     // Built by `cargo test` above, wherever the target dir is; the viewer's
     // redacted downloads must equal its output.
@@ -129,8 +169,19 @@ pub fn run(args: &[String]) -> Result<()> {
         std::process::Command::new("node")
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
-            .env("RETRACE_ENGINE", &engine)
+            .env("RETRACE_ENGINE", &package)
+            .env("RETRACE_PACKAGE", &package)
             .env("CHROMIUM", &chromium)
+            .env("RETRACE_BIN", &retrace),
+    )?;
+    tools::ensure_package_npm(&root)?;
+    step(
+        "package tests: the Node API as the CLI answers, npm pack, tsc over a typed example",
+        &tools::package_tests_dir(&root),
+        std::process::Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .env("RETRACE_PACKAGE", &package)
+            .env("RETRACE_CORPUS", root.join("../shared/corpus"))
             .env("RETRACE_BIN", &retrace),
     )?;
     tools::ensure_clients_npm(&root)?;

@@ -139,7 +139,20 @@ fn every_request_kind_reaches_its_engine_method() {
         let sample = sample
             .replace("LEAF", &leaf.to_string())
             .replace("ROW", &row.to_string());
-        let request = Request::from_json(&sample).unwrap();
+        let request = match Request::from_json(&sample) {
+            Ok(request) => request,
+            // A kind of a feature this build was made without.
+            Err(e) if e.code == ErrorCode::Unsupported => {
+                let kind = Request::KINDS
+                    .iter()
+                    .find(|k| sample.contains(&format!(r#""kind":"{k}""#)))
+                    .unwrap();
+                assert_eq!(answer_kind(kind), "unsupported", "{kind}");
+                kinds.insert(*kind);
+                continue;
+            }
+            Err(e) => panic!("{sample}: {e}"),
+        };
         let kind = request.kind();
         kinds.insert(kind);
         let files = request.takes_files().then(|| files(kind));
@@ -150,7 +163,6 @@ fn every_request_kind_reaches_its_engine_method() {
                 let read = retrace_wasm::engine::ready(o.read(|| 0.0, |_| true)).unwrap();
                 kind_of(&engine.opened(read, &mut host).unwrap())
             }
-            Err(e) if e.code == ErrorCode::Unsupported => e.code.as_str().to_owned(),
             Err(e) => panic!("{kind}: {e}"),
         };
         assert_eq!(got, answer_kind(kind), "{kind}");
@@ -287,21 +299,14 @@ fn the_declarations_name_one_method_per_kind() {
 #[cfg(not(feature = "api"))]
 #[test]
 fn a_build_without_api_refuses_its_kinds() {
-    let mut engine: Engine<MemoryFiles> = Engine::new();
-    let mut files = MemoryFiles::new();
-    files.add("compact.jsonl", std::fs::read(corpus().join(PI)).unwrap());
-    let open = Request::from_json(SAMPLES[0]).unwrap();
-    engine.call_now(0, open, Some(files), &mut Quiet).unwrap();
+    // Read, and refused: the transports answer the request with it.
     for kind in Request::API_KINDS {
         let sample = SAMPLES
             .iter()
             .find(|s| s.contains(&format!(r#""kind":"{kind}""#)))
             .unwrap()
             .replace("LEAF", "1");
-        let request = Request::from_json(&sample).unwrap();
-        let Err(e) = engine.call(1, request, None, &mut Quiet) else {
-            panic!("`{kind}` answered without the `api` feature");
-        };
+        let e = Request::from_json(&sample).unwrap_err();
         assert_eq!(e.code, ErrorCode::Unsupported, "{kind}");
         assert_eq!(
             e.message,

@@ -142,11 +142,6 @@ impl<F: Files> Engine<F> {
             Request::Migrate { leaf, to } => {
                 reply(Response::Migration(Box::new(self.migrate(leaf, to)?)))
             }
-            // Without the feature, the kind is read and refused.
-            #[cfg(not(feature = "api"))]
-            Request::Tree | Request::Context { .. } | Request::Migrate { .. } => {
-                Err(EngineError::not_built(request.kind(), "api"))
-            }
         }
     }
 

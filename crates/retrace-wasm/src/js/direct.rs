@@ -22,8 +22,10 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::browser;
 use super::wire::to_js;
 use crate::engine::{Engine, Host, MemoryFiles};
+#[cfg(feature = "api")]
+use crate::protocol::target_api;
 use crate::protocol::{
-    target_api, Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
+    Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
 };
 
 /// Runs the worker transport's message loop: call it in a dedicated
@@ -463,23 +465,39 @@ impl DirectEngine {
     /// `unsupported`, as they do `context` and `migrate`.
     #[wasm_bindgen(js_name = tree)]
     pub fn tree(&self) -> Result<JsValue, JsValue> {
-        self.shared.ask(Request::Tree, None)
+        #[cfg(feature = "api")]
+        return self.shared.ask(Request::Tree, None);
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("tree", "api")))
     }
 
     /// `context`: the messages of the branch ending at `leaf`, as a model
     /// would be sent them, read as bodies are shown.
     #[wasm_bindgen(js_name = context)]
+    #[cfg_attr(not(feature = "api"), allow(unused_variables))]
     pub fn context(&self, leaf: u32) -> Result<JsValue, JsValue> {
-        self.shared.ask(Request::Context { leaf }, None)
+        #[cfg(feature = "api")]
+        return self.shared.ask(Request::Context { leaf }, None);
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("context", "api")))
     }
 
     /// `migrate`: the branch ending at `leaf` as the history of a request
     /// to `to` (`anthropic`, `openai`, `openai-responses`, `google`):
     /// `{leaf, body, report}`.
     #[wasm_bindgen(js_name = migrate)]
+    #[cfg_attr(not(feature = "api"), allow(unused_variables))]
     pub fn migrate(&self, leaf: u32, to: String) -> Result<JsValue, JsValue> {
-        let to = target_api(&to).map_err(thrown)?;
-        self.shared.ask(Request::Migrate { leaf, to }, None)
+        #[cfg(feature = "api")]
+        return self.shared.ask(
+            Request::Migrate {
+                leaf,
+                to: target_api(&to).map_err(thrown)?,
+            },
+            None,
+        );
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("migrate", "api")))
     }
 }
 

@@ -80,20 +80,26 @@ pub enum Request {
     /// (`retrace_core::seal`).
     Seal { leaf: u32 },
     /// The branch tree, node by node: parents, roots, leaves, branch
-    /// points (`retrace_core::Tree`). Feature `api`.
+    /// points (`retrace_core::Tree`). Feature `api`, as the next two: a
+    /// build without it reads these kinds and refuses them
+    /// (`unsupported`), and carries no code for them (the viewer's).
+    #[cfg(feature = "api")]
     Tree,
     /// The messages of the branch ending at `leaf` in the one message
     /// model, as a model would be sent them (`Session::context`), read as
-    /// bodies are shown. Feature `api`.
+    /// bodies are shown.
+    #[cfg(feature = "api")]
     Context { leaf: u32 },
     /// The branch ending at `leaf` written as the history of a request to
     /// `to`, with the report of what that loses (`retrace migrate`'s body
-    /// and report), read as bodies are shown. Feature `api`.
+    /// and report), read as bodies are shown.
+    #[cfg(feature = "api")]
     Migrate { leaf: u32, to: Api },
 }
 
 impl Request {
-    /// Every kind, as written in `kind`, in declaration order.
+    /// Every kind, as written in `kind`, in declaration order (the `api`
+    /// kinds in every build: one without them refuses them).
     pub const KINDS: [&'static str; 19] = [
         "open",
         "open_folder",
@@ -138,8 +144,11 @@ impl Request {
             Request::EditPoints { .. } => "edit_points",
             Request::Fork { .. } => "fork",
             Request::Seal { .. } => "seal",
+            #[cfg(feature = "api")]
             Request::Tree => "tree",
+            #[cfg(feature = "api")]
             Request::Context { .. } => "context",
+            #[cfg(feature = "api")]
             Request::Migrate { .. } => "migrate",
         }
     }
@@ -292,14 +301,19 @@ impl Request {
             "seal" => Request::Seal {
                 leaf: number("leaf")?,
             },
+            #[cfg(feature = "api")]
             "tree" => Request::Tree,
+            #[cfg(feature = "api")]
             "context" => Request::Context {
                 leaf: number("leaf")?,
             },
+            #[cfg(feature = "api")]
             "migrate" => Request::Migrate {
                 leaf: number("leaf")?,
                 to: target_api(&text("to")?)?,
             },
+            #[cfg(not(feature = "api"))]
+            "tree" | "context" | "migrate" => return Err(EngineError::not_built(kind, "api")),
             other => {
                 return Err(EngineError::bad_request(format!(
                     "unknown request kind `{other}`"
@@ -400,8 +414,11 @@ mod tests {
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },
             Request::Seal { leaf: 7 },
+            #[cfg(feature = "api")]
             Request::Tree,
+            #[cfg(feature = "api")]
             Request::Context { leaf: 7 },
+            #[cfg(feature = "api")]
             Request::Migrate {
                 leaf: 7,
                 to: Api::OpenAiResponses,
@@ -413,7 +430,11 @@ mod tests {
     fn every_request_reads_back_and_names_its_kind() {
         let mut all = one_of_each();
         let kinds: Vec<&str> = all.iter().map(Request::kind).collect();
-        assert_eq!(kinds, Request::KINDS);
+        let built: Vec<&str> = Request::KINDS
+            .into_iter()
+            .filter(|k| cfg!(feature = "api") || !Request::API_KINDS.contains(k))
+            .collect();
+        assert_eq!(kinds, built);
         // An open with the entry label alone reads back too, and a review
         // taken back.
         all.push(Request::Open {
@@ -437,6 +458,7 @@ mod tests {
             r#"{"kind":"fork","leaf":7,"row":12}"#
         );
         // An API by the name `--to` takes.
+        #[cfg(feature = "api")]
         assert_eq!(
             serde_json::to_string(&Request::Migrate {
                 leaf: 7,
@@ -487,14 +509,6 @@ mod tests {
                 r#"{"kind":"review","allow":[]}"#,
                 "a `review` request without a valid `disable`",
             ),
-            (
-                r#"{"kind":"migrate","leaf":1}"#,
-                "a `migrate` request without a valid `to`",
-            ),
-            (
-                r#"{"kind":"migrate","leaf":1,"to":"claude"}"#,
-                "no API `claude` to migrate to (anthropic, openai, openai-responses, google)",
-            ),
             (r#"{"leaf":1}"#, "a request without a `kind`"),
             ("[1]", "a request without a `kind`"),
             ("{", "not JSON"),
@@ -502,6 +516,33 @@ mod tests {
             let e = Request::from_json(bad).unwrap_err();
             assert_eq!(e.code, ErrorCode::BadRequest, "{bad}");
             assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+    }
+
+    /// The `api` kinds: read (their fields checked) in a build with the
+    /// feature, refused as not built in one without.
+    #[test]
+    fn the_api_kinds_are_read_or_refused() {
+        let tree = Request::from_json(r#"{"kind":"tree"}"#);
+        let no_to = Request::from_json(r#"{"kind":"migrate","leaf":1}"#).unwrap_err();
+        let claude =
+            Request::from_json(r#"{"kind":"migrate","leaf":1,"to":"claude"}"#).unwrap_err();
+        if cfg!(feature = "api") {
+            assert_eq!(tree.unwrap().kind(), "tree");
+            assert_eq!(no_to.code, ErrorCode::BadRequest);
+            assert_eq!(no_to.message, "a `migrate` request without a valid `to`");
+            assert_eq!(
+                claude.message,
+                "no API `claude` to migrate to (anthropic, openai, openai-responses, google)"
+            );
+        } else {
+            let e = tree.unwrap_err();
+            assert_eq!(e.code, ErrorCode::Unsupported);
+            assert!(e.message.starts_with("`tree` is not in this build"));
+            assert_eq!(
+                (no_to.code, claude.code),
+                (ErrorCode::Unsupported, ErrorCode::Unsupported)
+            );
         }
     }
 
