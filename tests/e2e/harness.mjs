@@ -13,8 +13,9 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
 export const corpus = path.resolve(root, '../shared/corpus');
 export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
-/** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`),
- * served under /engine/. */
+/** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`,
+ * or the npm package, which `cargo xtask test` gives), served under
+ * /engine/. */
 export const engineDist = process.env.RETRACE_ENGINE || path.join(root, 'dist-engine');
 /** The npm package (`cargo xtask package`), served under /dist-package/
  * beside the repository's examples/ under /examples/, as a checkout

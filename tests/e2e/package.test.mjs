@@ -69,9 +69,17 @@ test('a plain module page loads the package; both transports answer tree, contex
       engine.close();
       return out;
     };
-    return { direct: await run(new Engine()), worker: await run(new WorkerClient()) };
+    // A FileList (an input's, a drop's) is taken as an array is.
+    const dropped = new DataTransfer();
+    for (const f of asFiles()) dropped.items.add(f);
+    const fromList = new Engine();
+    const listed = (await fromList.open(dropped.files)).figures.entries;
+    fromList.close();
+    return { direct: await run(new Engine()), worker: await run(new WorkerClient()), listed };
   }, files(BRANCHING));
   assert.equal(p.errors.length, 0, p.errors.join('\n'));
+  assert.equal(got.listed, 9);
+  delete got.listed;
   assert.deepEqual(got.direct, got.worker);
   // The wasm came from beside the entry (import.meta.url), once per
   // transport's module.

@@ -20,6 +20,10 @@ export type Answer<K extends Response['kind']> = Extract<Response, { kind: K }> 
  * (a `Uint8Array`, which a Node `Buffer` is, or an `ArrayBuffer`). */
 export type FileInput = File | (Blob & { name: string }) | { name: string; bytes: Uint8Array | ArrayBuffer };
 
+/** The files of a request: an array of them, or a `FileList` (an input's,
+ * a drop's). */
+export type Files = readonly FileInput[] | FileList;
+
 /** A file the engine made (a redacted copy, a fork, a seal): its name, the
  * core's notes, and its bytes. */
 export type MadeFile = Made & { file: Blob };
@@ -41,10 +45,10 @@ export interface EngineMethods {
   /** Reads one session (a main file and its side files, in any order);
    * `leafLabel` and `entry` name a place to open at (a deep link's
    * labels, found in the summary's `requested_leaf`/`requested_entry`). */
-  open(files: Iterable<FileInput>, leafLabel?: string | null, entry?: string | null): Promise<Answer<'opened'>>;
+  open(files: Files, leafLabel?: string | null, entry?: string | null): Promise<Answer<'opened'>>;
   /** A folder's files, `paths[i]` the path of the `i`th under it:
    * `{sessions, summary}`, the summary when it holds one session. */
-  openFolder(files: Iterable<FileInput>, paths: Iterable<string>): Promise<Answer<'folder'>>;
+  openFolder(files: Files, paths: readonly string[]): Promise<Answer<'folder'>>;
   /** The `session`th session of the folder listed last. */
   openListed(session: Args<'open_listed'>['session']): Answer<'opened'>;
   /** The rows of the branch ending at entry `leaf`, as columns. */
@@ -60,7 +64,7 @@ export interface EngineMethods {
   /** The `image`th image of a row, as a `data:` URL. */
   image(leaf: number, row: number, image: number): Answer<'image'>;
   /** What these outline segments are about. */
-  previews(segments: Iterable<number>): Answer<'previews'>;
+  previews(segments: readonly number[]): Answer<'previews'>;
   /** Bodies, previews, snippets, contexts and migrations with sensitive
    * data hidden (the default) or as written. */
   hideSensitive(hide: boolean): Answer<'done'>;
