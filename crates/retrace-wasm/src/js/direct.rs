@@ -392,10 +392,10 @@ impl DirectEngine {
         self.shared.ask(Request::Previews { segments }, None)
     }
 
-    /// `hideSensitive`: bodies, previews and search snippets with
-    /// sensitive data hidden (the default) or as written; shown, bodies
-    /// and previews name the values a redacted copy would take out
-    /// beside them (`revealed`).
+    /// `hideSensitive`: bodies, previews, search snippets, contexts and
+    /// migrations with sensitive data hidden (the default) or as written;
+    /// shown, bodies, previews, contexts and migrations name the values a
+    /// redacted copy would take out beside them (`revealed`).
     #[wasm_bindgen(js_name = hideSensitive)]
     pub fn hide_sensitive(&self, hide: bool) -> Result<JsValue, JsValue> {
         self.shared.ask(Request::HideSensitive { hide }, None)

@@ -41,8 +41,9 @@ pub enum Request {
     Image { leaf: u32, row: u32, image: u32 },
     /// Previews of these tree segments (indices into the outline).
     Previews { segments: Vec<u32> },
-    /// Show bodies (and search snippets, previews) with sensitive data
-    /// hidden (the default) or as written; applies to later requests.
+    /// Show bodies (and search snippets, previews, contexts, migrations)
+    /// with sensitive data hidden (the default) or as written; applies to
+    /// later requests.
     HideSensitive { hide: bool },
     /// What the review marked "not a secret" (`disable`: kinds; `allow`:
     /// findings in any file), shown as written in bodies, previews and
