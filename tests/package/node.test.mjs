@@ -68,9 +68,14 @@ test('npm pack takes the folder, and package.json says what it holds', () => {
   const version = fs.readFileSync(path.join(root, 'Cargo.toml'), 'utf8').match(/\nversion = "([^"]+)"/)[1];
   assert.equal(packed.name, 'retrace-wasm');
   assert.equal(packed.version, version);
+  // Everything the folder holds is packed (a folder added to it, too).
   const files = packed.files.map((f) => f.path).sort();
-  assert.deepEqual(files, ['README.md', 'client.js', 'index.d.ts', 'index.js', 'node.d.ts', 'node.js',
-    'package.json', 'protocol.d.ts', 'retrace_wasm.js', 'retrace_wasm_bg.wasm', 'worker.js']);
+  const held = fs.readdirSync(pkg, { recursive: true }).filter((f) => fs.statSync(path.join(pkg, f)).isFile());
+  assert.deepEqual(files, held.map((f) => f.split(path.sep).join('/')).sort());
+  for (const file of ['README.md', 'client.js', 'index.d.ts', 'index.js', 'node.d.ts', 'node.js',
+    'package.json', 'protocol.d.ts', 'retrace_wasm.js', 'retrace_wasm_bg.wasm', 'worker.js']) {
+    assert.ok(files.includes(file), file);
+  }
   const manifest = JSON.parse(fs.readFileSync(path.join(pkg, 'package.json'), 'utf8'));
   assert.equal(manifest.type, 'module');
   // Node's condition first: a bundler for the browser never sets it.
