@@ -130,6 +130,18 @@ export class WorkerClient {
     return this.#call({ kind: 'seal', leaf });
   }
 
+  tree() {
+    return this.#call({ kind: 'tree' });
+  }
+
+  context(leaf) {
+    return this.#call({ kind: 'context', leaf });
+  }
+
+  migrate(leaf, to) {
+    return this.#call({ kind: 'migrate', leaf, to });
+  }
+
   #call(request, files) {
     if (this.#closed) return Promise.reject(retraceError(CLOSED));
     if (this.#failed) return Promise.reject(retraceError(this.#failed));
