@@ -35,6 +35,8 @@ const mounts = [
   ['/examples/', () => path.join(root, 'examples')],
   ['/pages/', () => path.join(here, 'pages')],
   ['/corpus/', () => corpus],
+  // What a test builds to serve (a bundler's output).
+  ['/built/', () => path.join(here, 'out', 'built')],
 ];
 export const out = path.join(here, 'out');
 /** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */

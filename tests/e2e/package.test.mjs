@@ -2,7 +2,8 @@
 // page without a bundler loads it: a plain <script type=module> imports
 // its browser entry, which finds the wasm beside itself; the direct
 // Engine and the WorkerClient answer the scripts' kinds (tree, context,
-// migrate) alike. Then the repository's example dashboard
+// migrate) alike. The same from a bundle: esbuild (its wasm build) takes
+// `import … from 'retrace-wasm'` through the package's exports. Then the repository's example dashboard
 // (examples/dashboard/), which imports the built package, on real files.
 
 import assert from 'node:assert/strict';
@@ -94,6 +95,69 @@ test('a plain module page loads the package; both transports answer tree, contex
   for (const to of ['anthropic', 'google']) {
     assert.deepEqual(direct[`${to} 8`].body, JSON.parse(cli('migrate', path.join(corpus, BRANCHING), '--to', to)), to);
   }
+});
+
+test('a bundler takes the package: an esbuild bundle of a page importing retrace-wasm answers as the package does', async () => {
+  const esbuild = await import('esbuild-wasm');
+  // A project with the package installed, as npm would put it.
+  const dir = path.join(out, 'built');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(path.join(dir, 'node_modules'), { recursive: true });
+  fs.symlinkSync(packageDist, path.join(dir, 'node_modules', 'retrace-wasm'), 'dir');
+  fs.writeFileSync(path.join(dir, 'app.js'), [
+    "import init, { Engine, WorkerClient } from 'retrace-wasm';",
+    'window.retrace = { init, Engine, WorkerClient };',
+    "document.title = 'ready';",
+  ].join('\n'));
+  const built = path.join(dir, 'dist');
+  await esbuild.build({
+    absWorkingDir: dir,
+    entryPoints: ['app.js'],
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    outfile: path.join(built, 'app.js'),
+    logLevel: 'silent',
+  });
+  // The browser entry was taken (not the node one, which reads a file),
+  // with its glue bundled in.
+  const bundle = fs.readFileSync(path.join(built, 'app.js'), 'utf8');
+  assert.ok(!bundle.includes('node:fs'), 'the node entry was bundled');
+  assert.ok(bundle.includes('retrace_wasm_bg.wasm'), 'the glue is not in the bundle');
+  // esbuild leaves `new URL(…, import.meta.url)` to the page: the files
+  // the package README says to copy beside the bundle.
+  for (const name of ['retrace_wasm_bg.wasm', 'retrace_wasm.js', 'worker.js']) {
+    fs.copyFileSync(path.join(packageDist, name), path.join(built, name));
+  }
+  fs.writeFileSync(path.join(built, 'index.html'),
+    '<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><script type="module" src="app.js"></script>');
+  const p = await suite.page();
+  const fetched = [];
+  p.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+  await p.goto(`${suite.base}/built/dist/index.html`);
+  await p.waitForFunction(() => document.title === 'ready');
+  const got = await p.evaluate(async (list) => {
+    const { init, Engine, WorkerClient } = window.retrace;
+    await init();
+    const asFiles = () => list.map((f) => new File([Uint8Array.from(atob(f.data), (c) => c.charCodeAt(0))], f.name));
+    const run = async (engine) => {
+      const summary = await engine.open(asFiles());
+      // (How long it took differs.)
+      delete summary.open_ms;
+      delete summary.read_ms;
+      const answer = { summary, tree: await engine.tree(), context: await engine.context(summary.default_leaf) };
+      engine.close();
+      return answer;
+    };
+    return { direct: await run(new Engine()), worker: await run(new WorkerClient()) };
+  }, files(BRANCHING));
+  assert.equal(p.errors.length, 0, p.errors.join('\n'));
+  assert.deepEqual(got.direct, got.worker);
+  assert.deepEqual(got.direct.tree.leaves, [6, 8]);
+  assert.equal(got.direct.summary.figures.entries, 9);
+  // Everything came from the bundle's folder.
+  assert.ok(fetched.every((f) => f.startsWith('/built/dist/')), fetched.join(' '));
+  assert.ok(fetched.includes('/built/dist/retrace_wasm_bg.wasm'), fetched.join(' '));
 });
 
 test("the README's page runs", async () => {
