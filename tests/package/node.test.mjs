@@ -83,9 +83,14 @@ test('npm pack takes the folder, and package.json says what it holds', () => {
   assert.deepEqual(Object.keys(main), ['node', 'default']);
   assert.deepEqual(main.node, { types: './node.d.ts', default: './node.js' });
   assert.deepEqual(main.default, { types: './index.d.ts', default: './index.js' });
+  // The player, its own folder over its own build.
+  assert.deepEqual(manifest.exports['./player'], { types: './player/player.d.ts', default: './player/player.js' });
   for (const target of JSON.stringify(manifest.exports).match(/"\.\/[^"]+"/g)) {
     const file = JSON.parse(target);
-    if (file !== './package.json' && !file.endsWith('/')) assert.ok(fs.existsSync(path.join(pkg, file)), file);
+    if (file === './package.json' || file.endsWith('/')) continue;
+    // A pattern (`./player/*`) names a folder the package holds.
+    const at = file.includes('*') ? path.dirname(file) : file;
+    assert.ok(fs.existsSync(path.join(pkg, at)), file);
   }
 });
 
