@@ -13,19 +13,30 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 export const root = path.resolve(here, '../..');
 export const corpus = path.resolve(root, '../shared/corpus');
 export const dist = process.env.RETRACE_DIST || path.join(root, 'dist');
-/** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`),
- * served under /engine/. */
+/** retrace-wasm alone, a plain wasm-bindgen build (`cargo xtask engine`,
+ * or the npm package, which `cargo xtask test` gives), served under
+ * /engine/. */
 export const engineDist = process.env.RETRACE_ENGINE || path.join(root, 'dist-engine');
-/** <retrace-player> and its embed (`cargo xtask player`), served under
- * /player/. */
+/** <retrace-player> and its embed (`cargo xtask player`, or the npm
+ * package's `player/` folder, which `cargo xtask test` gives), served
+ * under /player/. */
 export const playerDist = process.env.RETRACE_PLAYER || path.join(root, 'dist-player');
-/** Folders served beside the viewer: the engine's and the player's builds,
- * the test pages that load them, and the corpus (sessions to play by URL). */
+/** The npm package (`cargo xtask package`), served under /dist-package/
+ * beside the repository's examples/ under /examples/, as a checkout
+ * served from its root has them. */
+export const packageDist = process.env.RETRACE_PACKAGE || path.join(root, 'dist-package');
+/** Folders served beside the viewer: the engine's, the player's and the
+ * package's builds, the test pages that load them, the examples, and the
+ * corpus (sessions to play by URL). */
 const mounts = [
   ['/engine/', () => engineDist],
   ['/player/', () => playerDist],
+  ['/dist-package/', () => packageDist],
+  ['/examples/', () => path.join(root, 'examples')],
   ['/pages/', () => path.join(here, 'pages')],
   ['/corpus/', () => corpus],
+  // What a test builds to serve (a bundler's output).
+  ['/built/', () => path.join(here, 'out', 'built')],
 ];
 export const out = path.join(here, 'out');
 /** The CLI the viewer's downloads are compared with (`cargo xtask test` builds it and says where). */

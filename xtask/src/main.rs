@@ -13,6 +13,7 @@
 //!   build in `dist-engine/`.
 //! - `player`: `<retrace-player>` and its iframe embed over a slim build
 //!   of retrace-wasm, in `dist-player/`.
+//! - `package`: the npm package `retrace-wasm` in `dist-package/`.
 //! - `bench-wasm`: the core's open speed and memory as wasm inside Node.
 //! - `bench-web`: the viewer's open speed in headless Chromium.
 //! - `bench-player`: `<retrace-player>`'s size, first frame and memory in
@@ -29,6 +30,7 @@ mod engine;
 mod export_page;
 mod layers;
 mod player;
+mod package;
 mod serve;
 mod test;
 mod tools;
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some("dist") => serve::dist(&args[1..]),
         Some("engine") => engine::run(&args[1..]),
         Some("player") => player::run(&args[1..]),
+        Some("package") => package::run(&args[1..]),
         Some("bench-wasm") => bench_wasm::run(&args[1..]),
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-player") => bench_player::run(&args[1..]),
@@ -83,6 +86,10 @@ commands:
   player      <retrace-player> and its iframe embed (embed.html) over a
               slim build of retrace-wasm, in dist-player/, with what a page
               loads for it, gzipped, against its 350 kB budget
+  package     the npm package retrace-wasm in dist-package/ (the engine with
+              the api kinds: tree, context, migrate; a browser entry and a
+              node one, the TypeScript declarations, the README), each
+              file with its gzipped size
   test        fmt check, module layering, the crate graph (no git2 or
               database client below the store), clippy, all tests (with a
               throwaway Postgres server for the run; retrace-wasm's again

@@ -42,15 +42,22 @@ pub fn run(args: &[String]) -> Result<()> {
 /// Builds the player into `dist-player/` and returns that folder.
 pub fn build(root: &Path) -> Result<PathBuf> {
     let out = root.join("dist-player");
+    build_into(root, &out)?;
+    Ok(out)
+}
+
+/// Builds the player into `out` (emptied first): the npm package's
+/// `player/` folder is this too.
+pub fn build_into(root: &Path, out: &Path) -> Result<()> {
     engine::build_into(
         root,
-        &out,
+        out,
         "the player's: direct transport, no optional kinds",
         &["--no-default-features", "--features", "direct"],
     )?;
     engine::copy_scripts(
         root,
-        &out,
+        out,
         &[
             "worker.js",
             "client.js",
@@ -62,7 +69,7 @@ pub fn build(root: &Path) -> Result<PathBuf> {
             "PLAYER.md",
         ],
     )?;
-    Ok(out)
+    Ok(())
 }
 
 /// Raw and gzipped bytes of `name` in `dir`.

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::{deps, engine, export_page, layers, player, root, tools, wasm, web};
+use crate::{deps, export_page, layers, package, player, root, tools, wasm, web};
 
 pub fn run(args: &[String]) -> Result<()> {
     if let Some(extra) = args.first() {
@@ -73,6 +73,43 @@ pub fn run(args: &[String]) -> Result<()> {
         &root,
         cargo().args(["test", "-p", "retrace-wasm", "--no-default-features"]),
     )?;
+    // The engine as the npm package builds it (the `api` kinds, and `ts`:
+    // the TypeScript declarations are the Rust types'), which the run
+    // above (the viewer's features) leaves out: linted, and the tests
+    // that need it.
+    step(
+        "cargo clippy -p retrace-wasm --features ts",
+        &root,
+        cargo().args([
+            "clippy",
+            "-p",
+            "retrace-wasm",
+            "--all-targets",
+            "--features",
+            "ts",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step(
+        "cargo test -p retrace-wasm --features ts (tree, context, migrate; the .d.ts up to date)",
+        &root,
+        cargo().args([
+            "test",
+            "-p",
+            "retrace-wasm",
+            "--features",
+            "ts",
+            "--lib",
+            "--test",
+            "api",
+            "--test",
+            "mapping",
+            "--test",
+            "types",
+        ]),
+    )?;
     wasm::ensure_target()?;
     step(
         "wasm32 build of retrace-core",
@@ -115,13 +152,15 @@ pub fn run(args: &[String]) -> Result<()> {
         ]),
     )?;
     step(
-        "clippy for wasm32: retrace-wasm, every transport",
+        "clippy for wasm32: retrace-wasm, every transport and the api kinds",
         &root,
         cargo().args([
             "clippy",
             "-p",
             "retrace-wasm",
-            "--all-features",
+            // Not `ts`: the declarations' derives are native only.
+            "--features",
+            "worker,client,direct,api",
             "--target",
             wasm::TARGET,
             "--",
@@ -147,10 +186,12 @@ pub fn run(args: &[String]) -> Result<()> {
         ]),
     )?;
     wasm::check_no_imports(&root)?;
-    // The engine alone, which `engine.test.mjs` loads, and the player,
-    // which `player.test.mjs` and `embed.test.mjs` load.
-    let engine = engine::build(&root)?;
-    let player = player::build(&root)?;
+    // The npm package: the engine with the api kinds, which
+    // `engine.test.mjs`, `package.test.mjs` and `tests/package` load, and
+    // its `player/` folder, which `player.test.mjs` and `embed.test.mjs`
+    // load (a dashboard of players from the built package).
+    let package = package::build(&root)?;
+    let player = package.join("player");
     player::check_budget(&player)?;
     let chromium = tools::ensure_chromium()?;
     // Built by `cargo test` above, wherever the target dir is; the viewer's
@@ -162,9 +203,20 @@ pub fn run(args: &[String]) -> Result<()> {
         std::process::Command::new("node")
             .args(["--test", "--test-concurrency=1"])
             .env("RETRACE_DIST", &dist)
-            .env("RETRACE_ENGINE", &engine)
+            .env("RETRACE_ENGINE", &package)
+            .env("RETRACE_PACKAGE", &package)
             .env("RETRACE_PLAYER", &player)
             .env("CHROMIUM", &chromium)
+            .env("RETRACE_BIN", &retrace),
+    )?;
+    tools::ensure_package_npm(&root)?;
+    step(
+        "package tests: the Node API as the CLI answers, npm pack, tsc over a typed example",
+        &tools::package_tests_dir(&root),
+        std::process::Command::new("node")
+            .args(["--test", "--test-concurrency=1"])
+            .env("RETRACE_PACKAGE", &package)
+            .env("RETRACE_CORPUS", root.join("../shared/corpus"))
             .env("RETRACE_BIN", &retrace),
     )?;
     tools::ensure_clients_npm(&root)?;

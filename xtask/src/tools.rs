@@ -169,6 +169,28 @@ pub fn ensure_clients_npm(root: &Path) -> Result<()> {
     )
 }
 
+/// The package tests' folder (`tests/package`: TypeScript for the
+/// declarations' check).
+pub fn package_tests_dir(root: &Path) -> PathBuf {
+    root.join("tests/package")
+}
+
+/// The package tests' npm packages, from the lockfile; nothing is done
+/// when `node_modules` already matches it (the tests link the built
+/// package there themselves, which the check passes over).
+pub fn ensure_package_npm(root: &Path) -> Result<()> {
+    let dir = package_tests_dir(root);
+    if npm_matches_lock(&dir) {
+        println!("==> npm packages of tests/package: already installed");
+        return Ok(());
+    }
+    step(
+        "npm ci (tests/package)",
+        &dir,
+        Command::new("npm").args(["ci", "--no-audit", "--no-fund"]),
+    )
+}
+
 /// Debian's Chromium for the browser tests (a test tool's own browser
 /// download does not work here).
 pub fn ensure_chromium() -> Result<PathBuf> {

@@ -35,20 +35,21 @@ export class WorkerClient {
 
   /** Starts a worker. `script`: the URL of js/worker.js; `glue`: the URL
    * of the wasm-bindgen JS of a plain retrace-wasm build (it exports
-   * `startWorker`); `module`: its wasm (a WebAssembly.Module or a URL;
-   * the glue's default when left out). By default both sit beside this
-   * file. */
+   * `startWorker`); `module`: its wasm (a WebAssembly.Module or a URL).
+   * By default all three sit beside this file. The wasm's URL is given
+   * rather than left to the glue, so a bundler that copies each of these
+   * files to a name of its own still hands the worker the right one. */
   constructor({
     script = new URL('./worker.js', import.meta.url),
     glue = new URL('./retrace_wasm.js', import.meta.url),
-    module,
+    module = new URL('./retrace_wasm_bg.wasm', import.meta.url),
   } = {}) {
     this.#worker = new Worker(script, { type: 'module' });
     this.#worker.onmessage = (e) => this.#receive(e.data);
     this.#worker.onerror = (e) => {
       this.#fail({ code: 'internal', message: `the worker failed: ${e.message ?? e}` });
     };
-    this.#worker.postMessage({ glue: String(glue), module });
+    this.#worker.postMessage({ glue: String(glue), module: module instanceof URL ? String(module) : module });
   }
 
   /** Calls `callback({kind, data})` for each event (`progress`, `scan`,
@@ -128,6 +129,18 @@ export class WorkerClient {
 
   seal(leaf) {
     return this.#call({ kind: 'seal', leaf });
+  }
+
+  tree() {
+    return this.#call({ kind: 'tree' });
+  }
+
+  context(leaf) {
+    return this.#call({ kind: 'context', leaf });
+  }
+
+  migrate(leaf, to) {
+    return this.#call({ kind: 'migrate', leaf, to });
   }
 
   #call(request, files) {

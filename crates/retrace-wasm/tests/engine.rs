@@ -9,206 +9,24 @@
 //! request: folders, redacted copies, forks and seals (the core's bytes),
 //! the scan, and the error codes of what cannot be served.
 
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use retrace_core::redact::{
     hash_hex, value_hash, Mode, Redactor, Rules, REVEAL_CLOSE, REVEAL_OPEN,
 };
 use retrace_core::{
-    order_files, search, segment_preview, side_car, subagent_dir, EntryId, ForkLineage, Inflated,
-    Info, Listing, Marks, Preview, Reader, SearchFilter, Session, Stamp, SEARCH_LIMIT,
+    search, segment_preview, EntryId, ForkLineage, Info, Listing, Marks, Preview, SearchFilter,
+    Stamp, SEARCH_LIMIT,
 };
-use retrace_wasm::engine::{Engine, Host, MemoryFiles, Outcome};
+use retrace_wasm::engine::{MemoryFiles, Outcome};
 use retrace_wasm::protocol::{
     Allow, Bodies, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
-    SensitiveFinding, Summary,
+    SensitiveFinding,
 };
 use serde_json::Value;
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn corpus() -> PathBuf {
-    root().join("../shared/corpus")
-}
-
-/// A host that records what the engine sends it, with a clock that moves
-/// a millisecond per look, a fixed wall clock and counted random bytes.
-#[derive(Default)]
-struct Recorder {
-    clock: f64,
-    drawn: u8,
-    events: Vec<Event>,
-    chunks: HashMap<u32, Vec<u8>>,
-    replies: Vec<(u32, Result<Response, EngineError>)>,
-}
-
-/// The wall clock the recorder gives: 2026-01-02T03:04:05.678Z.
-const NOW: i64 = 1_767_323_045_678;
-
-impl Host for Recorder {
-    fn clock_ms(&mut self) -> f64 {
-        self.clock += 1.0;
-        self.clock
-    }
-
-    fn unix_ms(&mut self) -> i64 {
-        NOW
-    }
-
-    fn random(&mut self) -> [u8; 16] {
-        self.drawn = self.drawn.wrapping_add(1);
-        [self.drawn; 16]
-    }
-
-    fn event(&mut self, event: Event) {
-        self.events.push(event);
-    }
-
-    fn chunk(&mut self, ticket: u32, bytes: &[u8]) {
-        self.chunks
-            .entry(ticket)
-            .or_default()
-            .extend_from_slice(bytes);
-    }
-
-    fn reply(&mut self, ticket: u32, result: Result<Response, EngineError>) {
-        self.replies.push((ticket, result));
-    }
-}
-
-/// An engine and its host.
-struct Tab {
-    engine: Engine<MemoryFiles>,
-    host: Recorder,
-    tickets: u32,
-}
-
-impl Tab {
-    fn new() -> Tab {
-        Tab {
-            engine: Engine::new(),
-            host: Recorder::default(),
-            tickets: 0,
-        }
-    }
-
-    /// Serves `request` now: its answer, or the error that refused it.
-    fn ask(
-        &mut self,
-        request: Request,
-        files: Option<MemoryFiles>,
-    ) -> Result<Response, EngineError> {
-        self.tickets += 1;
-        let answer = self
-            .engine
-            .call_now(self.tickets, request, files, &mut self.host)?;
-        Ok(answer.expect("answered now"))
-    }
-
-    /// Serves `request` and runs the background work it started to its
-    /// end: the answer background work gave.
-    fn ask_later(&mut self, request: Request) -> (Result<Response, EngineError>, Vec<u8>) {
-        self.tickets += 1;
-        let ticket = self.tickets;
-        let answer = self.engine.call_now(ticket, request, None, &mut self.host);
-        assert!(matches!(answer, Ok(None)), "answered at once: {answer:?}");
-        while self.engine.tick(&mut self.host) {}
-        let at = self
-            .host
-            .replies
-            .iter()
-            .position(|(t, _)| *t == ticket)
-            .expect("answered by background work");
-        let (_, result) = self.host.replies.remove(at);
-        let bytes = self.host.chunks.remove(&ticket).unwrap_or_default();
-        (result, bytes)
-    }
-
-    /// Opens `files` (names with their bytes) as one session.
-    fn open(&mut self, files: MemoryFiles) -> Summary {
-        let request = Request::Open {
-            leaf_label: None,
-            entry: None,
-        };
-        match self.ask(request, Some(files)) {
-            Ok(Response::Opened(summary)) => *summary,
-            other => panic!("not opened: {other:?}"),
-        }
-    }
-}
-
-fn files_in(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap())
-        .filter(|e| e.file_type().unwrap().is_file())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
-
-/// An input as the CLI names its files: a folder's files and its
-/// sessions' `subagents` files, or a file and its side-car (paths relative
-/// to `dir`).
-fn input(path: &Path) -> (PathBuf, Vec<String>, Listing) {
-    if path.is_dir() {
-        let mut names = files_in(path);
-        for name in names.clone() {
-            if let Some(sub) = subagent_dir(&name).filter(|d| path.join(d).is_dir()) {
-                names.extend(
-                    files_in(&path.join(&sub))
-                        .iter()
-                        .map(|n| format!("{sub}/{n}")),
-                );
-            }
-        }
-        return (path.to_path_buf(), names, Listing::Folder);
-    }
-    let dir = path.parent().unwrap().to_path_buf();
-    let base = path.file_name().unwrap().to_string_lossy().into_owned();
-    let mut names = vec![base.clone()];
-    names.extend(side_car(&base).filter(|car| dir.join(car).is_file()));
-    (dir, names, Listing::Chosen)
-}
-
-/// The session as the CLI reads `names` (paths under `dir`), with the
-/// bytes of its files.
-fn cli_open(dir: &Path, names: &[String], listing: Listing) -> (Session, Inflated<Vec<Vec<u8>>>) {
-    let mut reader = Reader::new();
-    let mut bytes = Vec::new();
-    for f in order_files(names, listing) {
-        let id = reader.begin_file(&names[f.file]);
-        let data = std::fs::read(dir.join(&names[f.file])).unwrap();
-        reader.push(&data);
-        if let Some(meta) = f.meta {
-            reader.attach_meta(id, &std::fs::read(dir.join(&names[meta])).unwrap());
-        }
-        if let Some(car) = f.snapshots {
-            let bytes = std::fs::read(dir.join(&names[car])).unwrap();
-            reader.attach_snapshots(id, &names[car], &bytes);
-        }
-        bytes.push(data);
-    }
-    let session = reader.finish();
-    let source = Inflated::new(bytes, session.files());
-    (session, source)
-}
-
-/// Files under `dir` given by `names`, named as a drop names them (base
-/// names).
-fn dropped(dir: &Path, names: &[String]) -> MemoryFiles {
-    let mut files = MemoryFiles::new();
-    for n in names {
-        let base = n.rsplit('/').next().unwrap().to_owned();
-        files.add(base, std::fs::read(dir.join(n)).unwrap());
-    }
-    files
-}
+mod common;
+use common::{cli_open, corpus, dropped, input, memory, one, root, Tab, NOW};
 
 #[test]
 fn the_engine_answers_as_the_cli_does() {
@@ -354,20 +172,6 @@ const SENSITIVE: &str = "claude-code/iansherr__claude-code-log/test/test_data/re
 /// A Claude Code session whose one call has no result.
 const PENDING: &str =
     "claude-code/kenn-io__agentsview/internal/parser/testdata/claude/tool_call_pending.jsonl";
-
-fn one(path: &str) -> (String, Vec<u8>) {
-    let full = corpus().join(path);
-    let name = full.file_name().unwrap().to_string_lossy().into_owned();
-    (name, std::fs::read(full).unwrap())
-}
-
-fn memory(files: &[(String, Vec<u8>)]) -> MemoryFiles {
-    let mut out = MemoryFiles::new();
-    for (name, bytes) in files {
-        out.add(name.clone(), bytes.clone());
-    }
-    out
-}
 
 #[test]
 fn a_redacted_copy_has_the_bytes_of_retrace_redact() {

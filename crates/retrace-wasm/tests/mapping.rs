@@ -25,7 +25,7 @@ fn corpus() -> PathBuf {
 const PI: &str = "pi/badlogic__pi-mono/compact.jsonl";
 
 /// One request of each kind, as JSON.
-const SAMPLES: [&str; 16] = [
+const SAMPLES: [&str; 19] = [
     r#"{"kind":"open","leaf_label":null,"entry":null}"#,
     r#"{"kind":"open_folder","paths":["p/compact.jsonl","p/copy.jsonl","p/notes.txt"]}"#,
     r#"{"kind":"open_listed","session":0}"#,
@@ -42,10 +42,17 @@ const SAMPLES: [&str; 16] = [
     r#"{"kind":"edit_points","leaf":LEAF}"#,
     r#"{"kind":"fork","leaf":LEAF,"row":0}"#,
     r#"{"kind":"seal","leaf":LEAF}"#,
+    r#"{"kind":"tree"}"#,
+    r#"{"kind":"context","leaf":LEAF}"#,
+    r#"{"kind":"migrate","leaf":LEAF,"to":"anthropic"}"#,
 ];
 
-/// What each kind is answered with (`later`: by background work).
+/// What each kind is answered with (`later`: by background work;
+/// `unsupported`: refused with that code, by a build without its feature).
 fn answer_kind(request: &str) -> &'static str {
+    if !cfg!(feature = "api") && Request::API_KINDS.contains(&request) {
+        return "unsupported";
+    }
     match request {
         "open" | "open_listed" => "opened",
         "open_folder" => "folder",
@@ -59,6 +66,9 @@ fn answer_kind(request: &str) -> &'static str {
         "image" => "image",
         "previews" => "previews",
         "edit_points" => "edit_points",
+        "tree" => "tree",
+        "context" => "context",
+        "migrate" => "migration",
         other => panic!("no answer kind for `{other}`"),
     }
 }
@@ -132,7 +142,26 @@ fn every_request_kind_reaches_its_engine_method() {
         let sample = sample
             .replace("LEAF", &leaf.to_string())
             .replace("ROW", &row.to_string());
-        let request = Request::from_json(&sample).unwrap();
+        let request = match Request::from_json(&sample) {
+            Ok(request) => request,
+            // A kind of a feature this build was made without.
+            Err(e) if e.code == ErrorCode::Unsupported => {
+                let kind = Request::KINDS
+                    .iter()
+                    .find(|k| sample.contains(&format!(r#""kind":"{k}""#)))
+                    .unwrap();
+                assert_eq!(answer_kind(kind), "unsupported", "{kind}");
+                let feature = Request::feature(kind).unwrap();
+                assert!(
+                    e.message.contains(&format!("cargo feature `{feature}`")),
+                    "{kind}: {e}"
+                );
+                kinds.insert(*kind);
+                refused.insert(*kind);
+                continue;
+            }
+            Err(e) => panic!("{sample}: {e}"),
+        };
         let kind = request.kind();
         kinds.insert(kind);
         let files = request.takes_files().then(|| files(kind));
@@ -222,17 +251,22 @@ fn the_features_are_one_list() {
         .collect();
     named.sort_unstable();
     named.dedup();
+    // Each has its line in the manifest's table of features.
+    for feature in &named {
+        let line = format!("#   {feature} ");
+        assert!(manifest.contains(&line), "no `{line}` in Cargo.toml");
+    }
+    // The viewer's are on by default; `api` (scripts' kinds) is not.
+    named.retain(|f| *f != "api");
     let listed: Vec<&str> = default
         .trim_matches(|c| c == '[' || c == ']')
         .split(',')
         .map(|f| f.trim().trim_matches('"'))
         .collect();
-    assert_eq!(listed, named, "`default` lists each kind's feature, sorted");
-    for feature in &named {
-        // Each has its line in the manifest's table of features.
-        let line = format!("#   {feature} ");
-        assert!(manifest.contains(&line), "no `{line}` in Cargo.toml");
-    }
+    assert_eq!(
+        listed, named,
+        "`default` lists each kind's feature but `api`, sorted"
+    );
 }
 
 /// The body of the `impl` block that follows `marker` in `source`.
@@ -339,6 +373,47 @@ fn the_worker_client_offers_the_same_names() {
 }
 
 #[test]
+fn the_declarations_name_one_method_per_kind() {
+    let source = std::fs::read_to_string(crate_dir().join("js/index.d.ts")).unwrap();
+    let body = block_after(&source, "export interface EngineMethods");
+    // Methods sit at two spaces, their doc comments above them.
+    let names: BTreeSet<String> = body
+        .lines()
+        .filter_map(|line| line.strip_prefix("  "))
+        .map(|rest| {
+            rest.chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect::<String>()
+        })
+        .filter(|name| !name.is_empty())
+        .collect();
+    let want: BTreeSet<String> = Request::KINDS.iter().map(|k| js_name(k)).collect();
+    assert_eq!(names, want);
+    // Both classes take them from there; the worker's as promises.
+    assert!(source.contains("export interface Engine extends EngineMethods {}"));
+    assert!(source.contains("export interface WorkerClient extends Promised<EngineMethods> {}"));
+}
+
+#[cfg(not(feature = "api"))]
+#[test]
+fn a_build_without_api_refuses_its_kinds() {
+    // Read, and refused: the transports answer the request with it.
+    for kind in Request::API_KINDS {
+        let sample = SAMPLES
+            .iter()
+            .find(|s| s.contains(&format!(r#""kind":"{kind}""#)))
+            .unwrap()
+            .replace("LEAF", "1");
+        let e = Request::from_json(&sample).unwrap_err();
+        assert_eq!(e.code, ErrorCode::Unsupported, "{kind}");
+        assert_eq!(
+            e.message,
+            format!("`{kind}` is not in this build of the engine (cargo feature `api`; the npm package has it)")
+        );
+    }
+}
+
+#[test]
 fn error_codes_are_stable() {
     let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
     assert_eq!(
@@ -351,6 +426,7 @@ fn error_codes_are_stable() {
             "unreadable",
             "superseded",
             "edit-refused",
+            "nothing-to-send",
             "unsupported",
             "closed",
             "internal",

@@ -12,6 +12,7 @@ use crate::model::sort::sort_by_key;
 
 /// One kind of thing a migration loses or changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum Change {
     /// Thinking the target cannot take back: it has no place for it
@@ -261,6 +262,7 @@ impl Change {
 
 /// How often one change happens, and the first few messages it touches.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ChangeCount {
     /// The change.
     pub change: Change,
@@ -284,6 +286,7 @@ pub struct ChangeCount {
 
 /// What a migration of a message list to one API loses or changes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Report {
     /// The API migrated to.
     pub to: Api,

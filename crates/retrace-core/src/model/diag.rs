@@ -6,6 +6,7 @@ use crate::model::entry::FileId;
 
 /// How much a diagnostic matters.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing; the session reads as intended (CRLF endings, a BOM).
@@ -19,6 +20,7 @@ pub enum Severity {
 /// What kind of problem a diagnostic reports. The `code` is stable and is what
 /// tools should match on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum DiagnosticKind {
@@ -111,6 +113,7 @@ impl DiagnosticKind {
 /// One problem, with where it is: the file, the 1-based line and the byte
 /// offset from the start of the file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Diagnostic {
     /// How bad it is.
     pub severity: Severity,

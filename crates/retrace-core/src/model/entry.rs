@@ -10,6 +10,7 @@ use crate::model::intern::Sym;
 /// index of a large session is tens of megabytes of entries, and every
 /// byte of an entry is a byte to write, copy and fault in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct FileId(pub u16);
 
@@ -21,6 +22,7 @@ impl FileId {
 /// An entry's position in `Session::entries` (file order, files in the order
 /// they were read).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct EntryId(pub u32);
 

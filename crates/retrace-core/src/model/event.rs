@@ -218,6 +218,7 @@ pub struct Compaction {
 
 /// One file of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileChange {
     /// The path in the workspace, `/`-separated.
     pub path: String,
@@ -227,6 +228,7 @@ pub struct FileChange {
 
 /// How a file changed between two checkpoints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ChangeKind {
     /// It did not exist before.

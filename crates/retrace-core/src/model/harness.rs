@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 /// One recognised piece of a user-side message, in the order written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Piece {
     /// Text a person typed.

@@ -17,6 +17,7 @@ use crate::model::provider::Api;
 
 /// Who produced a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     /// System or developer instructions.
@@ -47,6 +48,7 @@ impl Role {
 /// internally tagged enum buffers every object first and came to 19 KB of
 /// the viewer's page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case", try_from = "PartWire")]
 pub enum Part {
     /// Plain or markdown text.
@@ -256,6 +258,7 @@ pub fn short_commit(commit: &str) -> &str {
 /// Token usage of one model response, counted once even when the response was
 /// written over several lines.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Usage {
     /// Input tokens not read from the cache.
     pub input: u64,
@@ -266,7 +269,9 @@ pub struct Usage {
     /// Input tokens written to the prompt cache.
     pub cache_write: u64,
     /// Cost in US dollars, where the file records it.
+    // Left out when none: optional in TypeScript, not `null`.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub cost: Option<f64>,
 }
 
@@ -291,6 +296,7 @@ impl Usage {
 
 /// What kind of message this is beyond its role, for views that mark them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MessageKind {
     /// An ordinary conversation message.
@@ -314,6 +320,7 @@ pub enum MessageKind {
 
 /// A normalized message.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Message {
     /// Who said it.
     pub role: Role,
@@ -324,18 +331,23 @@ pub struct Message {
     pub content: Vec<Part>,
     /// The model that wrote it, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub model: Option<String>,
     /// The provider that served it, where known.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub provider: Option<String>,
     /// Token usage of the response, counted once.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub usage: Option<Usage>,
     /// Milliseconds since the Unix epoch.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub timestamp: Option<i64>,
     /// Why the model stopped (`stop`, `tool_use`, `aborted`, …), as written.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub stop_reason: Option<String>,
     /// The ids of the entries this message was built from (several for a
     /// Claude Code response split over lines; empty for entries without ids).

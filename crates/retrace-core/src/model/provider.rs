@@ -8,6 +8,7 @@ use serde::Serialize;
 
 /// A provider's request API, by the shape of its message list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum Api {
     /// Anthropic Messages: `system` beside `messages` of alternating `user`
     /// and `assistant` turns made of content blocks; tool results are

@@ -70,6 +70,7 @@ pub fn pair_calls(messages: &[Message]) -> Vec<Pair> {
 
 /// A result found on another row for a call of this one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RowResult {
     /// The row that holds it.
     pub row: usize,
@@ -141,6 +142,7 @@ impl RowResult {
 /// An image that came with a result, by its place among its row's images
 /// (what a view asks the file's bytes for).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ResultImage {
     /// Its ordinal among the images of the row that holds it.
     pub index: usize,
@@ -152,6 +154,7 @@ pub struct ResultImage {
 
 /// How one row's calls and results pair with other rows.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RowPairing {
     /// The results, on later rows, of this row's calls.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

@@ -18,6 +18,7 @@ const MODEL_ENTRIES: usize = 64;
 
 /// What a list of sessions shows of one.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Listed {
     /// The first prompt someone typed (see [`session_title`]), if any.
     pub title: Option<String>,

@@ -41,6 +41,7 @@ pub const LOOKED_AT: usize = 8;
 
 /// A segment's preview: who said it and the line to show.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Preview {
     /// Who said it: [`Role::User`] for a prompt.
     pub role: Role,

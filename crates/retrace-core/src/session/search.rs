@@ -30,6 +30,7 @@ pub const SEARCH_LIMIT: usize = 500;
 
 /// Which entries a search looks at, by who wrote them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SearchFilter {
     /// Messages the user wrote.
     pub user: bool,
@@ -66,6 +67,7 @@ impl SearchFilter {
 
 /// One entry that matches.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Hit {
     /// The entry.
     pub entry: EntryId,

@@ -16,6 +16,9 @@ use crate::{BranchKind, Check, Diagnostic, Format, Session, Severity};
 
 /// The figures of a session's index (no body read).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+// `Figures` in TypeScript: `Summary` there is retrace-wasm's, the answer
+// to an open that holds these.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Figures"))]
 pub struct Summary {
     /// The format's name, as `--format` takes it (`pi`, `claude-code`, …).
     pub format: String,
@@ -97,6 +100,7 @@ impl Summary {
 
 /// The figures that need every body parsed, from a [`Check`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Stats {
     /// Normalized messages (a response split over lines counts once),
     /// markers not included.
@@ -126,6 +130,7 @@ pub struct Stats {
 
 /// Messages and tokens of one model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ModelStat {
     /// Messages the model wrote.
     pub messages: u64,

@@ -16,6 +16,7 @@ const NONE: u32 = u32::MAX;
 
 /// Why a node has more than one child.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum BranchKind {
     /// Someone went back and continued from here differently (a rewind, an
@@ -28,6 +29,7 @@ pub enum BranchKind {
 
 /// A node with two or more children.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BranchPoint {
     /// The node.
     pub entry: EntryId,

@@ -14,7 +14,11 @@ mod revealed;
 mod folder;
 mod open;
 mod opening;
+#[cfg(feature = "api")]
+mod api;
 
+#[cfg(feature = "api")]
+use retrace_core::Api;
 use retrace_core::{order_files, Listing, SearchFilter};
 
 pub use describe::{images, shorten};
@@ -30,6 +34,8 @@ use crate::protocol::{
     ListedBatch, Made, Previews, Request, Response, ReviewAllow, SearchResults, StatsReport,
     Summary,
 };
+#[cfg(feature = "api")]
+use crate::protocol::{Context, Migration, SessionTree};
 
 /// Milliseconds of titles read per slice of a folder's listing: requests
 /// about an open session wait at most about this long.
@@ -139,6 +145,14 @@ impl<F: Files> Engine<F> {
             Request::EditPoints { leaf } => reply(Response::EditPoints(self.edit_points(leaf)?)),
             Request::Fork { leaf, row } => reply(Response::File(self.fork(leaf, row, host)?)),
             Request::Seal { leaf } => reply(Response::File(self.seal(leaf, host)?)),
+            #[cfg(feature = "api")]
+            Request::Tree => reply(Response::Tree(Box::new(self.tree()?))),
+            #[cfg(feature = "api")]
+            Request::Context { leaf } => reply(Response::Context(self.context(leaf)?)),
+            #[cfg(feature = "api")]
+            Request::Migrate { leaf, to } => {
+                reply(Response::Migration(Box::new(self.migrate(leaf, to)?)))
+            }
         }
     }
 
@@ -386,6 +400,26 @@ impl<F: Files> Engine<F> {
         }
         let now = host.unix_ms();
         self.session()?.seal(leaf, || host.random(), now)
+    }
+
+    /// `tree`: the branch tree, node by node (feature `api`).
+    #[cfg(feature = "api")]
+    pub fn tree(&mut self) -> Result<SessionTree, EngineError> {
+        Ok(self.session()?.tree())
+    }
+
+    /// `context`: the messages of the branch ending at `leaf`, as a model
+    /// would be sent them (feature `api`).
+    #[cfg(feature = "api")]
+    pub fn context(&mut self, leaf: u32) -> Result<Context, EngineError> {
+        self.session()?.context(leaf)
+    }
+
+    /// `migrate`: the branch ending at `leaf` written for `to`, with what
+    /// that loses (feature `api`).
+    #[cfg(feature = "api")]
+    pub fn migrate(&mut self, leaf: u32, to: Api) -> Result<Migration, EngineError> {
+        self.session()?.migrate(leaf, to)
     }
 
     /// Whether background work is waiting ([`Engine::tick`] runs it).

@@ -483,7 +483,7 @@ impl<F: Files> Open<F> {
     /// As `read_shown` with every mark, the marks taken out of what `f`
     /// read and the values they marked kept beside: what bodies and
     /// previews answer with.
-    fn shown_revealing<R>(
+    pub(super) fn shown_revealing<R>(
         &mut self,
         f: impl FnOnce(&Session, &mut dyn Source) -> R,
     ) -> (R, Vec<String>) {

@@ -22,6 +22,8 @@ use wasm_bindgen_futures::{future_to_promise, JsFuture};
 use super::browser;
 use super::wire::to_js;
 use crate::engine::{Engine, Host, MemoryFiles};
+#[cfg(feature = "api")]
+use crate::protocol::target_api;
 use crate::protocol::{
     Allow, EngineError, ErrorCode, Event, Request, Response, ReviewAllow, SearchFilter,
 };
@@ -390,10 +392,10 @@ impl DirectEngine {
         self.shared.ask(Request::Previews { segments }, None)
     }
 
-    /// `hideSensitive`: bodies, previews and search snippets with
-    /// sensitive data hidden (the default) or as written; shown, bodies
-    /// and previews name the values a redacted copy would take out
-    /// beside them (`revealed`).
+    /// `hideSensitive`: bodies, previews, search snippets, contexts and
+    /// migrations with sensitive data hidden (the default) or as written;
+    /// shown, bodies, previews, contexts and migrations name the values a
+    /// redacted copy would take out beside them (`revealed`).
     #[wasm_bindgen(js_name = hideSensitive)]
     pub fn hide_sensitive(&self, hide: bool) -> Result<JsValue, JsValue> {
         self.shared.ask(Request::HideSensitive { hide }, None)
@@ -455,6 +457,47 @@ impl DirectEngine {
     #[wasm_bindgen(js_name = seal)]
     pub fn seal(&self, leaf: u32) -> Result<JsValue, JsValue> {
         self.shared.ask(Request::Seal { leaf }, None)
+    }
+
+    /// `tree`: the branch tree, node by node (each node's parent, as
+    /// columns), its roots, leaves, tips and branch points. A build with
+    /// the `api` feature (the npm package); others refuse it with code
+    /// `unsupported`, as they do `context` and `migrate`.
+    #[wasm_bindgen(js_name = tree)]
+    pub fn tree(&self) -> Result<JsValue, JsValue> {
+        #[cfg(feature = "api")]
+        return self.shared.ask(Request::Tree, None);
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("tree", "api")))
+    }
+
+    /// `context`: the messages of the branch ending at `leaf`, as a model
+    /// would be sent them, read as bodies are shown.
+    #[wasm_bindgen(js_name = context)]
+    #[cfg_attr(not(feature = "api"), allow(unused_variables))]
+    pub fn context(&self, leaf: u32) -> Result<JsValue, JsValue> {
+        #[cfg(feature = "api")]
+        return self.shared.ask(Request::Context { leaf }, None);
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("context", "api")))
+    }
+
+    /// `migrate`: the branch ending at `leaf` as the history of a request
+    /// to `to` (`anthropic`, `openai`, `openai-responses`, `google`):
+    /// `{leaf, body, report}`.
+    #[wasm_bindgen(js_name = migrate)]
+    #[cfg_attr(not(feature = "api"), allow(unused_variables))]
+    pub fn migrate(&self, leaf: u32, to: String) -> Result<JsValue, JsValue> {
+        #[cfg(feature = "api")]
+        return self.shared.ask(
+            Request::Migrate {
+                leaf,
+                to: target_api(&to).map_err(thrown)?,
+            },
+            None,
+        );
+        #[cfg(not(feature = "api"))]
+        Err(thrown(EngineError::not_built("migrate", "api")))
     }
 }
 

@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 /// kebab-case (`no-session`) and never change meaning: a JS caller matches
 /// on them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "kebab-case")]
 pub enum ErrorCode {
     /// The request could not be read: not JSON, an unknown kind, a field
@@ -28,8 +29,12 @@ pub enum ErrorCode {
     /// The core refused to change the session: no safe fork point there,
     /// a seal of a format the engine cannot write.
     EditRefused,
+    /// A branch with nothing to migrate: no user or model turn (system
+    /// lines, markers or empty messages only), a history every API rejects.
+    NothingToSend,
     /// Something that is not there in this build or this place (an image
-    /// given only by a link, which is never fetched).
+    /// given only by a link, which is never fetched; a request kind of a
+    /// cargo feature the build was made without).
     Unsupported,
     /// The engine was closed (`close()`) before it answered.
     Closed,
@@ -40,7 +45,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code, in declaration order.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         ErrorCode::BadRequest,
         ErrorCode::NoSession,
         ErrorCode::NotFound,
@@ -48,6 +53,7 @@ impl ErrorCode {
         ErrorCode::Unreadable,
         ErrorCode::Superseded,
         ErrorCode::EditRefused,
+        ErrorCode::NothingToSend,
         ErrorCode::Unsupported,
         ErrorCode::Closed,
         ErrorCode::Internal,
@@ -72,6 +78,7 @@ impl ErrorCode {
             ErrorCode::Unreadable => "unreadable",
             ErrorCode::Superseded => "superseded",
             ErrorCode::EditRefused => "edit-refused",
+            ErrorCode::NothingToSend => "nothing-to-send",
             ErrorCode::Unsupported => "unsupported",
             ErrorCode::Closed => "closed",
             ErrorCode::Internal => "internal",
@@ -81,6 +88,7 @@ impl ErrorCode {
 
 /// A request that could not be served: `{ code, message }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EngineError {
     pub code: ErrorCode,
     pub message: String,
@@ -108,6 +116,15 @@ impl EngineError {
 
     pub fn internal(message: impl Into<String>) -> EngineError {
         EngineError::new(ErrorCode::Internal, message)
+    }
+
+    /// A request of `kind`, which this build was made without (its cargo
+    /// `feature` adds it): `unsupported`.
+    pub fn not_built(kind: &str, feature: &str) -> EngineError {
+        EngineError::new(
+            ErrorCode::Unsupported,
+            format!("`{kind}` is not in this build of the engine (cargo feature `{feature}`; the npm package has it)"),
+        )
     }
 }
 

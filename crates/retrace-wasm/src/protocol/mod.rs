@@ -8,6 +8,6 @@ mod request;
 mod response;
 
 pub use error::{EngineError, ErrorCode};
-pub use request::{js_name, Request};
+pub use request::{js_name, target_api, Request};
 pub use response::{Event, Incoming, Response};
 pub use values::*;

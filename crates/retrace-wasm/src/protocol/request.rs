@@ -2,6 +2,7 @@
 //! per JS method (`edit_points` is `Engine::edit_points` in Rust and
 //! `editPoints` in JS, on the direct class and the worker client alike).
 
+use retrace_core::Api;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -11,6 +12,7 @@ use super::values::{Allow, ReviewAllow, SearchFilter};
 /// A request, written as `{"kind": …, fields…}` (the worker transport's
 /// JSON) and read with [`Request::from_json`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Request {
     /// Read the files sent along (one session: a main file and its side
@@ -39,8 +41,9 @@ pub enum Request {
     Image { leaf: u32, row: u32, image: u32 },
     /// Previews of these tree segments (indices into the outline).
     Previews { segments: Vec<u32> },
-    /// Show bodies (and search snippets, previews) with sensitive data
-    /// hidden (the default) or as written; applies to later requests.
+    /// Show bodies (and search snippets, previews, contexts, migrations)
+    /// with sensitive data hidden (the default) or as written; applies to
+    /// later requests.
     HideSensitive { hide: bool },
     /// What the review marked "not a secret" (`disable`: kinds; `allow`:
     /// findings in any file), shown as written in bodies, previews and
@@ -62,6 +65,7 @@ pub enum Request {
     /// the bytes of `retrace redact --rules` with the file they export.
     Download {
         file: u32,
+        #[cfg_attr(feature = "ts", ts(type = r#""typed" | "mask" | "pseudo""#))]
         mode: String,
         disable: Vec<String>,
         allow: Vec<Allow>,
@@ -76,11 +80,28 @@ pub enum Request {
     /// The branch ending at `leaf` with its unpaired calls sealed
     /// (`retrace_core::seal`).
     Seal { leaf: u32 },
+    /// The branch tree, node by node: parents, roots, leaves, branch
+    /// points (`retrace_core::Tree`). Feature `api`, as the next two: a
+    /// build without it reads these kinds and refuses them
+    /// (`unsupported`), and carries no code for them (the viewer's).
+    #[cfg(feature = "api")]
+    Tree,
+    /// The messages of the branch ending at `leaf` in the one message
+    /// model, as a model would be sent them (`Session::context`), read as
+    /// bodies are shown.
+    #[cfg(feature = "api")]
+    Context { leaf: u32 },
+    /// The branch ending at `leaf` written as the history of a request to
+    /// `to`, with the report of what that loses (`retrace migrate`'s body
+    /// and report), read as bodies are shown.
+    #[cfg(feature = "api")]
+    Migrate { leaf: u32, to: Api },
 }
 
 impl Request {
-    /// Every kind, as written in `kind`, in declaration order.
-    pub const KINDS: [&'static str; 16] = [
+    /// Every kind, as written in `kind`, in declaration order (the `api`
+    /// kinds in every build: one without them refuses them).
+    pub const KINDS: [&'static str; 19] = [
         "open",
         "open_folder",
         "open_listed",
@@ -97,7 +118,13 @@ impl Request {
         "edit_points",
         "fork",
         "seal",
+        "tree",
+        "context",
+        "migrate",
     ];
+
+    /// The kinds only a build with the `api` feature answers.
+    pub const API_KINDS: [&'static str; 3] = ["tree", "context", "migrate"];
 
     /// This request's kind, as written in `kind`.
     pub fn kind(&self) -> &'static str {
@@ -118,6 +145,12 @@ impl Request {
             Request::EditPoints { .. } => "edit_points",
             Request::Fork { .. } => "fork",
             Request::Seal { .. } => "seal",
+            #[cfg(feature = "api")]
+            Request::Tree => "tree",
+            #[cfg(feature = "api")]
+            Request::Context { .. } => "context",
+            #[cfg(feature = "api")]
+            Request::Migrate { .. } => "migrate",
         }
     }
 
@@ -130,7 +163,7 @@ impl Request {
     /// The cargo feature of retrace-wasm a kind needs, for the kinds not in
     /// every build (`Cargo.toml` lists the features); a build without it
     /// answers them with code `unsupported`. The player's slim build
-    /// leaves them out.
+    /// leaves them out; the viewer's leaves out `api`.
     pub fn feature(kind: &str) -> Option<&'static str> {
         match kind {
             "edit_points" | "fork" | "seal" => Some("edit"),
@@ -138,6 +171,7 @@ impl Request {
             "review" | "scan" | "download" => Some("share"),
             "search" => Some("search"),
             "stats" => Some("stats"),
+            "tree" | "context" | "migrate" => Some("api"),
             _ => None,
         }
     }
@@ -150,6 +184,7 @@ impl Request {
             Some("share") => cfg!(feature = "share"),
             Some("search") => cfg!(feature = "search"),
             Some("stats") => cfg!(feature = "stats"),
+            Some("api") => cfg!(feature = "api"),
             Some(_) | None => true,
         }
     }
@@ -296,6 +331,19 @@ impl Request {
             "seal" => Request::Seal {
                 leaf: number("leaf")?,
             },
+            #[cfg(feature = "api")]
+            "tree" => Request::Tree,
+            #[cfg(feature = "api")]
+            "context" => Request::Context {
+                leaf: number("leaf")?,
+            },
+            #[cfg(feature = "api")]
+            "migrate" => Request::Migrate {
+                leaf: number("leaf")?,
+                to: target_api(&text("to")?)?,
+            },
+            #[cfg(not(feature = "api"))]
+            "tree" | "context" | "migrate" => return Err(EngineError::not_built(kind, "api")),
             other => {
                 return Err(EngineError::bad_request(format!(
                     "unknown request kind `{other}`"
@@ -303,6 +351,18 @@ impl Request {
             }
         })
     }
+}
+
+/// The API named `name` as `retrace migrate --to` takes it, or a
+/// `bad-request` that lists the names.
+pub fn target_api(name: &str) -> Result<Api, EngineError> {
+    Api::from_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Api::ALL.iter().map(|a| a.name()).collect();
+        EngineError::bad_request(format!(
+            "no API `{name}` to migrate to ({})",
+            names.join(", ")
+        ))
+    })
 }
 
 /// The JS name of a request kind's method: `edit_points` → `editPoints`.
@@ -384,6 +444,15 @@ mod tests {
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },
             Request::Seal { leaf: 7 },
+            #[cfg(feature = "api")]
+            Request::Tree,
+            #[cfg(feature = "api")]
+            Request::Context { leaf: 7 },
+            #[cfg(feature = "api")]
+            Request::Migrate {
+                leaf: 7,
+                to: Api::OpenAiResponses,
+            },
         ]
     }
 
@@ -391,7 +460,11 @@ mod tests {
     fn every_request_reads_back_and_names_its_kind() {
         let mut all = one_of_each();
         let kinds: Vec<&str> = all.iter().map(Request::kind).collect();
-        assert_eq!(kinds, Request::KINDS);
+        let built: Vec<&str> = Request::KINDS
+            .into_iter()
+            .filter(|k| cfg!(feature = "api") || !Request::API_KINDS.contains(k))
+            .collect();
+        assert_eq!(kinds, built);
         // An open with the entry label alone reads back too, and a review
         // taken back.
         all.push(Request::Open {
@@ -413,6 +486,16 @@ mod tests {
         assert_eq!(
             serde_json::to_string(&Request::Fork { leaf: 7, row: 12 }).unwrap(),
             r#"{"kind":"fork","leaf":7,"row":12}"#
+        );
+        // An API by the name `--to` takes.
+        #[cfg(feature = "api")]
+        assert_eq!(
+            serde_json::to_string(&Request::Migrate {
+                leaf: 7,
+                to: Api::OpenAiChat
+            })
+            .unwrap(),
+            r#"{"kind":"migrate","leaf":7,"to":"openai"}"#
         );
     }
 
@@ -463,6 +546,33 @@ mod tests {
             let e = Request::from_json(bad).unwrap_err();
             assert_eq!(e.code, ErrorCode::BadRequest, "{bad}");
             assert!(e.message.contains(says), "{bad}: {}", e.message);
+        }
+    }
+
+    /// The `api` kinds: read (their fields checked) in a build with the
+    /// feature, refused as not built in one without.
+    #[test]
+    fn the_api_kinds_are_read_or_refused() {
+        let tree = Request::from_json(r#"{"kind":"tree"}"#);
+        let no_to = Request::from_json(r#"{"kind":"migrate","leaf":1}"#).unwrap_err();
+        let claude =
+            Request::from_json(r#"{"kind":"migrate","leaf":1,"to":"claude"}"#).unwrap_err();
+        if cfg!(feature = "api") {
+            assert_eq!(tree.unwrap().kind(), "tree");
+            assert_eq!(no_to.code, ErrorCode::BadRequest);
+            assert_eq!(no_to.message, "a `migrate` request without a valid `to`");
+            assert_eq!(
+                claude.message,
+                "no API `claude` to migrate to (anthropic, openai, openai-responses, google)"
+            );
+        } else {
+            let e = tree.unwrap_err();
+            assert_eq!(e.code, ErrorCode::Unsupported);
+            assert!(e.message.starts_with("`tree` is not in this build"));
+            assert_eq!(
+                (no_to.code, claude.code),
+                (ErrorCode::Unsupported, ErrorCode::Unsupported)
+            );
         }
     }
 

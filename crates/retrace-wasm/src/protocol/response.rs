@@ -11,10 +11,15 @@ use super::values::{
     Bodies, BranchRows, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch, Made,
     Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
 };
+#[cfg(feature = "api")]
+use super::values::{Context, Migration, SessionTree};
 
 /// The answer to a request. Its `data` is the value a JS caller's promise
-/// resolves with (`null` for [`Response::Done`]).
+/// resolves with (`null` for [`Response::Done`]). The `api` kinds' answers
+/// exist only in a build with that feature: their serializers would
+/// otherwise weigh on the viewer, which never receives them.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Response {
     /// `open`, `open_listed`: the session read.
@@ -39,10 +44,20 @@ pub enum Response {
     File(Made),
     /// `hide_sensitive`, `review`, `scan`: done, nothing to say.
     Done,
+    /// `tree`.
+    #[cfg(feature = "api")]
+    Tree(Box<SessionTree>),
+    /// `context`.
+    #[cfg(feature = "api")]
+    Context(Context),
+    /// `migrate`.
+    #[cfg(feature = "api")]
+    Migration(Box<Migration>),
 }
 
 /// What background work reports, unasked.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", content = "data", rename_all = "snake_case")]
 pub enum Event {
     /// The worker is listening (a dedicated worker drops messages that
@@ -243,6 +258,48 @@ mod tests {
             serde_json::to_string(&Response::Done).unwrap(),
             r#"{"kind":"done"}"#
         );
+    }
+
+    /// The `api` kinds' answers, which only a JS caller reads: named as
+    /// their requests' answers, their data the value.
+    #[cfg(feature = "api")]
+    #[test]
+    fn the_api_answers_are_tagged() {
+        use crate::protocol::{Context, Migration};
+        use retrace_core::migrate::migrate;
+        use retrace_core::Api;
+
+        let migration = migrate(&[], Api::Google);
+        let all = [
+            Response::Tree(Box::default()),
+            Response::Context(Context {
+                leaf: 3,
+                messages: Vec::new(),
+                revealed: Vec::new(),
+            }),
+            Response::Migration(Box::new(Migration {
+                leaf: 3,
+                body: migration.body,
+                report: migration.report,
+                revealed: vec!["x@y.io".into()],
+            })),
+        ];
+        let json: Vec<String> = all
+            .iter()
+            .map(|r| serde_json::to_string(r).unwrap())
+            .collect();
+        assert!(json[0].starts_with(r#"{"kind":"tree","data":{"nodes":{"entry":[]"#));
+        assert_eq!(
+            json[1],
+            r#"{"kind":"context","data":{"leaf":3,"messages":[]}}"#
+        );
+        assert!(json[2].starts_with(r#"{"kind":"migration","data":{"leaf":3,"body":{"#));
+        assert!(
+            json[2].contains(r#""report":{"to":"google","messages":0"#),
+            "{}",
+            json[2]
+        );
+        assert!(json[2].ends_with(r#""revealed":["x@y.io"]}}"#));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! same value for the worker's JSON and the direct transport's JS objects
 //! (`serde-wasm-bindgen`'s JSON-compatible serializer).
 
-use retrace_core::{Diagnostic, Listed, Marks, Message, Preview, RowKind, RowPairing};
+use retrace_core::migrate::Report;
+use retrace_core::{BranchPoint, Diagnostic, Listed, Marks, Message, Preview, RowKind, RowPairing};
 use serde::{Deserialize, Serialize};
 
 // Values the core computes for the CLI and the viewer alike cross as they
@@ -12,6 +13,7 @@ pub use retrace_core::{Hit, SearchFilter, Stats};
 
 /// One session of a dropped folder, as listed before its title is read.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FolderSession {
     /// The path of its conversation file under the folder.
     pub name: String,
@@ -23,6 +25,7 @@ pub struct FolderSession {
 
 /// What a session is, for the header, the details panel and the tree.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Summary {
     /// The figures `retrace info` prints: format, entries, branches, time
     /// span, how many diagnostics.
@@ -55,6 +58,7 @@ pub struct Summary {
 }
 
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FileSummary {
     pub name: String,
     pub size: u64,
@@ -63,6 +67,7 @@ pub struct FileSummary {
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SubagentInfo {
     pub file: u32,
     pub agent_id: String,
@@ -83,6 +88,7 @@ pub struct SubagentInfo {
 
 /// One segment of the branch tree (see `retrace_core::Segment`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SegmentInfo {
     pub first: u32,
     pub last: u32,
@@ -106,7 +112,7 @@ pub struct SegmentInfo {
     pub file: u32,
 }
 
-/// One row of a branch, from the index (no body).
+/// One row of a branch, from the index (no body); rows cross as [`Rows`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RowInfo {
     /// The first entry of the row.
@@ -126,6 +132,7 @@ pub struct RowInfo {
 
 /// The background scan for sensitive data.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ScanReport {
     /// Bytes scanned of all files, and their total.
     pub done: u64,
@@ -140,6 +147,7 @@ pub struct ScanReport {
 
 /// One piece of sensitive data, by place and kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SensitiveFinding {
     pub kind: String,
     pub file: u32,
@@ -158,6 +166,7 @@ pub struct SensitiveFinding {
 /// thousand rows, and arrays of numbers cross `postMessage` and parse far
 /// faster than as many objects (the page must not stall on them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Rows {
     pub entry: Vec<u32>,
     pub count: Vec<u32>,
@@ -176,6 +185,18 @@ pub struct Rows {
     pub line: Vec<u32>,
 }
 
+/// `value`'s index in `table`, added when new: a column of a few names
+/// stored once.
+fn index(table: &mut Vec<String>, value: String) -> u16 {
+    match table.iter().position(|t| *t == value) {
+        Some(i) => i as u16,
+        None => {
+            table.push(value);
+            (table.len() - 1) as u16
+        }
+    }
+}
+
 impl Rows {
     pub fn len(&self) -> usize {
         self.entry.len()
@@ -186,15 +207,6 @@ impl Rows {
     }
 
     pub fn push(&mut self, row: RowInfo) {
-        fn index(table: &mut Vec<String>, value: String) -> u16 {
-            match table.iter().position(|t| *t == value) {
-                Some(i) => i as u16,
-                None => {
-                    table.push(value);
-                    (table.len() - 1) as u16
-                }
-            }
-        }
         self.entry.push(row.entry);
         self.count.push(row.count);
         self.label.push(row.label);
@@ -248,6 +260,7 @@ impl Rows {
 
 /// A row's body, read when the row is on screen.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RowBody {
     /// The message, for message rows whose body parses.
     pub message: Option<Message>,
@@ -263,6 +276,7 @@ pub struct RowBody {
 
 /// The rows of the branch ending at `leaf` (answers `branch`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct BranchRows {
     pub leaf: u32,
     /// The leaf's id as links write it.
@@ -273,6 +287,7 @@ pub struct BranchRows {
 /// The bodies of rows `start..` of the branch ending at `leaf` (answers
 /// `bodies`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Bodies {
     pub leaf: u32,
     pub start: u32,
@@ -287,6 +302,7 @@ pub struct Bodies {
 
 /// The hits of a search (answers `search`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SearchResults {
     pub query: String,
     pub hits: Vec<Hit>,
@@ -303,6 +319,7 @@ pub struct SearchResults {
 /// The totals of the deep check, and the first problems it found (all of
 /// them are counted in `stats`) (answers `stats`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StatsReport {
     pub stats: Stats,
     pub diagnostics: Vec<Diagnostic>,
@@ -311,6 +328,7 @@ pub struct StatsReport {
 /// An image of a row as a `data:` URL: no request leaves the tab (answers
 /// `image`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Image {
     pub leaf: u32,
     pub row: u32,
@@ -321,6 +339,7 @@ pub struct Image {
 /// Segment previews, (segment, preview); segments where nothing is said
 /// have none (answers `previews`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Previews {
     pub previews: Vec<(u32, Preview)>,
     /// The values in them shown as written that a redacted copy would
@@ -333,6 +352,7 @@ pub struct Previews {
 /// too) and its tool calls without a result, `name (id)` (answers
 /// `edit_points`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct EditPoints {
     pub leaf: u32,
     pub rows: Vec<u32>,
@@ -344,6 +364,7 @@ pub struct EditPoints {
 /// not cross as JSON: the transports hand them over as a `Blob` beside
 /// this (the `file` field of what a JS caller gets).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Made {
     pub name: String,
     pub notes: Vec<String>,
@@ -358,6 +379,7 @@ pub struct Made {
 /// and `summary` is its summary; otherwise their titles follow as
 /// `listed` events.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FolderOpened {
     pub sessions: Vec<FolderSession>,
     pub summary: Option<Box<Summary>>,
@@ -367,6 +389,7 @@ pub struct FolderOpened {
 /// line and the hash of its value (16 hex digits), as a rules file's
 /// `[allow] findings` names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Allow {
     pub kind: String,
     pub line: u64,
@@ -377,6 +400,7 @@ pub struct Allow {
 /// session (`review`): its file, and the finding as [`Allow`] names it
 /// (the line is the file's own).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ReviewAllow {
     pub file: u32,
     pub kind: String,
@@ -386,6 +410,7 @@ pub struct ReviewAllow {
 
 /// Bytes read so far while opening (the `progress` event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Progress {
     pub done: u64,
     pub total: u64,
@@ -394,6 +419,7 @@ pub struct Progress {
 /// A redacted copy being written: bytes done of file `file` (the
 /// `download_progress` event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DownloadProgress {
     pub file: u32,
     pub done: u64,
@@ -403,6 +429,114 @@ pub struct DownloadProgress {
 /// Titles, times and formats of some of the listed folder's sessions, by
 /// index (the `listed` event).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ListedBatch {
     pub listed: Vec<(u32, Listed)>,
+}
+
+/// The nodes of the branch tree, column by column (as [`Rows`]: a session
+/// can hold a million), in file order.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TreeNodes {
+    pub entry: Vec<u32>,
+    /// Each node's parent (`null` for a root).
+    pub parent: Vec<Option<u32>>,
+    /// Its id as links write it (`Session::label`).
+    pub label: Vec<String>,
+    /// Index into `types`: the entry's type as written (`user`,
+    /// `assistant`, `message`, `response_item`, …).
+    pub type_of: Vec<u16>,
+    pub types: Vec<String>,
+    /// Index into `roles` (`""` where the entry has none).
+    pub role_of: Vec<u16>,
+    pub roles: Vec<String>,
+    /// The file (index into the summary's `files`) and 1-based line.
+    pub file: Vec<u32>,
+    pub line: Vec<u32>,
+}
+
+impl TreeNodes {
+    pub fn len(&self) -> usize {
+        self.entry.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entry.is_empty()
+    }
+
+    /// Adds a node: its entry, parent, label, type, role, file and line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        entry: u32,
+        parent: Option<u32>,
+        label: String,
+        entry_type: String,
+        role: String,
+        file: u32,
+        line: u32,
+    ) {
+        self.entry.push(entry);
+        self.parent.push(parent);
+        self.label.push(label);
+        let t = index(&mut self.types, entry_type);
+        self.type_of.push(t);
+        let r = index(&mut self.roles, role);
+        self.role_of.push(r);
+        self.file.push(file);
+        self.line.push(line);
+    }
+}
+
+/// The branch tree (answers `tree`): what the summary's outline folds
+/// into segments, node by node. A leaf is a node without children; a tip
+/// is a leaf that ends a branch someone could pick (the summary's `tips`:
+/// structural dead ends, such as a hook line, are folded in).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct SessionTree {
+    pub nodes: TreeNodes,
+    pub roots: Vec<u32>,
+    pub leaves: Vec<u32>,
+    pub tips: Vec<u32>,
+    pub default_leaf: Option<u32>,
+    /// Nodes with several children, in file order: `real` where someone
+    /// went back and went on differently (a rewind, a fork), `structural`
+    /// where the recording fanned out (parallel tool calls, hook lines).
+    pub branch_points: Vec<BranchPoint>,
+}
+
+/// The messages of a branch (answers `context`): what a model would be
+/// sent, in the one message model (compactions honoured, a response split
+/// over lines merged), read as bodies are shown.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Context {
+    pub leaf: u32,
+    pub messages: Vec<Message>,
+    /// The values shown as written that a redacted copy would take out
+    /// (as for [`Bodies::revealed`]), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
+}
+
+/// A branch written as the history of a request to another provider's
+/// API (answers `migrate`): the body `retrace migrate --to` writes and the
+/// report `--report --json` prints.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Migration {
+    pub leaf: u32,
+    /// The request body's fields that hold the history (`messages`,
+    /// `system`, `input`, `contents`, `systemInstruction`…: the target's
+    /// own shape).
+    pub body: serde_json::Value,
+    /// What the target (`report.to`) could not take or took differently,
+    /// and what sending it needs.
+    pub report: Report,
+    /// The values shown as written that a redacted copy would take out
+    /// (as for [`Bodies::revealed`]), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
 }
