@@ -46,10 +46,10 @@ pub fn take(v: Viewer, blob: &Blob) -> bool {
         let mut m = m.borrow_mut();
         let (want, files) = m.as_mut()?;
         files.push(blob.clone());
-        Some((files.len() == *want).then(|| std::mem::take(files)))
+        // All back: the page is no longer waited for.
+        Some(if files.len() == *want { m.take() } else { None })
     });
-    if let Some(Some(files)) = back {
-        abandon();
+    if let Some(Some((_, files))) = back {
         leptos::task::spawn_local(async move {
             if let Err(e) = write(v, &files).await {
                 v.failure.set(Some(format!("cannot make the page: {e:?}")));
