@@ -38,7 +38,7 @@ fn markdown_of_a_small_session() {
 /// Every session file of the corpus (side-cars are read with their
 /// session, not alone), the project folders that hold one session with
 /// its subagent runs, and a fixture of each format the corpus lacks.
-fn inputs() -> Vec<PathBuf> {
+pub(crate) fn inputs() -> Vec<PathBuf> {
     let mut files = Vec::new();
     let mut stack = vec![PathBuf::from(corpus_root())];
     while let Some(dir) = stack.pop() {

@@ -257,6 +257,46 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 }
 
 #[test]
+fn every_session_carries_its_files_as_redact_writes_them() {
+    if skip("every_session_carries_its_files_as_redact_writes_them") {
+        return;
+    }
+    // Every corpus session and a fixture of each other format (the
+    // Markdown export's inputs): each file the page holds is `retrace
+    // redact`'s bytes of the file of that name (a gzip file unzipped, a
+    // JSON document whole), and nothing else is held.
+    for input in crate::export::inputs() {
+        let input = input.to_str().unwrap();
+        let html = page(&[input, "--branches", "all"]);
+        let held = files(&html);
+        // A folder's files, or a file, then what is beside and below it
+        // (its side-cars, a Claude Code session's `<stem>/subagents`).
+        let path = std::path::Path::new(input);
+        let on_disk: Vec<std::path::PathBuf> = match path.is_dir() {
+            true => walk(path),
+            false => std::iter::once(path.to_path_buf())
+                .chain(walk(path.parent().unwrap()))
+                .collect(),
+        };
+        for (name, _, bytes) in &held {
+            let path = on_disk
+                .iter()
+                .find(|p| {
+                    let file = p.file_name().unwrap().to_str().unwrap();
+                    file == name || file.strip_suffix(".gz") == Some(name)
+                })
+                .unwrap_or_else(|| panic!("{input}: {name} is no file of the session"));
+            let want = bytes_of(&["redact", "-q", path.to_str().unwrap()]);
+            assert!(
+                *bytes == want,
+                "{input}: {name} is not retrace redact's bytes"
+            );
+        }
+        assert!(!held.is_empty(), "{input}: no file");
+    }
+}
+
+#[test]
 fn no_planted_secret_is_anywhere_in_the_page() {
     if skip("no_planted_secret_is_anywhere_in_the_page") {
         return;
