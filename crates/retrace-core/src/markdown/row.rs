@@ -185,17 +185,12 @@ impl Writer<'_> {
             } = part
             {
                 if calls.contains(&call_id.as_str()) {
-                    answers.push(RowResult {
-                        row: i,
-                        call_id: call_id.clone(),
-                        output: output.clone(),
-                        is_error: *is_error,
-                        stderr: None,
-                        interrupted: false,
-                        images: Vec::new(),
-                        exit_code: None,
-                        wall_time: None,
-                    });
+                    answers.push(RowResult::new(
+                        i,
+                        call_id.clone(),
+                        output.clone(),
+                        *is_error,
+                    ));
                 }
             }
         }
@@ -209,17 +204,7 @@ impl Writer<'_> {
                     output,
                     is_error,
                 } => {
-                    let mut r = RowResult {
-                        row: i,
-                        call_id: call_id.clone(),
-                        output: output.clone(),
-                        is_error: *is_error,
-                        stderr: None,
-                        interrupted: false,
-                        images: Vec::new(),
-                        exit_code: None,
-                        wall_time: None,
-                    };
+                    let mut r = RowResult::new(i, call_id.clone(), output.clone(), *is_error);
                     if let Some(run) = m.run_of(call_id) {
                         let o = r.framed().with_run(run);
                         r.output = o.output;

@@ -227,17 +227,7 @@ mod tests {
     use serde_json::json;
 
     fn result(output: &str, is_error: bool) -> RowResult {
-        RowResult {
-            row: 1,
-            call_id: "c1".into(),
-            output: output.into(),
-            is_error,
-            stderr: None,
-            interrupted: false,
-            images: Vec::new(),
-            exit_code: None,
-            wall_time: None,
-        }
+        RowResult::new(1, "c1".into(), output.into(), is_error)
     }
 
     fn block(name: &str, arguments: Value, answer: Result<&RowResult, Missing>) -> String {

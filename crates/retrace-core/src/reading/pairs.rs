@@ -103,6 +103,21 @@ pub struct RowResult {
 }
 
 impl RowResult {
+    /// A result as its row wrote it, nothing kept beside it yet.
+    pub fn new(row: usize, call_id: String, output: String, is_error: bool) -> RowResult {
+        RowResult {
+            row,
+            call_id,
+            output,
+            is_error,
+            stderr: None,
+            interrupted: false,
+            images: Vec::new(),
+            exit_code: None,
+            wall_time: None,
+        }
+    }
+
     /// The result as a view shows it: its text taken apart
     /// ([`ToolOutput::of`]) with what its row kept beside it (stderr
     /// apart, an interruption, the run's exit code and duration).
@@ -257,15 +272,9 @@ impl Session {
                             None => (output.clone(), None, false),
                         };
                         let result = RowResult {
-                            row: r,
-                            call_id: call_id.clone(),
-                            output,
-                            is_error: *is_error,
                             stderr,
                             interrupted,
-                            images: Vec::new(),
-                            exit_code: None,
-                            wall_time: None,
+                            ..RowResult::new(r, call_id.clone(), output, *is_error)
                         };
                         pairing
                             .results
@@ -286,17 +295,7 @@ impl Session {
                 continue;
             }
             open.retain(|id| *id != run.call_id);
-            let result = RowResult {
-                row: at,
-                call_id: run.call_id.clone(),
-                output: String::new(),
-                is_error: false,
-                stderr: None,
-                interrupted: false,
-                images: Vec::new(),
-                exit_code: None,
-                wall_time: None,
-            };
+            let result = RowResult::new(at, run.call_id.clone(), String::new(), false);
             pairing.results.push(result.reported([Some(run), None]));
         }
         if r >= rows.len() {
