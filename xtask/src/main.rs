@@ -19,7 +19,9 @@
 //! - `bench-player`: `<retrace-player>`'s size, first frame and memory in
 //!   headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
+//! - `bench-export`: `retrace export` beside pi's HTML export.
 
+mod bench_export;
 mod bench_player;
 mod bench_redact;
 mod bench_wasm;
@@ -55,6 +57,7 @@ fn main() -> ExitCode {
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-player") => bench_player::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
+        Some("bench-export") => bench_export::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -116,6 +119,10 @@ commands:
   bench-redact [--mb N] [--seeds 1,2,3]
               redaction quality (redact_score.py) and MB/s, native and
               as wasm in Node, on generated corpora (target/redact-bench)
+  bench-export [--mb 100,1000] [--runs N]
+              retrace export (--html, --html --branches all, --md) beside
+              pi --export on generated pi sessions, interleaved: wall time,
+              peak memory, output size (target/export-bench)
 ";
 
 /// The workspace root (the parent of this crate): from the environment
