@@ -5,7 +5,10 @@
 //! same machine. Each run is timed by GNU time (wall, peak RSS); the table
 //! gives medians, the output's size against the input's, and each retrace
 //! row's time and memory against pi's (the export issue asks ≥ 10× less
-//! time, ≤ 1/10 of the memory and a page ≤ 0.35× the input).
+//! time, ≤ 1/10 of the memory and a page ≤ 0.35× the input). Then each
+//! HTML page retrace wrote is opened from `file://` in headless Chromium
+//! (`tests/e2e/bench-export.mjs`): the time to its first row and to the
+//! session indexed.
 //!
 //! pi's page holds every entry of the file (the file base64-encoded), so
 //! the like-for-like row is `--html --branches all`; `--html` alone is
@@ -88,9 +91,27 @@ pub fn run(args: &[String]) -> Result<()> {
         tables.push((mb, input_bytes, jobs, samples));
     }
 
+    let pages: Vec<&PathBuf> = tables
+        .iter()
+        .flat_map(|(_, _, jobs, _)| jobs.iter().filter(|j| j.html && !j.peer))
+        .map(|j| &j.output)
+        .collect();
+    let chromium = tools::ensure_chromium()?;
+    println!("==> open each page in headless Chromium");
+    let opened = Command::new("node")
+        .arg("bench-export.mjs")
+        .args(&pages)
+        .current_dir(tools::e2e_dir(&root))
+        .env("CHROMIUM", chromium)
+        .status()
+        .context("could not start node")?;
+
     println!();
     for (mb, input_bytes, jobs, samples) in &tables {
         print_table(*mb, *input_bytes, jobs, samples);
+    }
+    if !opened.success() {
+        bail!("a page did not open (above)");
     }
     Ok(())
 }
