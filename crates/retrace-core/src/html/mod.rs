@@ -330,17 +330,20 @@ fn ascii(text: &str, other: impl Fn(char, &mut String)) -> String {
     out
 }
 
-/// `s` as text in a quoted attribute, onto `out`: `&`, `<` and `"`
-/// escaped, and what is not ASCII as a character reference.
+/// `s` as text in a quoted attribute, onto `out`: `&`, `<`, `"` and what
+/// is not ASCII as hexadecimal character references.
 fn attribute(s: &str, out: &mut String) {
     for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '"' => out.push_str("&quot;"),
-            c if c.is_ascii() => out.push(c),
-            c => out.push_str(&format!("&#{};", u32::from(c))),
+        if c.is_ascii() && !matches!(c, '&' | '<' | '"') {
+            out.push(c);
+            continue;
         }
+        out.push_str("&#x");
+        let n = u32::from(c);
+        for digit in (0..=(31 - n.leading_zeros()) / 4).rev() {
+            out.push(char::from_digit(n >> (4 * digit) & 15, 16).unwrap_or('0'));
+        }
+        out.push(';');
     }
 }
 

@@ -151,9 +151,11 @@ fn the_head_holds_the_policy_the_style_the_boot_script_and_the_frame() {
 #[test]
 fn names_are_escaped_in_their_attribute() {
     let html = markup(&write(&[("a\"b<c&d.jsonl", b"x")], Some("id\"1")));
-    assert!(html.contains("data-file=\"a&quot;b&lt;c&amp;d.jsonl\" data-leaf=\"id&quot;1\">"));
+    assert!(html.contains("data-file=\"a&#x22;b&#x3c;c&#x26;d.jsonl\" data-leaf=\"id&#x22;1\">"));
     let html = markup(&write(&[("sitzung-ü.jsonl", b"x")], Some("λ")));
-    assert!(html.contains("data-file=\"sitzung-&#252;.jsonl\" data-leaf=\"&#955;\">"));
+    assert!(html.contains("data-file=\"sitzung-&#xfc;.jsonl\" data-leaf=\"&#x3bb;\">"));
+    let html = markup(&write(&[("\u{1f600}", b"x")], None));
+    assert!(html.contains("data-file=\"&#x1f600;\">"));
 }
 
 #[test]
