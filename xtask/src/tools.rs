@@ -104,14 +104,15 @@ pub fn ensure_rust_tools(root: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The npm packages of the e2e tests (playwright-core, binaryen), from the
-/// lockfile.
+/// The npm packages of the e2e tests (playwright-core; binaryen and esbuild-wasm,
+/// which the release build of the viewer runs), from the lockfile.
 pub fn ensure_npm(root: &Path) -> Result<()> {
     let dir = e2e_dir(root);
     let ready = dir
         .join("node_modules/playwright-core/package.json")
         .exists()
-        && dir.join("node_modules/.bin/wasm-opt").exists();
+        && dir.join("node_modules/.bin/wasm-opt").exists()
+        && dir.join("node_modules/esbuild-wasm/bin/esbuild").exists();
     if ready {
         println!("==> npm packages of tests/e2e: already installed");
         return Ok(());

@@ -73,6 +73,7 @@ pub use model::message::{
     Usage,
 };
 pub use model::provider::Api;
+pub use model::sort::{sort_by, sort_by_key};
 pub use model::time::{format_rfc3339_ms, parse_rfc3339_ms, readable_time};
 pub use normalize::ContextOptions;
 pub use read::binary::{binary_kind, BINARY_SAMPLE};

@@ -117,7 +117,7 @@ pub fn Details() -> impl IntoView {
         if let Some((_, found)) = v.stats.get() {
             all.extend(found.iter().cloned());
         }
-        all.sort_by_key(|d| (d.file, d.line));
+        retrace_core::sort_by_key(&mut all, |d| (d.file, d.line));
         let total = s.figures.diagnostics
             + v.stats
                 .with(|st| st.as_ref().map_or(0, |(st, _)| st.diagnostics));

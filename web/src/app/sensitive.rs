@@ -40,7 +40,7 @@ pub fn chips_html(html: String) -> String {
     let tags = tag_ranges(&html);
     // Longest first where two start together (a chip first of two as
     // long); overlaps dropped.
-    spans.sort_by_key(|&(a, b, chip)| (a, usize::MAX - b, !chip));
+    retrace_core::sort_by_key(&mut spans, |&(a, b, chip)| (a, usize::MAX - b, !chip));
     let mut out = String::with_capacity(html.len() + 40 * spans.len());
     let mut at = 0;
     for (start, end, chip) in spans {

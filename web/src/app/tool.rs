@@ -164,7 +164,7 @@ fn input_view(name: &str, arguments: &Value, view: ToolView) -> impl IntoView {
         .into_any(),
         ToolView::Write {
             content, language, ..
-        } => pre(content, "output code", move |t| code_html(t, language)).into_any(),
+        } => pre(content, "output code", Box::new(move |t| code_html(t, language))).into_any(),
         ToolView::Edit { .. } => match diff_of_tool_call(name, arguments) {
             Some(lines) => super::row::diff_view(lines).into_any(),
             None => fields_view(vec![("input".into(), retrace_core::value_text(arguments))]).into_any(),
@@ -212,7 +212,7 @@ fn fields_view(fields: Vec<(String, String)>) -> impl IntoView {
 fn output_view(o: ToolOutput, is_error: bool, language: Option<&'static str>) -> impl IntoView {
     let class = if is_error { "output failed" } else { "output" };
     let main = (!o.output.trim().is_empty()).then(|| match language {
-        Some(l) => pre(o.output, class, move |t| code_html(t, Some(l))).into_any(),
+        Some(l) => pre(o.output, class, Box::new(move |t| code_html(t, Some(l)))).into_any(),
         None => terminal(o.output, class).into_any(),
     });
     let stderr = o
@@ -226,9 +226,9 @@ fn output_view(o: ToolOutput, is_error: bool, language: Option<&'static str>) ->
 /// button for the rest.
 pub fn terminal(text: String, class: &'static str) -> impl IntoView {
     if ansi::has_escapes(&text) {
-        pre(text, class, ansi_html).into_any()
+        pre(text, class, Box::new(ansi_html)).into_any()
     } else {
-        pre(text, class, plain_html).into_any()
+        pre(text, class, Box::new(plain_html)).into_any()
     }
 }
 
@@ -238,14 +238,14 @@ fn plain_html(text: &str) -> String {
     out
 }
 
+/// Text to HTML for a `<pre>`: a highlighter.
+type ToHtml = Box<dyn Fn(&str) -> String + Send + Sync>;
+
 /// A `<pre>` of `text` made HTML by `html`, cut to its first lines (and
 /// characters: one line can be a megabyte of minified JSON) until "show
-/// all" is pressed.
-fn pre(
-    text: String,
-    class: &'static str,
-    html: impl Fn(&str) -> String + Send + Sync + 'static,
-) -> impl IntoView {
+/// all" is pressed. `html` is boxed: one copy of this view for every
+/// highlighter, not one per highlighter's type.
+fn pre(text: String, class: &'static str, html: ToHtml) -> impl IntoView {
     let short = shorten(&text);
     let total = text.lines().count();
     let expanded = RwSignal::new(short.is_none());

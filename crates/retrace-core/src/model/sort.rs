@@ -5,17 +5,19 @@
 //! each, and the viewer's worker had over twenty. Here the standard sort
 //! runs once, on indices, with the comparison behind a `dyn`; the elements
 //! then move into that order by swaps. Same result as `sort_by_key`
-//! (stable), one copy of the sort in the binary.
+//! (stable), one copy of the sort in the binary. Public for the viewer's
+//! page, which shares the module with the worker (its own `sort_by_key`
+//! calls were two more copies).
 
 use std::cmp::Ordering;
 
 /// `v.sort_by_key(key)`, stable.
-pub(crate) fn sort_by_key<T, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
+pub fn sort_by_key<T, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K) {
     sort_by(v, |a, b| key(a).cmp(&key(b)));
 }
 
 /// `v.sort_by(compare)`, stable.
-pub(crate) fn sort_by<T>(v: &mut [T], compare: impl Fn(&T, &T) -> Ordering) {
+pub fn sort_by<T>(v: &mut [T], compare: impl Fn(&T, &T) -> Ordering) {
     if v.len() < 2 {
         return;
     }

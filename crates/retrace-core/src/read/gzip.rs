@@ -23,6 +23,8 @@
 use miniz_oxide::inflate::stream::{inflate, InflateState};
 use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
 
+use super::crc32::Crc32;
+
 /// Decompressed bytes between two checkpoints.
 pub const CHECKPOINT_EVERY: u64 = 4 << 20;
 
@@ -69,7 +71,7 @@ enum Phase {
 pub struct GzDecoder {
     phase: Phase,
     inflate: Box<InflateState>,
-    crc: crc32fast::Hasher,
+    crc: Crc32,
     /// Header or trailer bytes collected so far.
     pending: Vec<u8>,
     /// Bytes out of the current member (checked against its trailer).
@@ -105,7 +107,7 @@ impl GzDecoder {
         GzDecoder {
             phase: Phase::Header,
             inflate: InflateState::new_boxed(DataFormat::Raw),
-            crc: crc32fast::Hasher::new(),
+            crc: Crc32::new(),
             pending: Vec::new(),
             member_out: 0,
             in_pos: 0,
@@ -185,7 +187,7 @@ impl GzDecoder {
                             self.in_pos += used as u64;
                             self.pending.clear();
                             self.inflate.reset(DataFormat::Raw);
-                            self.crc = crc32fast::Hasher::new();
+                            self.crc = Crc32::new();
                             self.member_out = 0;
                             self.phase = Phase::Deflate;
                         }

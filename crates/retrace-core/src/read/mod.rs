@@ -4,6 +4,7 @@
 //! keys the formats declared are lifted into an [`Entry`](crate::Entry).
 //! Nothing here knows a format: the keys come in as a [`fields::KeyTable`].
 
+pub(crate) mod crc32;
 pub(crate) mod scan;
 pub(crate) mod fields;
 pub(crate) mod digest;

@@ -1,33 +1,7 @@
 //! The check digits some formats carry, so a look-alike can be told from
 //! the real thing: GitHub/npm token CRC32s, card Luhn digits, IBAN mod-97.
 
-/// CRC-32 (IEEE 802.3, the one zlib computes).
-pub(crate) fn crc32(bytes: &[u8]) -> u32 {
-    const TABLE: [u32; 256] = {
-        let mut table = [0u32; 256];
-        let mut i = 0;
-        while i < 256 {
-            let mut c = i as u32;
-            let mut k = 0;
-            while k < 8 {
-                c = if c & 1 != 0 {
-                    0xEDB8_8320 ^ (c >> 1)
-                } else {
-                    c >> 1
-                };
-                k += 1;
-            }
-            table[i] = c;
-            i += 1;
-        }
-        table
-    };
-    let mut c = !0u32;
-    for &b in bytes {
-        c = TABLE[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8);
-    }
-    !c
-}
+use crate::read::crc32::crc32;
 
 /// `n` in base 62 (`0-9A-Za-z`), left-padded with `0` to six digits: the
 /// checksum suffix of GitHub and npm tokens.
