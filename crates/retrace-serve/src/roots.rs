@@ -68,23 +68,29 @@ pub fn roots(dirs: &[PathBuf], places: &Places) -> Vec<Root> {
     found
 }
 
-/// Where a session's project is read from its path: the first folder
-/// under its root (a Claude Code project folder, pi's `--cwd--` folder, a
-/// Gemini CLI project hash); Codex's dated tree (`YYYY/MM/DD`) and files
-/// directly in the root belong to the root itself.
+/// A session's project, read from its path: the folder holding its file
+/// under its root (a Claude Code project folder, pi's `--cwd--` folder),
+/// less what agents add below a project (Gemini CLI's `chats`, Codex's
+/// dated `YYYY/MM/DD` tree); a file directly in the root belongs to the
+/// root itself.
 pub fn project_of(root: &Root, file: &Path) -> String {
     let rel = file.strip_prefix(&root.path).unwrap_or(file);
-    let mut parts = rel.components();
-    let first = parts.next();
-    let is_folder = parts.next().is_some();
-    match first.map(|c| c.as_os_str().to_string_lossy().into_owned()) {
-        Some(name) if is_folder && !is_year(&name) => format!("{}/{}", root.label, name),
-        _ => root.label.clone(),
+    let mut parts: Vec<String> = rel
+        .parent()
+        .into_iter()
+        .flat_map(|p| p.components())
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    while parts
+        .last()
+        .is_some_and(|p| p == "chats" || (!p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())))
+    {
+        parts.pop();
     }
-}
-
-fn is_year(name: &str) -> bool {
-    name.len() == 4 && name.bytes().all(|b| b.is_ascii_digit())
+    match parts.is_empty() {
+        true => root.label.clone(),
+        false => format!("{}/{}", root.label, parts.join("/")),
+    }
 }
 
 #[cfg(test)]
@@ -105,7 +111,10 @@ mod tests {
         let store = home.path().join("work/sessions");
         assert_eq!(
             got,
-            ["~/.claude/projects".to_owned(), format!("store {}", store.display())]
+            [
+                "~/.claude/projects".to_owned(),
+                format!("store {}", store.display())
+            ]
         );
         let named = roots(&[PathBuf::from("/nowhere")], &places);
         assert_eq!(named.len(), 1);
@@ -119,8 +128,22 @@ mod tests {
             path: "/h/.claude/projects".into(),
         };
         let p = |f: &str| project_of(&root, Path::new(f));
-        assert_eq!(p("/h/.claude/projects/-w-app/s.jsonl"), "~/.claude/projects/-w-app");
+        assert_eq!(
+            p("/h/.claude/projects/-w-app/s.jsonl"),
+            "~/.claude/projects/-w-app"
+        );
         assert_eq!(p("/h/.claude/projects/s.jsonl"), "~/.claude/projects");
-        assert_eq!(p("/h/.claude/projects/2025/11/17/r.jsonl"), "~/.claude/projects");
+        assert_eq!(
+            p("/h/.claude/projects/2025/11/17/r.jsonl"),
+            "~/.claude/projects"
+        );
+        assert_eq!(
+            p("/h/.claude/projects/abc/chats/s.json"),
+            "~/.claude/projects/abc"
+        );
+        assert_eq!(
+            p("/h/.claude/projects/x/-w-app/s.jsonl"),
+            "~/.claude/projects/x/-w-app"
+        );
     }
 }

@@ -31,8 +31,7 @@ pub use rows::{Marks, Row, RowKind};
 pub(crate) use search::MARKS as SEARCH_MARKS;
 pub use search::{
     entry_text, event_line, search, searchable_text, written_needle, Hit, Hits, SearchFilter,
-    SEARCH_LIMIT,
-    SNIPPET_CONTEXT,
+    SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
 pub use summary::{Info, ModelStat, Stats, Summary};
 

@@ -46,7 +46,12 @@ impl Hosts {
 }
 
 /// Checks a request's method, `Host` and path.
-pub fn check(method: &Method, host: Option<&str>, path: &str, hosts: &Hosts) -> Result<(), Refusal> {
+pub fn check(
+    method: &Method,
+    host: Option<&str>,
+    path: &str,
+    hosts: &Hosts,
+) -> Result<(), Refusal> {
     if method != Method::GET && method != Method::HEAD {
         return Err(Refusal::new(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -64,7 +69,11 @@ pub fn check(method: &Method, host: Option<&str>, path: &str, hosts: &Hosts) -> 
         None => return Err(Refusal::new(StatusCode::FORBIDDEN, "no Host header")),
     }
     let decoded = percent_decode(path).ok_or_else(|| bad("a path that is not UTF-8"))?;
-    if decoded.contains("..") || decoded.contains('\\') || decoded.contains('\0') || decoded.contains("//") {
+    if decoded.contains("..")
+        || decoded.contains('\\')
+        || decoded.contains('\0')
+        || decoded.contains("//")
+    {
         return Err(bad("a path with `..`, `//`, a backslash or NUL"));
     }
     if !decoded.starts_with('/') {
@@ -115,22 +124,54 @@ mod tests {
         assert_eq!(ok(Method::GET, "127.0.0.1:8123", "/"), Ok(()));
         assert_eq!(ok(Method::HEAD, "localhost:8123", "/files/x/0"), Ok(()));
         assert_eq!(ok(Method::GET, "[::1]:8123", "/"), Ok(()));
-        assert_eq!(ok(Method::POST, "127.0.0.1:8123", "/"), Err(StatusCode::METHOD_NOT_ALLOWED));
-        assert_eq!(ok(Method::DELETE, "127.0.0.1:8123", "/"), Err(StatusCode::METHOD_NOT_ALLOWED));
-        assert_eq!(ok(Method::GET, "evil.example:8123", "/"), Err(StatusCode::FORBIDDEN));
-        assert_eq!(ok(Method::GET, "127.0.0.1:9999", "/"), Err(StatusCode::FORBIDDEN));
-        assert_eq!(ok(Method::GET, "localhost", "/"), Err(StatusCode::FORBIDDEN));
-        for path in ["/../etc/passwd", "/view/%2e%2e/x", "/view/%2E%2e%2fetc", "/a\\b", "//etc/passwd", "/a%00"] {
-            assert_eq!(ok(Method::GET, "127.0.0.1:8123", path), Err(StatusCode::BAD_REQUEST), "{path}");
+        assert_eq!(
+            ok(Method::POST, "127.0.0.1:8123", "/"),
+            Err(StatusCode::METHOD_NOT_ALLOWED)
+        );
+        assert_eq!(
+            ok(Method::DELETE, "127.0.0.1:8123", "/"),
+            Err(StatusCode::METHOD_NOT_ALLOWED)
+        );
+        assert_eq!(
+            ok(Method::GET, "evil.example:8123", "/"),
+            Err(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(
+            ok(Method::GET, "127.0.0.1:9999", "/"),
+            Err(StatusCode::FORBIDDEN)
+        );
+        assert_eq!(
+            ok(Method::GET, "localhost", "/"),
+            Err(StatusCode::FORBIDDEN)
+        );
+        for path in [
+            "/../etc/passwd",
+            "/view/%2e%2e/x",
+            "/view/%2E%2e%2fetc",
+            "/a\\b",
+            "//etc/passwd",
+            "/a%00",
+        ] {
+            assert_eq!(
+                ok(Method::GET, "127.0.0.1:8123", path),
+                Err(StatusCode::BAD_REQUEST),
+                "{path}"
+            );
         }
-        assert_eq!(check(&Method::GET, None, "/", &hosts).map_err(|r| r.status), Err(StatusCode::FORBIDDEN));
+        assert_eq!(
+            check(&Method::GET, None, "/", &hosts).map_err(|r| r.status),
+            Err(StatusCode::FORBIDDEN)
+        );
         let bound = Hosts::new(80, Some("192.0.2.7"));
         assert!(bound.allows("192.0.2.7:80"));
     }
 
     #[test]
     fn query_values_are_decoded() {
-        assert_eq!(query_value(Some("q=fix+the%20build&x=1"), "q").as_deref(), Some("fix the build"));
+        assert_eq!(
+            query_value(Some("q=fix+the%20build&x=1"), "q").as_deref(),
+            Some("fix the build")
+        );
         assert_eq!(query_value(Some("q="), "q").as_deref(), Some(""));
         assert_eq!(query_value(None, "q"), None);
     }

@@ -64,7 +64,8 @@ impl App {
         };
         if due {
             let old = self.catalog();
-            let (catalog, built) = Catalog::build(&self.config.roots, &old.cache(), self.config.threads);
+            let (catalog, built) =
+                Catalog::build(&self.config.roots, &old.cache(), self.config.threads);
             let catalog = Arc::new(catalog);
             if built.read > 0 {
                 self.save(&catalog);

@@ -59,7 +59,10 @@ mod tests {
         assert_eq!(want(Some("bytes=0-3"), 10), Want::Part { start: 0, end: 4 });
         assert_eq!(want(Some("bytes=4-"), 10), Want::Part { start: 4, end: 10 });
         assert_eq!(want(Some("bytes=-3"), 10), Want::Part { start: 7, end: 10 });
-        assert_eq!(want(Some("bytes=5-100"), 10), Want::Part { start: 5, end: 10 });
+        assert_eq!(
+            want(Some("bytes=5-100"), 10),
+            Want::Part { start: 5, end: 10 }
+        );
         assert_eq!(want(Some("bytes=10-"), 10), Want::Unsatisfiable);
         assert_eq!(want(Some("bytes=-0"), 10), Want::Unsatisfiable);
         assert_eq!(want(Some("bytes=0-1,4-5"), 10), Want::Whole);

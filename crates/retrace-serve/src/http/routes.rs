@@ -50,7 +50,10 @@ pub async fn answer(app: Arc<App>, req: Request<Incoming>) -> Response<Body> {
         Err(r) => refused(r),
     };
     let headers = response.headers_mut();
-    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    headers.insert(
+        "x-content-type-options",
+        HeaderValue::from_static("nosniff"),
+    );
     headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
     headers
         .entry(header::CONTENT_SECURITY_POLICY)
@@ -62,7 +65,11 @@ pub async fn answer(app: Arc<App>, req: Request<Incoming>) -> Response<Body> {
     response
 }
 
-async fn route(app: &Arc<App>, req: &Request<Incoming>, path: &str) -> Result<Response<Body>, Refusal> {
+async fn route(
+    app: &Arc<App>,
+    req: &Request<Incoming>,
+    path: &str,
+) -> Result<Response<Body>, Refusal> {
     let query = req.uri().query();
     let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     match parts.as_slice() {
@@ -209,13 +216,21 @@ fn describe_files(entry: &Entry) -> serde_json::Value {
             json!({ "name": f.name, "size": size, "url": format!("/files/{}/{n}", entry.id) })
         })
         .collect();
-    let title = entry.read.as_ref().ok().and_then(|r| r.listed.title.clone());
+    let title = entry
+        .read
+        .as_ref()
+        .ok()
+        .and_then(|r| r.listed.title.clone());
     json!({ "id": entry.id, "title": title, "files": files })
 }
 
 /// File `n` of a session, whole or the range asked, read on a blocking
 /// thread a chunk at a time as the client takes it.
-async fn send_file(entry: Entry, n: usize, range: Option<String>) -> Result<Response<Body>, Refusal> {
+async fn send_file(
+    entry: Entry,
+    n: usize,
+    range: Option<String>,
+) -> Result<Response<Body>, Refusal> {
     let path = entry.files[n].path.clone();
     let opened = blocking(move || {
         let file = std::fs::File::open(&path)?;
@@ -242,9 +257,10 @@ async fn send_file(entry: Entry, n: usize, range: Option<String>) -> Result<Resp
         Want::Part { start, end } => (
             start,
             end,
-            builder
-                .status(StatusCode::PARTIAL_CONTENT)
-                .header(header::CONTENT_RANGE, format!("bytes {start}-{}/{size}", end - 1)),
+            builder.status(StatusCode::PARTIAL_CONTENT).header(
+                header::CONTENT_RANGE,
+                format!("bytes {start}-{}/{size}", end - 1),
+            ),
         ),
         Want::Unsatisfiable => {
             return Ok(Response::builder()
@@ -294,7 +310,9 @@ fn page_file(name: &str, policy: &'static str) -> Response<Body> {
         .header(header::CONTENT_TYPE, content_type(name))
         .header(header::CONTENT_SECURITY_POLICY, policy)
         .header(header::CACHE_CONTROL, "no-cache")
-        .body(Body::full(Bytes::from_static(page::file(name).unwrap_or_default())))
+        .body(Body::full(Bytes::from_static(
+            page::file(name).unwrap_or_default(),
+        )))
         .expect("a valid response")
 }
 
