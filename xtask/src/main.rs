@@ -19,9 +19,12 @@
 //! - `bench-player`: `<retrace-player>`'s size, first frame and memory in
 //!   headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
+//! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
+//!   warm, and a search's latency across them.
 
 mod bench_player;
 mod bench_redact;
+mod bench_serve;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
@@ -55,6 +58,7 @@ fn main() -> ExitCode {
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-player") => bench_player::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
+        Some("bench-serve") => bench_serve::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -116,6 +120,10 @@ commands:
   bench-redact [--mb N] [--seeds 1,2,3]
               redaction quality (redact_score.py) and MB/s, native and
               as wasm in Node, on generated corpora (target/redact-bench)
+  bench-serve [--sessions N]
+              retrace serve's catalog of N session files (10,000) cold
+              and warm, and a search's latency across them
+              (target/serve-bench)
 ";
 
 /// The workspace root (the parent of this crate): from the environment
