@@ -50,7 +50,10 @@ pub fn run(args: &[String]) -> Result<()> {
     let work = crate::cmd::target_dir(&root)?.join("serve-bench");
     let sessions = work.join(format!("sessions-{count}"));
     if !sessions.join(".complete").is_file() {
-        println!("==> writing {count} session files into {}", sessions.display());
+        println!(
+            "==> writing {count} session files into {}",
+            sessions.display()
+        );
         generate(&root.join("../shared/corpus"), &sessions, count)?;
     }
     let bytes = folder_size(&sessions)?;
@@ -124,7 +127,11 @@ fn start(retrace: &Path, dir: &Path, cache: &Path) -> Result<Started> {
     while !out.ends_with(b"\n") {
         if stdout.read(&mut byte)? == 0 {
             let mut err = String::new();
-            child.stderr.take().expect("piped").read_to_string(&mut err)?;
+            child
+                .stderr
+                .take()
+                .expect("piped")
+                .read_to_string(&mut err)?;
             bail!("retrace serve stopped: {err}");
         }
         out.push(byte[0]);
@@ -213,7 +220,11 @@ fn unique(name: &str, i: usize) -> String {
 fn read_source(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     let read = |p: &PathBuf| std::fs::read(p).with_context(|| format!("reading {}", p.display()));
     if path.is_file() {
-        let name = path.file_name().expect("a file").to_string_lossy().into_owned();
+        let name = path
+            .file_name()
+            .expect("a file")
+            .to_string_lossy()
+            .into_owned();
         return Ok(vec![(name, read(&path.to_path_buf())?)]);
     }
     let mut names: Vec<PathBuf> = std::fs::read_dir(path)?
@@ -222,7 +233,11 @@ fn read_source(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         .collect();
     names.sort();
     let first = names.first().context("a folder with a session")?;
-    let name = first.file_name().expect("a file").to_string_lossy().into_owned();
+    let name = first
+        .file_name()
+        .expect("a file")
+        .to_string_lossy()
+        .into_owned();
     Ok(vec![(name, read(first)?)])
 }
 

@@ -70,7 +70,13 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
     // The server reads sessions; it neither records nor reaches a database.
     (
         "retrace-serve",
-        &["retrace-store", "retrace-store-postgres", "postgres", "git2", "leptos"],
+        &[
+            "retrace-store",
+            "retrace-store-postgres",
+            "postgres",
+            "git2",
+            "leptos",
+        ],
     ),
 ];
 

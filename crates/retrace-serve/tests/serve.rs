@@ -56,11 +56,15 @@ fn fake_home() -> tempfile::TempDir {
         &h.join(".claude/projects/-experiments-worktrees"),
     );
     copy(
-        &corpus(&format!("codex/AcidicSoil__codex-session-view/.sample_session/{ROLLOUT}")),
+        &corpus(&format!(
+            "codex/AcidicSoil__codex-session-view/.sample_session/{ROLLOUT}"
+        )),
         &h.join(".codex/sessions/2025/11/17").join(ROLLOUT),
     );
     copy(
-        &corpus(&format!("gemini-cli/mischa-thisness__M-Gemini/Archives/{GEMINI}")),
+        &corpus(&format!(
+            "gemini-cli/mischa-thisness__M-Gemini/Archives/{GEMINI}"
+        )),
         &h.join(".gemini/tmp/0a1b2c/chats").join(GEMINI),
     );
     copy(
@@ -88,7 +92,12 @@ fn every_agents_folder_and_the_store_are_discovered() {
     let labels: Vec<&str> = roots.iter().map(|r| r.label.as_str()).collect();
     assert_eq!(
         labels[..4],
-        ["~/.claude/projects", "~/.codex/sessions", "~/.gemini/tmp", "~/.pi/agent/sessions"]
+        [
+            "~/.claude/projects",
+            "~/.codex/sessions",
+            "~/.gemini/tmp",
+            "~/.pi/agent/sessions"
+        ]
     );
     assert!(labels[4].starts_with("store "), "{labels:?}");
     assert_eq!(roots.len(), 5);
@@ -98,8 +107,15 @@ fn every_agents_folder_and_the_store_are_discovered() {
         .entries
         .iter()
         .map(|e| {
-            let read = e.read.as_ref().unwrap_or_else(|why| panic!("{}: {why}", e.path().display()));
-            (e.project.clone(), read.listed.format.clone(), e.found.inputs.len())
+            let read = e
+                .read
+                .as_ref()
+                .unwrap_or_else(|why| panic!("{}: {why}", e.path().display()));
+            (
+                e.project.clone(),
+                read.listed.format.clone(),
+                e.found.inputs.len(),
+            )
         })
         .collect();
     seen.sort();
@@ -107,11 +123,23 @@ fn every_agents_folder_and_the_store_are_discovered() {
     assert_eq!(
         seen,
         [
-            ("~/.claude/projects/-experiments-worktrees".to_owned(), "claude-code".to_owned(), 7),
-            ("~/.codex/sessions".to_owned(), "codex".to_owned(), 1),
-            ("~/.gemini/tmp/0a1b2c".to_owned(), "gemini-cli".to_owned(), 1),
-            ("~/.pi/agent/sessions/--home-u-app--".to_owned(), "pi".to_owned(), 1),
             (format!("{store}/s-1"), "events".to_owned(), 1),
+            (
+                "~/.claude/projects/-experiments-worktrees".to_owned(),
+                "claude-code".to_owned(),
+                7
+            ),
+            ("~/.codex/sessions".to_owned(), "codex".to_owned(), 1),
+            (
+                "~/.gemini/tmp/0a1b2c".to_owned(),
+                "gemini-cli".to_owned(),
+                1
+            ),
+            (
+                "~/.pi/agent/sessions/--home-u-app--".to_owned(),
+                "pi".to_owned(),
+                1
+            ),
         ]
     );
     // A Claude Code session is served with its subagent runs and their
@@ -122,12 +150,15 @@ fn every_agents_folder_and_the_store_are_discovered() {
         .find(|e| e.project.ends_with("-experiments-worktrees"))
         .unwrap();
     assert_eq!(claude.files[0].name, format!("{CLAUDE_SESSION}.jsonl"));
-    assert!(claude.files[1..]
-        .iter()
-        .all(|f| f.name.starts_with(&format!("{CLAUDE_SESSION}/subagents/agent-"))));
+    assert!(claude.files[1..].iter().all(|f| f
+        .name
+        .starts_with(&format!("{CLAUDE_SESSION}/subagents/agent-"))));
     assert_eq!(claude.files.len(), 13, "6 runs, each with its .meta.json");
     // Ids are opaque and stable: no path in them, the same next time.
-    assert!(catalog.entries.iter().all(|e| e.id.len() == 16 && !e.id.contains('/')));
+    assert!(catalog
+        .entries
+        .iter()
+        .all(|e| e.id.len() == 16 && !e.id.contains('/')));
     assert_eq!(catalog.get(&claude.id).unwrap().path(), claude.path());
 }
 
@@ -143,10 +174,18 @@ fn a_second_start_reads_only_what_changed() {
     assert!(file.is_file());
     let (second, built, _) = retrace_serve::open_catalog(&config);
     assert_eq!((built.read, built.reused), (0, 5));
-    let lines = |c: &Catalog| -> Vec<_> { c.entries.iter().map(|e| (e.id.clone(), e.read.clone())).collect() };
+    let lines = |c: &Catalog| -> Vec<_> {
+        c.entries
+            .iter()
+            .map(|e| (e.id.clone(), e.read.clone()))
+            .collect()
+    };
     assert_eq!(lines(&first), lines(&second));
     // The pi session grows by a line: it alone is read again.
-    let pi = home.path().join(".pi/agent/sessions/--home-u-app--").join(PI);
+    let pi = home
+        .path()
+        .join(".pi/agent/sessions/--home-u-app--")
+        .join(PI);
     let line = r#"{"type":"message","id":"zz000001","parentId":null,"timestamp":"2030-01-01T00:00:00.000Z","message":{"role":"user","content":[{"type":"text","text":"one more prompt"}]}}"#;
     append(&pi, line);
     let (third, built, _) = retrace_serve::open_catalog(&config);
@@ -167,7 +206,10 @@ fn append(path: &Path, line: &str) {
     writeln!(f, "{line}").unwrap();
 }
 
-const VIEWER: &[(&str, &[u8])] = &[("index.html", b"<!doctype html>viewer"), ("app.js", b"// js")];
+const VIEWER: &[(&str, &[u8])] = &[
+    ("index.html", b"<!doctype html>viewer"),
+    ("app.js", b"// js"),
+];
 
 fn config(roots: Vec<retrace_serve::Root>, cache_file: Option<PathBuf>) -> Config {
     Config {
@@ -218,14 +260,23 @@ fn request(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)])
     }
     text.push_str("\r\n");
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(20)))
+        .unwrap();
     stream.write_all(text.as_bytes()).unwrap();
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     let end = memchr_find(&raw, b"\r\n\r\n").expect("a head");
     let head = String::from_utf8(raw[..end].to_vec()).unwrap();
     let mut lines = head.split("\r\n");
-    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
     let headers = lines
         .map(|l| {
             let (n, v) = l.split_once(':').unwrap();
@@ -264,7 +315,12 @@ fn files_are_served_by_id_and_range_only() {
     assert_eq!(file["name"], PI);
     let url = file["url"].as_str().unwrap().to_owned();
     assert_eq!(url, format!("/files/{id}/0"), "no path in a URL");
-    let bytes = std::fs::read(home.path().join(".pi/agent/sessions/--home-u-app--").join(PI)).unwrap();
+    let bytes = std::fs::read(
+        home.path()
+            .join(".pi/agent/sessions/--home-u-app--")
+            .join(PI),
+    )
+    .unwrap();
     assert_eq!(file["size"], bytes.len() as u64);
 
     let whole = get(addr, &url);
@@ -283,22 +339,39 @@ fn files_are_served_by_id_and_range_only() {
     assert_eq!(part.header("etag"), Some(etag.as_str()));
     let tail = request(addr, "GET", &url, &[("Range", "bytes=-10")]);
     assert_eq!(tail.body, &bytes[bytes.len() - 10..]);
-    let past = request(addr, "GET", &url, &[("Range", &format!("bytes={}-", bytes.len()))]);
+    let past = request(
+        addr,
+        "GET",
+        &url,
+        &[("Range", &format!("bytes={}-", bytes.len()))],
+    );
     assert_eq!(past.status, 416);
-    assert_eq!(past.header("content-range"), Some(format!("bytes */{}", bytes.len()).as_str()));
+    assert_eq!(
+        past.header("content-range"),
+        Some(format!("bytes */{}", bytes.len()).as_str())
+    );
 
     let head = request(addr, "HEAD", &url, &[]);
     assert_eq!(head.status, 200);
-    assert_eq!(head.header("content-length"), Some(bytes.len().to_string().as_str()));
+    assert_eq!(
+        head.header("content-length"),
+        Some(bytes.len().to_string().as_str())
+    );
     assert!(head.body.is_empty());
 
     // The viewer's files from memory; the index page under its policy.
     assert_eq!(get(addr, "/view/").body, b"<!doctype html>viewer");
     assert_eq!(get(addr, "/view/app.js").body, b"// js");
-    assert_eq!(get(addr, "/view?s=abc").header("location"), Some("/view/?s=abc"));
+    assert_eq!(
+        get(addr, "/view?s=abc").header("location"),
+        Some("/view/?s=abc")
+    );
     let page = get(addr, "/");
     assert_eq!(page.status, 200);
-    assert!(page.header("content-security-policy").unwrap().contains("script-src 'self'"));
+    assert!(page
+        .header("content-security-policy")
+        .unwrap()
+        .contains("script-src 'self'"));
     assert!(String::from_utf8_lossy(&page.body).contains("index.js"));
 }
 
@@ -336,8 +409,13 @@ fn requests_outside_the_catalog_are_refused() {
         let s = status(path);
         assert!(s == 404 || s == 400, "{path}: {s}");
     }
-    // An absolute path or a URL as the request target.
-    assert_eq!(request(addr, "GET", "http://evil.example/", &[]).status, 403);
+    // A URL as the request target names its host over `Host`.
+    assert_eq!(
+        request(addr, "GET", "http://evil.example/", &[]).status,
+        403
+    );
+    let own = format!("http://127.0.0.1:{}/api/sessions", addr.port());
+    assert_eq!(request(addr, "GET", &own, &[]).status, 200);
     // Nothing writes: other methods are refused, saying which are allowed.
     for method in ["POST", "PUT", "DELETE", "PATCH", "OPTIONS"] {
         let a = request(addr, method, "/api/sessions", &[]);
@@ -347,12 +425,20 @@ fn requests_outside_the_catalog_are_refused() {
     // DNS rebinding: a page of another site reaching 127.0.0.1 sends its
     // own name as Host.
     let port = addr.port();
-    for host in [format!("evil.example:{port}"), "127.0.0.1".to_owned(), format!("127.0.0.2:{port}")] {
+    for host in [
+        format!("evil.example:{port}"),
+        "127.0.0.1".to_owned(),
+        format!("127.0.0.2:{port}"),
+    ] {
         let a = request(addr, "GET", "/api/sessions", &[("Host", &host)]);
         assert_eq!(a.status, 403, "{host}");
     }
     for host in [format!("localhost:{port}"), format!("[::1]:{port}")] {
-        assert_eq!(request(addr, "GET", "/", &[("Host", &host)]).status, 200, "{host}");
+        assert_eq!(
+            request(addr, "GET", "/", &[("Host", &host)]).status,
+            200,
+            "{host}"
+        );
     }
 }
 
@@ -374,7 +460,11 @@ fn a_search_finds_entries_across_sessions() {
     assert!(!hits.is_empty());
     assert!(hits.iter().any(|h| h["session"] == claude["id"]));
     for h in hits {
-        assert!(h["snippet"].as_str().unwrap().to_lowercase().contains("experiment"));
+        assert!(h["snippet"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("experiment"));
         assert!(!h["entry"].as_str().unwrap().is_empty());
         assert!(!h["leaf"].as_str().unwrap().is_empty());
     }
@@ -392,11 +482,22 @@ fn live_events_follow_a_growing_file() {
     let server = serve(home.path());
     let addr = server.addr;
     let sessions = get(addr, "/api/sessions").json()["sessions"].clone();
-    let pi = sessions.as_array().unwrap().iter().find(|s| s["format"] == "pi").unwrap().clone();
-    let path = home.path().join(".pi/agent/sessions/--home-u-app--").join(PI);
+    let pi = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["format"] == "pi")
+        .unwrap()
+        .clone();
+    let path = home
+        .path()
+        .join(".pi/agent/sessions/--home-u-app--")
+        .join(PI);
     let size = std::fs::metadata(&path).unwrap().len();
     let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
     write!(
         stream,
         "GET /api/sessions/{}/live HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",

@@ -43,7 +43,8 @@ pub fn open_from_query(v: Viewer) {
             }
             Err(e) => {
                 v.progress.set(None);
-                v.failure.set(Some(format!("cannot open session {id}: {e}")));
+                v.failure
+                    .set(Some(format!("cannot open session {id}: {e}")));
             }
         }
     });
@@ -89,16 +90,17 @@ fn follow(v: Viewer, id: &str, files: Array, read: Vec<u64>) {
         return;
     };
     let state = Rc::new(RefCell::new((files, read, Vec::<u64>::new())));
-    let on_sizes = Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-        let sizes: Vec<u64> = e
-            .data()
-            .as_string()
-            .and_then(|d| js_sys::JSON::parse(&d).ok())
-            .map(|a| sizes_of(&a.unchecked_into()))
-            .unwrap_or_default();
-        state.borrow_mut().2 = sizes;
-        grow(v, state.clone());
-    });
+    let on_sizes =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let sizes: Vec<u64> = e
+                .data()
+                .as_string()
+                .and_then(|d| js_sys::JSON::parse(&d).ok())
+                .map(|a| sizes_of(&a.unchecked_into()))
+                .unwrap_or_default();
+            state.borrow_mut().2 = sizes;
+            grow(v, state.clone());
+        });
     let _ = source.add_event_listener_with_callback("sizes", on_sizes.as_ref().unchecked_ref());
     // Both live as long as the page.
     on_sizes.forget();
@@ -149,7 +151,9 @@ fn grow(v: Viewer, state: Followed) {
 /// default one, which the grown session extends) and the row in focus,
 /// else the last one shown.
 fn place(v: Viewer) -> Spot {
-    let default = v.summary.with_untracked(|s| s.as_ref().and_then(|s| s.default_leaf));
+    let default = v
+        .summary
+        .with_untracked(|s| s.as_ref().and_then(|s| s.default_leaf));
     let leaf = v.leaf.get_untracked();
     let row = v
         .focus

@@ -36,14 +36,19 @@ const SEND_CHUNK: usize = 256 << 10;
 /// The index page's policy: its own script and style, requests to this
 /// server only, no frames, forms or plugins.
 const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self'; \
-    connect-src 'self'; img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 pub async fn answer(app: Arc<App>, req: Request<Incoming>) -> Response<Body> {
-    let host = req
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_owned);
+    // A request target in absolute form names the host it is for, over
+    // the `Host` header (RFC 9112, 3.2.2): that one is checked.
+    let host = match req.uri().authority() {
+        Some(authority) => Some(authority.as_str().to_owned()),
+        None => req
+            .headers()
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .map(str::to_owned),
+    };
     let path = req.uri().path().to_owned();
     let mut response = match guard::check(req.method(), host.as_deref(), &path, &app.hosts) {
         Ok(()) => route(&app, &req, &path).await.unwrap_or_else(refused),

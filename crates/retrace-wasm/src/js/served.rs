@@ -12,7 +12,9 @@ use js_sys::{Object, Reflect, Uint8Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
-use web_sys::{RequestInit, Response, WorkerGlobalScope, XmlHttpRequest, XmlHttpRequestResponseType};
+use web_sys::{
+    RequestInit, Response, WorkerGlobalScope, XmlHttpRequest, XmlHttpRequestResponseType,
+};
 
 /// One served file.
 #[derive(Clone)]
@@ -49,7 +51,8 @@ impl ServedFile {
             .and_then(|_| xhr.set_request_header("Range", &Self::range(&range)))
             .map_err(|_| failed("cannot ask the server"))?;
         xhr.set_response_type(XmlHttpRequestResponseType::Arraybuffer);
-        xhr.send().map_err(|_| failed("the server did not answer"))?;
+        xhr.send()
+            .map_err(|_| failed("the server did not answer"))?;
         let status = xhr.status().unwrap_or(0);
         if status != 206 && status != 200 {
             return Err(failed(&format!("the server answered {status}")));
@@ -79,10 +82,15 @@ impl ServedFile {
             .map_err(|_| failed("the server did not answer"))?
             .unchecked_into();
         if response.status() != 206 {
-            return Err(failed(&format!("the server answered {}", response.status())));
+            return Err(failed(&format!(
+                "the server answered {}",
+                response.status()
+            )));
         }
         let body = response.array_buffer().map_err(|_| failed("no bytes"))?;
-        let bytes = JsFuture::from(body).await.map_err(|_| failed("the answer was cut"))?;
+        let bytes = JsFuture::from(body)
+            .await
+            .map_err(|_| failed("the answer was cut"))?;
         let bytes = Uint8Array::new(&bytes).to_vec();
         if bytes.len() as u64 != range.end - range.start {
             return Err(failed("fewer bytes than asked"));
