@@ -145,8 +145,17 @@ test('a session being written shows its new entries while open', async () => {
     message: { role: 'user', content: [{ type: 'text', text: said }] },
   };
   assert.equal(await p.locator(`text=${said}`).count(), 0);
+  // The reader is on the second row (a link to it): it stays in focus as
+  // the session grows.
+  const before = await p.getAttribute('.row >> nth=1', 'data-entry');
+  await p.goto(`${p.url().split('#')[0]}#entry=${encodeURIComponent(before)}`);
+  await p.reload();
+  await opened(p);
+  const focused = () => p.evaluate(() => document.querySelector('.row.focused')?.dataset.entry);
+  assert.equal(await focused(), before);
   fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
   await p.waitForSelector(`text=${said}`, { timeout: 20000 });
+  assert.equal(await focused(), before);
   // A second append: followed again.
   const again = { ...line, id: 'live0002', parentId: 'live0001', timestamp: '2030-01-01T00:00:01.000Z', message: { role: 'user', content: [{ type: 'text', text: 'And one more' }] } };
   fs.appendFileSync(file, `${JSON.stringify(again)}\n`);

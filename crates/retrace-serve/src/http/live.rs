@@ -1,8 +1,10 @@
-//! `/api/sessions/ID/live`: server-sent events saying a session's files'
-//! sizes, once at the start and again each time one changes (its size is
-//! looked at every [`POLL`]: no notify crate, and the same on every
-//! system). The open viewer reads the grown files again; a comment line
-//! every [`KEEP_ALIVE`] finds a closed page, which ends the task.
+//! `/api/sessions/ID/live`: server-sent `sizes` events giving a session's
+//! files' sizes (`N,N,…`, in the order `/api/sessions/ID` lists them): at
+//! the start, as soon as one changes (sizes are looked at every [`POLL`]:
+//! no notify crate, and the same on every system), and again every
+//! [`REPEAT`] unchanged, so a page that was busy when they changed learns
+//! them later, and a closed page is found (the send fails), which ends the
+//! task.
 
 use std::time::Duration;
 
@@ -13,7 +15,7 @@ use super::body::Body;
 use crate::catalog::Entry;
 
 const POLL: Duration = Duration::from_millis(500);
-const KEEP_ALIVE: Duration = Duration::from_secs(15);
+const REPEAT: Duration = Duration::from_secs(3);
 
 pub fn events(entry: Entry) -> Response<Body> {
     let (tx, body) = Body::channel(2);
@@ -30,24 +32,14 @@ pub fn events(entry: Entry) -> Response<Body> {
             })
             .await
             .unwrap_or_default();
-            let line = if last.as_ref() != Some(&sizes) {
-                let json = serde_json::to_string(&sizes).unwrap_or_default();
-                last = Some(sizes);
-                quiet = Duration::ZERO;
-                Some(format!("event: sizes\ndata: {json}\n\n"))
-            } else if quiet >= KEEP_ALIVE {
-                quiet = Duration::ZERO;
-                Some(": still here\n\n".to_owned())
-            } else {
-                None
-            };
-            if let Some(line) = line {
+            if last.as_ref() != Some(&sizes) || quiet >= REPEAT {
+                let list: Vec<String> = sizes.iter().map(u64::to_string).collect();
+                let line = format!("event: sizes\ndata: {}\n\n", list.join(","));
                 if tx.send(Ok(Bytes::from(line))).await.is_err() {
                     return;
                 }
-            }
-            if tx.is_closed() {
-                return;
+                last = Some(sizes);
+                quiet = Duration::ZERO;
             }
             tokio::time::sleep(POLL).await;
             quiet += POLL;

@@ -77,20 +77,21 @@ impl BrowserFiles {
         }
     }
 
-    /// The `File`s (or served files' `{url, name, size}`) of an array sent
-    /// beside a request (anything else in it is left out).
+    /// The `File`s of an array sent beside a request, or the files of the
+    /// served session a `{session: ID}` in it names (anything else in it
+    /// is left out).
     pub fn of(list: &JsValue) -> BrowserFiles {
-        let files = if Array::is_array(list) {
-            Array::from(list)
-                .iter()
-                .filter_map(|f| match f.dyn_into::<File>() {
-                    Ok(file) => Some(Held::Dropped(file)),
-                    Err(other) => ServedFile::of(&other).map(Held::Served),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut files = Vec::new();
+        if Array::is_array(list) {
+            for f in Array::from(list).iter() {
+                match f.dyn_into::<File>() {
+                    Ok(file) => files.push(Held::Dropped(file)),
+                    Err(other) => {
+                        ServedFile::of_session(&other, &mut |s| files.push(Held::Served(s)))
+                    }
+                }
+            }
+        }
         BrowserFiles::new(files)
     }
 }
