@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 use crate::cmd::{built_binary, cargo, step};
-use crate::root;
+use crate::{export_page, root, web};
 
 /// Corpus sessions the bench copies, in turn.
 const SOURCES: &[&str] = &[
@@ -41,10 +41,18 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let root = root();
+    // `serve` needs the viewer inside the binary: the one in dist/ when
+    // it is built, else built now.
+    let dist = match root.join("dist").join(export_page::NAME).is_file() {
+        true => root.join("dist"),
+        false => web::build(&root, true)?,
+    };
     step(
-        "build retrace (release, with its serve feature)",
+        "build retrace (release, with the viewer and its serve feature)",
         &root,
-        cargo().args(["build", "--release", "-p", "retrace-cli"]),
+        cargo()
+            .args(["build", "--release", "-p", "retrace-cli"])
+            .env(export_page::VIEWER_VAR, &dist),
     )?;
     let retrace = built_binary(&root, "release", "retrace")?;
     let work = crate::cmd::target_dir(&root)?.join("serve-bench");

@@ -31,6 +31,9 @@ pub const PER_SESSION: usize = 20;
 /// Bytes read and scanned at a time.
 const CHUNK: usize = 1 << 20;
 
+/// A session's hits, and whether it had more.
+type SessionHits = (Vec<Hit>, bool);
+
 /// One entry that matches, in one session.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Hit {
@@ -74,7 +77,7 @@ pub fn search(catalog: &Catalog, query: &str, limit: usize, threads: usize) -> F
     let full = AtomicBool::new(false);
     let scanned = AtomicUsize::new(0);
     let searched = AtomicUsize::new(0);
-    let per_session: Mutex<Vec<Option<(Vec<Hit>, bool)>>> =
+    let per_session: Mutex<Vec<Option<SessionHits>>> =
         Mutex::new((0..entries.len()).map(|_| None).collect());
     std::thread::scope(|scope| {
         for _ in 0..threads.max(1).min(entries.len().max(1)) {
@@ -172,7 +175,7 @@ fn file_holds(path: &Path, finder: &memchr::memmem::Finder) -> std::io::Result<b
 }
 
 /// A session indexed and searched; `None` when it cannot be read now.
-fn search_session(entry: &Entry, query: &str, rules: &Arc<Rules>) -> Option<(Vec<Hit>, bool)> {
+fn search_session(entry: &Entry, query: &str, rules: &Arc<Rules>) -> Option<SessionHits> {
     let options = OpenOptions {
         threads: 1,
         ..OpenOptions::default()

@@ -309,7 +309,7 @@ fn files_are_served_by_id_and_range_only() {
     assert_eq!(sessions.len(), 5);
     let pi = sessions.iter().find(|s| s["format"] == "pi").unwrap();
     let id = pi["id"].as_str().unwrap();
-    assert_eq!(pi["title"].as_str().unwrap().is_empty(), false);
+    assert!(!pi["title"].as_str().unwrap().is_empty());
     let described = get(addr, &format!("/api/sessions/{id}")).json();
     let file = &described["files"][0];
     assert_eq!(file["name"], PI);

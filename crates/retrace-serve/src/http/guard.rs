@@ -41,7 +41,7 @@ impl Hosts {
 
     pub fn allows(&self, host: &str) -> bool {
         let host = host.to_ascii_lowercase();
-        self.0.iter().any(|h| *h == host)
+        self.0.contains(&host)
     }
 }
 

@@ -67,16 +67,18 @@ fn run(args: &ServeArgs, printer: &mut Printer) -> Result<ExitStatus> {
             "listening on {ip}: anyone who can reach this address can read every session served"
         ))?;
     }
+    let host = match ip {
+        IpAddr::V6(v6) => format!("[{v6}]"),
+        IpAddr::V4(v4) => v4.to_string(),
+    };
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let config = retrace_serve::Config {
         cache_file: cache_dir.map(|d| retrace_serve::cache_file(&d, &roots)),
         roots,
         viewer: retrace_serve::Viewer::new(viewer),
         threads,
-        bound: (!ip.is_loopback()).then(|| match ip {
-            IpAddr::V6(v6) => format!("[{v6}]"),
-            IpAddr::V4(v4) => v4.to_string(),
-        }),
+        // Its name is answered to as well as the loopback names.
+        bound: args.bind.map(|_| host.clone()),
     };
     let started = Instant::now();
     let (catalog, built, note) = retrace_serve::open_catalog(&config);
@@ -86,20 +88,16 @@ fn run(args: &ServeArgs, printer: &mut Printer) -> Result<ExitStatus> {
     for problem in &catalog.problems {
         printer.warn(problem)?;
     }
+    let n = catalog.entries.len();
     printer.note(&format!(
-        "{} sessions ({} read, {} from the cache) in {:.2} s",
-        catalog.entries.len(),
+        "{n} session{} ({} read, {} from the cache) in {:.2} s",
+        if n == 1 { "" } else { "s" },
         built.read,
         built.reused,
         started.elapsed().as_secs_f64()
     ))?;
     let running = retrace_serve::start(SocketAddr::new(ip, args.port), config, catalog)
         .map_err(|e| InputError::io(&e).on(format!("serve: {ip}:{}", args.port)))?;
-    let host = match ip {
-        _ if ip.is_loopback() && ip.is_ipv4() => "127.0.0.1".to_owned(),
-        IpAddr::V6(v6) => format!("[{v6}]"),
-        IpAddr::V4(v4) => v4.to_string(),
-    };
     let url = format!("http://{host}:{}/", running.addr.port());
     writeln!(printer.stdout(), "{url}")?;
     printer.flush()?;
