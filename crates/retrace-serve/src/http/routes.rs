@@ -256,7 +256,9 @@ async fn send_file(
         .header(header::CONTENT_TYPE, "application/octet-stream")
         .header(header::ACCEPT_RANGES, "bytes")
         .header(header::ETAG, &etag)
-        .header(header::CACHE_CONTROL, "no-cache");
+        // A browser that kept each range in its disk cache would write a
+        // gigabyte session out again as it reads it.
+        .header(header::CACHE_CONTROL, "no-store");
     let (start, end, builder) = match range::want(range.as_deref(), size) {
         Want::Whole => (0, size, builder.status(StatusCode::OK)),
         Want::Part { start, end } => (
