@@ -188,7 +188,7 @@ impl Viewer {
     }
 
     /// Opens the files of `list` (`File`s, or a served session's
-    /// descriptions) at the link's spot, or, read again as it grew, at
+    /// `{session: ID}`) at the link's spot, or, read again as it grew, at
     /// `again` (a leaf and an entry) with what is shown kept meanwhile.
     pub fn open_list(self, list: js_sys::Array, total: u64, again: Option<Spot>) {
         self.folder.close();
