@@ -21,7 +21,9 @@
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
 //! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
 //!   warm, and a search's latency across them.
+//! - `bench-export`: `retrace export` beside pi's HTML export.
 
+mod bench_export;
 mod bench_player;
 mod bench_redact;
 mod bench_serve;
@@ -59,6 +61,7 @@ fn main() -> ExitCode {
         Some("bench-player") => bench_player::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("bench-serve") => bench_serve::run(&args[1..]),
+        Some("bench-export") => bench_export::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -124,6 +127,10 @@ commands:
               retrace serve's catalog of N session files (10,000) cold
               and warm, and a search's latency across them
               (target/serve-bench)
+  bench-export [--mb 100,1000] [--runs N]
+              retrace export (--html, --html --branches all, --md) beside
+              pi --export on generated pi sessions, interleaved: wall time,
+              peak memory, output size (target/export-bench)
 ";
 
 /// The workspace root (the parent of this crate): from the environment

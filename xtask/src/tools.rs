@@ -221,6 +221,16 @@ pub fn ensure_postgres() -> Result<PathBuf> {
         .map_err(|e| anyhow::anyhow!("postgresql was installed, but: {e}"))
 }
 
+/// GNU time (`/usr/bin/time`, Debian's `time`), which the benches run
+/// commands under for their wall time and peak memory.
+pub fn ensure_gnu_time() -> Result<PathBuf> {
+    let time = PathBuf::from("/usr/bin/time");
+    if !time.exists() {
+        apt_install("time", "installing GNU time needs root or sudo")?;
+    }
+    Ok(time)
+}
+
 /// `apt-get install` of one Debian package (through sudo unless root).
 fn apt_install(package: &str, needs: &str) -> Result<()> {
     let is_root = output(Command::new("id").arg("-u"))

@@ -55,8 +55,8 @@ pub use format::{
     SessionFile, Subagent, HEAD_BYTES,
 };
 pub use html::{
-    frame_of, part_name, FilePart, HtmlError, PageWriter, CHUNK as HTML_CHUNK, CSP as HTML_CSP,
-    TAIL as HTML_TAIL, VIEWER_PARTS,
+    frame_of, part_name, unescape as html_unescape, FilePart, HtmlError, PageWriter,
+    CHUNK as HTML_CHUNK, CSP as HTML_CSP, TAIL as HTML_TAIL, VIEWER_PARTS,
 };
 pub use markdown::{write_markdown, Branches, Markdown, MarkdownOptions};
 pub use model::bookmark::{Bookmark, BookmarkOrigin};

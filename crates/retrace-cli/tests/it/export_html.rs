@@ -1,6 +1,7 @@
 //! `retrace export --html`: the page is the viewer's open page
 //! (`dist/export.html`) with the session's files after it, each the gzip
-//! of what the viewer would be given, in base64 elements; redacted, each
+//! of what the viewer would be given, escaped as the core escapes a part
+//! (`retrace_core::html_unescape` takes it back); redacted, each
 //! file is the bytes `retrace redact` writes of it (or of `retrace cat`'s
 //! branch), and no planted secret of the shared corpus is anywhere in the
 //! page's bytes, compressed or not. These tests need a build with the
@@ -41,18 +42,24 @@ struct Part {
 
 /// The page split as its boot script reads it, each part unzipped; panics
 /// on a page that is not laid out so.
-fn parts(html: &str) -> Vec<Part> {
-    const OPEN: &str = "<script type=\"application/x-retrace\"";
+fn parts(html: &[u8]) -> Vec<Part> {
+    const OPEN: &[u8] = b"<script type=\"application/x-retrace\"";
+    let find = |hay: &[u8], needle: &[u8]| hay.windows(needle.len()).position(|w| w == needle);
     let mut parts: Vec<(String, Vec<u8>)> = Vec::new();
-    for piece in html.split(OPEN).skip(1) {
-        let (attrs, rest) = piece.split_once('>').expect("an element's tag ends");
-        let (text, after) = rest.split_once("</script>").expect("an element ends");
-        assert!(after.starts_with('\n'), "one element a line");
+    let mut rest = html;
+    while let Some(at) = find(rest, OPEN) {
+        rest = &rest[at + OPEN.len()..];
+        let tag = find(rest, b">").expect("an element's tag ends");
+        let attrs = String::from_utf8(rest[..tag].to_vec()).expect("ASCII attributes");
+        rest = &rest[tag + 1..];
+        let end = find(rest, b"</script>").expect("an element ends");
+        assert_eq!(rest.get(end + 9), Some(&b'\n'), "one element a line");
         if !attrs.is_empty() {
             parts.push((attrs.trim().to_owned(), Vec::new()));
         }
         let part = parts.last_mut().expect("a part's first element names it");
-        part.1.extend(unbase64(text));
+        part.1.extend(retrace_core::html_unescape(&rest[..end]));
+        rest = &rest[end..];
     }
     parts
         .into_iter()
@@ -66,35 +73,8 @@ fn parts(html: &str) -> Vec<Part> {
         .collect()
 }
 
-fn unbase64(text: &str) -> Vec<u8> {
-    let value = |c: u8| -> u32 {
-        match c {
-            b'A'..=b'Z' => (c - b'A').into(),
-            b'a'..=b'z' => (c - b'a' + 26).into(),
-            b'0'..=b'9' => (c - b'0' + 52).into(),
-            b'+' => 62,
-            b'/' => 63,
-            _ => panic!("not base64: {:?}", c as char),
-        }
-    };
-    let mut out = Vec::new();
-    for quad in text.as_bytes().chunks(4) {
-        let digits: Vec<u32> = quad
-            .iter()
-            .filter(|&&c| c != b'=')
-            .map(|&c| value(c))
-            .collect();
-        let n = digits
-            .iter()
-            .enumerate()
-            .fold(0, |n, (i, &d)| n | d << (18 - 6 * i));
-        out.extend((0..digits.len() - 1).map(|i| (n >> (16 - 8 * i)) as u8));
-    }
-    out
-}
-
 /// The session's files of a page: (name, leaf to open on, bytes).
-fn files(html: &str) -> Vec<(String, Option<String>, Vec<u8>)> {
+fn files(html: &[u8]) -> Vec<(String, Option<String>, Vec<u8>)> {
     let attr = |attrs: &str, key: &str| {
         let at = attrs.find(&format!("{key}=\""))? + key.len() + 2;
         let end = attrs[at..].find('"')? + at;
@@ -112,11 +92,17 @@ fn files(html: &str) -> Vec<(String, Option<String>, Vec<u8>)> {
         .collect()
 }
 
-/// `export --html ARGS` to stdout, which must succeed: the page.
-fn page(args: &[&str]) -> String {
+/// `export --html ARGS` to stdout, which must succeed: the page's bytes
+/// (windows-1252: its parts are raw bytes).
+fn page(args: &[&str]) -> Vec<u8> {
     let mut all = vec!["export", "--html", "-q"];
     all.extend(args);
-    ok(&retrace(&all))
+    bytes_of(&all)
+}
+
+/// Whether `needle` is anywhere in `bytes`.
+fn holds(bytes: &[u8], needle: &str) -> bool {
+    bytes.windows(needle.len()).any(|w| w == needle.as_bytes())
 }
 
 /// `retrace ARGS`' stdout as bytes, the run succeeding.
@@ -132,13 +118,21 @@ fn a_page_is_the_viewers_page_with_the_session_after_it() {
         return;
     }
     let input = corpus(PI_V3);
-    let html = page(&[&input, "--branches", "all"]);
+    let bytes = page(&[&input, "--branches", "all"]);
     // The open page `cargo xtask dist` wrote, as it is, then the files,
     // then the end.
-    let open =
-        std::fs::read_to_string(format!("{}/export.html", DIST.unwrap_or_default())).unwrap();
-    assert!(html.starts_with(&open), "the page begins with export.html");
-    assert!(html.ends_with("</script>\n</body>\n</html>\n"));
+    let open = std::fs::read(format!("{}/export.html", DIST.unwrap_or_default())).unwrap();
+    assert!(bytes.starts_with(&open), "the page begins with export.html");
+    assert!(bytes.ends_with(b"</script>\n</body>\n</html>\n"));
+    // Its mark-up is ASCII, in the encoding it declares; the parts are
+    // bytes (shown lossily here).
+    let head = &open[..open.windows(7).position(|w| w == b"<script").unwrap()];
+    assert!(head.is_ascii());
+    assert!(holds(head, "<meta charset=\"windows-1252\">"));
+    let (html, open) = (
+        String::from_utf8_lossy(&bytes),
+        String::from_utf8_lossy(&open),
+    );
     assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
     // A policy that allows no request, before any script.
     let policy = "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; connect-src 'none'; script-src 'sha256-";
@@ -159,7 +153,7 @@ fn a_page_is_the_viewers_page_with_the_session_after_it() {
         assert!(!open.contains(word), "{word} in the page");
     }
     // The viewer's parts, then the file: `retrace redact`'s bytes.
-    let all = parts(&html);
+    let all = parts(&bytes);
     let names: Vec<&str> = all.iter().map(|p| p.attrs.as_str()).collect();
     assert_eq!(
         names,
@@ -213,7 +207,7 @@ fn a_folder_brings_its_subagent_runs_and_their_side_cars() {
         return;
     }
     let folder = corpus(PROJECT);
-    let names = |html: &str| -> Vec<String> {
+    let names = |html: &[u8]| -> Vec<String> {
         let mut n: Vec<String> = files(html).into_iter().map(|f| f.0).collect();
         n.sort();
         n
@@ -313,7 +307,7 @@ fn no_planted_secret_is_anywhere_in_the_page() {
     let report = dir.path("export.json");
     let redacted = page(&[&input, "--branches", "all", "--report", &report]);
     let plain = page(&[&input, "--branches", "all", "--no-redact"]);
-    let unzipped = |html: &str| String::from_utf8(files(html).remove(0).2).unwrap();
+    let unzipped = |html: &[u8]| String::from_utf8(files(html).remove(0).2).unwrap();
     let (payload, plain_payload) = (unzipped(&redacted), unzipped(&plain));
     assert_eq!(plain_payload.as_bytes(), std::fs::read(&input).unwrap());
     let (mut written, mut left) = (0, Vec::new());
@@ -328,7 +322,7 @@ fn no_planted_secret_is_anywhere_in_the_page() {
         written += 1;
         if values
             .iter()
-            .any(|v| payload.contains(v) || redacted.contains(v))
+            .any(|v| payload.contains(v) || holds(&redacted, v))
         {
             left.push(format!("line {} {}", p["line"], p["kind"]));
         }
@@ -384,8 +378,8 @@ fn redaction_is_said_on_stderr_and_no_redact_warns() {
     ----- stderr -----
     retrace: [SCRATCH]/export_html_redaction/keys.jsonl: redacted 2 match(es) in 1 of 2 lines: aws-access-key-id 1, email 1
     ");
-    let html = std::fs::read_to_string(&out).unwrap();
-    assert!(!html.contains("AKIA2E0A8F3B244C9986"));
+    let html = std::fs::read(&out).unwrap();
+    assert!(!holds(&html, "AKIA2E0A8F3B244C9986"));
     let text = String::from_utf8(files(&html).remove(0).2).unwrap();
     assert!(text.contains("Deploy with [REDACTED:aws-access-key-id] and mail [REDACTED:email]"));
     retrace_snapshot!(cmd(&["export", "--html", &path, "--no-redact", "-o", &out]), @"
@@ -394,8 +388,7 @@ fn redaction_is_said_on_stderr_and_no_redact_warns() {
     ----- stderr -----
     retrace: [SCRATCH]/export_html_redaction/keys.jsonl: --no-redact: secrets and personal data are written as they are; check the output before sharing it
     ");
-    let text =
-        String::from_utf8(files(&std::fs::read_to_string(&out).unwrap()).remove(0).2).unwrap();
+    let text = String::from_utf8(files(&std::fs::read(&out).unwrap()).remove(0).2).unwrap();
     assert_eq!(text, session);
 }
 

@@ -6,7 +6,7 @@ const STYLE: &str = "body { color: red }";
 
 /// The open page with the viewer's parts (their names as their bytes),
 /// then the given files (the first opening on `leaf`) and the tail.
-fn write(files: &[(&str, &[u8])], leaf: Option<&str>) -> String {
+fn write(files: &[(&str, &[u8])], leaf: Option<&str>) -> Vec<u8> {
     let mut w = PageWriter::new(Vec::new(), FRAME, STYLE).unwrap();
     for name in VIEWER_PARTS {
         let mut p = w.part(name).unwrap();
@@ -23,46 +23,55 @@ fn write(files: &[(&str, &[u8])], leaf: Option<&str>) -> String {
         p.finish().unwrap();
     }
     out.extend_from_slice(TAIL.as_bytes());
-    String::from_utf8(out).unwrap()
+    out
 }
 
-fn unbase64(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'+' => 62,
-        b'/' => 63,
-        _ => panic!("not base64: {c}"),
-    };
-    let mut out = Vec::new();
-    for quad in text.as_bytes().chunks(4) {
-        let digits: Vec<u8> = quad
-            .iter()
-            .filter(|&&c| c != b'=')
-            .map(|&c| value(c))
-            .collect();
-        let n = digits
+/// The page's mark-up, its parts' bytes shown lossily.
+fn markup(html: &[u8]) -> String {
+    String::from_utf8_lossy(html).into_owned()
+}
+
+/// Standard base64 with padding, as a policy names a hash.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
             .iter()
             .enumerate()
-            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
-        out.extend((0..digits.len() - 1).map(|i| (n >> (16 - 8 * i)) as u8));
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                char::from(ALPHABET[(n >> (18 - 6 * i) & 63) as usize])
+            } else {
+                '='
+            });
+        }
     }
     out
 }
 
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 /// The parts of a page as the boot script reads them: (attributes, bytes
 /// of each element).
-fn parts(html: &str) -> Vec<(String, Vec<Vec<u8>>)> {
+fn parts(html: &[u8]) -> Vec<(String, Vec<Vec<u8>>)> {
     let mut parts: Vec<(String, Vec<Vec<u8>>)> = Vec::new();
     let open = format!("<script type=\"{PART_TYPE}\"");
-    for piece in html.split(&open).skip(1) {
-        let (attrs, rest) = piece.split_once('>').unwrap();
-        let (body, _) = rest.split_once("</script>").unwrap();
+    let mut rest = html;
+    while let Some(at) = find(rest, open.as_bytes()) {
+        rest = &rest[at + open.len()..];
+        let close = rest.iter().position(|&b| b == b'>').unwrap();
+        let attrs = std::str::from_utf8(&rest[..close]).unwrap();
+        rest = &rest[close + 1..];
+        let end = find(rest, b"</script>").unwrap();
         if !attrs.is_empty() {
             parts.push((attrs.trim().to_owned(), Vec::new()));
         }
-        parts.last_mut().unwrap().1.push(unbase64(body));
+        parts.last_mut().unwrap().1.push(unescape(&rest[..end]));
+        rest = &rest[end..];
     }
     parts
 }
@@ -70,9 +79,7 @@ fn parts(html: &str) -> Vec<(String, Vec<Vec<u8>>)> {
 #[test]
 fn the_policy_pins_the_boot_script_by_its_hash() {
     let hash = Sha256::digest(BOOT.as_bytes());
-    let mut b64 = Vec::new();
-    base64(&hash, &mut b64);
-    let pinned = format!("'sha256-{}'", String::from_utf8(b64).unwrap());
+    let pinned = format!("'sha256-{}'", base64(&hash));
     assert!(
         CSP.contains(&pinned),
         "boot.js changed: its hash is now {pinned} (boot_hash! in html/mod.rs)"
@@ -119,12 +126,12 @@ fn parts_are_cut_in_elements_that_name_the_part_first() {
     assert_eq!(parts[4].1.concat(), big);
     // An empty part still has its element, which names it.
     assert_eq!(parts[5].1, [Vec::<u8>::new()]);
-    assert!(html.ends_with("</script>\n</body>\n</html>\n"));
+    assert!(html.ends_with(b"</script>\n</body>\n</html>\n"));
 }
 
 #[test]
 fn the_head_holds_the_policy_the_style_the_boot_script_and_the_frame() {
-    let html = write(&[], None);
+    let html = markup(&write(&[], None));
     assert!(html.starts_with("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n"));
     let csp = format!("<meta http-equiv=\"Content-Security-Policy\" content=\"{CSP}\">");
     let at = |s: &str| {
@@ -143,8 +150,12 @@ fn the_head_holds_the_policy_the_style_the_boot_script_and_the_frame() {
 
 #[test]
 fn names_are_escaped_in_their_attribute() {
-    let html = write(&[("a\"b<c&d.jsonl", b"x")], Some("id\"1"));
-    assert!(html.contains("data-file=\"a&quot;b&lt;c&amp;d.jsonl\" data-leaf=\"id&quot;1\">"));
+    let html = markup(&write(&[("a\"b<c&d.jsonl", b"x")], Some("id\"1")));
+    assert!(html.contains("data-file=\"a&#x22;b&#x3c;c&#x26;d.jsonl\" data-leaf=\"id&#x22;1\">"));
+    let html = markup(&write(&[("sitzung-ü.jsonl", b"x")], Some("λ")));
+    assert!(html.contains("data-file=\"sitzung-&#xfc;.jsonl\" data-leaf=\"&#x3bb;\">"));
+    let html = markup(&write(&[("\u{1f600}", b"x")], None));
+    assert!(html.contains("data-file=\"&#x1f600;\">"));
 }
 
 #[test]
@@ -190,18 +201,47 @@ fn a_file_is_carried_under_its_base_name_unzipped() {
 }
 
 #[test]
-fn base64_is_the_standard_alphabet_with_padding() {
-    for (bytes, text) in [
-        (&b""[..], ""),
-        (b"f", "Zg=="),
-        (b"fo", "Zm8="),
-        (b"foo", "Zm9v"),
-        (b"foob", "Zm9vYg=="),
-        (b"\xff\xfe\xfd", "//79"),
-    ] {
-        let mut out = Vec::new();
-        base64(bytes, &mut out);
-        assert_eq!(String::from_utf8(out).unwrap(), text);
-        assert_eq!(unbase64(text), bytes);
+fn every_byte_comes_back_and_none_the_parser_would_change_is_written() {
+    // Every byte, every escaped byte next to every other, runs of them.
+    let mut bytes: Vec<u8> = (0..=255).collect();
+    for a in [0, b'\r', b'<', ESCAPE] {
+        for b in 0..=255u8 {
+            bytes.extend([a, b, b, a]);
+        }
     }
+    bytes.extend([ESCAPE; 9]);
+    let mut text = Vec::new();
+    escape(&bytes, &mut text);
+    assert_eq!(unescape(&text), bytes);
+    for bad in [0, b'\r', b'<'] {
+        assert!(!text.contains(&bad), "{bad:#x} written as it is");
+    }
+    // Only the four escaped bytes cost two: 1 + 4/256 for gzip's
+    // random-looking bytes, where base64 costs 4/3.
+    let n = |b: u8| bytes.iter().filter(|&&x| x == b).count();
+    let twice = n(0) + n(b'\r') + n(b'<') + n(ESCAPE);
+    assert_eq!(text.len(), bytes.len() + twice);
+}
+
+#[test]
+fn the_page_is_windows_1252_and_its_markup_ascii() {
+    let frame = "<table><tr><th>\u{2190} \u{2192}</th><td>step</td></tr></table>\n";
+    let style = ".a::before { content: \"\u{25b8}\"; } /* \u{2500}\u{2500} x */";
+    let mut w = PageWriter::new(Vec::new(), frame, style).unwrap();
+    for name in VIEWER_PARTS {
+        let mut p = w.part(name).unwrap();
+        p.write_all(&[0x80, 0x9f, 0xff, b'<', 0]).unwrap();
+        p.finish().unwrap();
+    }
+    let html = w.finish().unwrap();
+    let head = &html[..find(&html, b"<script type=\"application/x-retrace\"").unwrap()];
+    assert!(head.is_ascii(), "{}", markup(head));
+    let head = markup(head);
+    assert!(head.contains("<meta charset=\"windows-1252\">"));
+    assert!(head.contains("<th>&#8592; &#8594;</th>"));
+    assert!(head.contains(".a::before { content: \"\\25b8 \"; } /* \\2500 \\2500  x */"));
+    assert!(head.contains("Opening the session&#8230;"));
+    // The boot script is ASCII, so its hash is the same in any encoding.
+    assert!(BOOT.is_ascii());
+    assert_eq!(parts(&html)[0].1, [vec![0x80, 0x9f, 0xff, b'<', 0]]);
 }
