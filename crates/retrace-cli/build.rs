@@ -4,6 +4,8 @@
 //! viewer's page with its wasm, JS and worker inside) is embedded, and the
 //! binary is rebuilt when it changes; otherwise the CLI builds without it
 //! (no trunk needed) and that export says how to get a build that has it.
+//! The viewer's own files (`index.html`, its wasm, JS, stylesheet,
+//! `worker.js`, the demo) are embedded beside it for `retrace serve`.
 //! `src/viewer.rs` includes what this writes.
 
 use std::env;
@@ -27,9 +29,34 @@ fn main() {
             });
             println!("cargo:rerun-if-changed={}", page.display());
             let path = page.to_str().expect("a UTF-8 path to export.html");
-            format!("pub const PAGE: Option<&[u8]> = Some(include_bytes!({path:?}));\n")
+            let mut code =
+                format!("pub const PAGE: Option<&[u8]> = Some(include_bytes!({path:?}));\n");
+            code.push_str("pub const FILES: Option<&[(&str, &[u8])]> = Some(&[\n");
+            for (name, path) in viewer_files(page.parent().expect("a folder")) {
+                println!("cargo:rerun-if-changed={}", path.display());
+                let path = path.to_str().expect("a UTF-8 path to the viewer's files");
+                code.push_str(&format!("    ({name:?}, include_bytes!({path:?})),\n"));
+            }
+            code.push_str("]);\n");
+            code
         }
-        None => "pub const PAGE: Option<&[u8]> = None;\n".to_owned(),
+        None => "pub const PAGE: Option<&[u8]> = None;\n\
+                 pub const FILES: Option<&[(&str, &[u8])]> = None;\n"
+            .to_owned(),
     };
     fs::write(&out, code).expect("writing OUT_DIR/viewer.rs");
+}
+
+/// The files of `dist/` the viewer's page loads, by name: all but the
+/// export's page (which holds them again).
+fn viewer_files(dist: &Path) -> Vec<(String, PathBuf)> {
+    let mut files: Vec<(String, PathBuf)> = fs::read_dir(dist)
+        .expect("reading the viewer's dist/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_file())
+        .map(|e| (e.file_name().to_string_lossy().into_owned(), e.path()))
+        .filter(|(name, _)| name != "export.html")
+        .collect();
+    files.sort();
+    files
 }

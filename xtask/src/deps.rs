@@ -4,7 +4,8 @@
 //! in no database client (that is `retrace-store-postgres`, above it); the
 //! browser engine (retrace-wasm) is above the core only: no native I/O
 //! crate, no UI framework (its plain build must not carry the viewer's
-//! leptos).
+//! leptos); the server (`retrace-serve`: hyper, tokio) is reached by
+//! nothing below the CLI.
 
 use std::path::Path;
 
@@ -22,8 +23,11 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "retrace-io",
             "retrace-store",
             "retrace-wasm",
+            "retrace-serve",
             "postgres",
             "tokio-postgres",
+            "hyper",
+            "tokio",
         ],
     ),
     (
@@ -32,8 +36,11 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "git2",
             "retrace-store",
             "retrace-wasm",
+            "retrace-serve",
             "postgres",
             "tokio-postgres",
+            "hyper",
+            "tokio",
         ],
     ),
     (
@@ -45,12 +52,31 @@ const FORBIDDEN: &[(&str, &[&str])] = &[
             "postgres",
             "tokio-postgres",
             "leptos",
+            "retrace-serve",
+            "hyper",
         ],
     ),
     // The Postgres store is a crate of its own, above the store.
     (
         "retrace-store",
-        &["retrace-store-postgres", "postgres", "tokio-postgres"],
+        &[
+            "retrace-store-postgres",
+            "postgres",
+            "tokio-postgres",
+            "retrace-serve",
+            "hyper",
+        ],
+    ),
+    // The server reads sessions; it neither records nor reaches a database.
+    (
+        "retrace-serve",
+        &[
+            "retrace-store",
+            "retrace-store-postgres",
+            "postgres",
+            "git2",
+            "leptos",
+        ],
     ),
 ];
 

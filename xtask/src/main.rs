@@ -19,11 +19,14 @@
 //! - `bench-player`: `<retrace-player>`'s size, first frame and memory in
 //!   headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
+//! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
+//!   warm, and a search's latency across them.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
 
 mod bench_export;
 mod bench_player;
 mod bench_redact;
+mod bench_serve;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
@@ -57,6 +60,7 @@ fn main() -> ExitCode {
         Some("bench-web") => bench_web::run(&args[1..]),
         Some("bench-player") => bench_player::run(&args[1..]),
         Some("bench-redact") => bench_redact::run(&args[1..]),
+        Some("bench-serve") => bench_serve::run(&args[1..]),
         Some("bench-export") => bench_export::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
@@ -119,6 +123,10 @@ commands:
   bench-redact [--mb N] [--seeds 1,2,3]
               redaction quality (redact_score.py) and MB/s, native and
               as wasm in Node, on generated corpora (target/redact-bench)
+  bench-serve [--sessions N]
+              retrace serve's catalog of N session files (10,000) cold
+              and warm, and a search's latency across them
+              (target/serve-bench)
   bench-export [--mb 100,1000] [--runs N]
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,

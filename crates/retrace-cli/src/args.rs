@@ -62,6 +62,11 @@ pub(crate) enum Command {
     /// The sessions under folders, newest first: start, size, format,
     /// model, title and the path that opens each.
     List(ListArgs),
+    /// A local, read-only server: every session under the folders (default:
+    /// the agents' folders under `$HOME` and the store's root) on an index
+    /// page, searched across, each opened in the viewer and followed while
+    /// it grows. Prints the URL; Ctrl-C stops it.
+    Serve(ServeArgs),
     /// The branch tree: linear runs collapsed, rewinds and compactions marked.
     Tree(TreeArgs),
     /// The conversation on one branch as readable text.
@@ -138,6 +143,7 @@ impl Command {
         match self {
             Command::Info(a) => a,
             Command::List(a) => a,
+            Command::Serve(a) => a,
             Command::Tree(a) => a,
             Command::Show(a) => a,
             Command::Cat(a) => a,
@@ -204,6 +210,32 @@ pub(crate) struct ListArgs {
     /// files, subagents; times also as RFC 3339), newest first.
     #[arg(long)]
     pub json: bool,
+}
+
+#[derive(Args)]
+pub(crate) struct ServeArgs {
+    /// Folders (or session files) to serve. Default: those of `~/.claude/projects`,
+    /// `~/.codex/sessions`, `~/.codex/archived_sessions`, `~/.gemini/tmp`,
+    /// `~/.pi/agent/sessions` and the store's root (`RETRACE_STORE`, else
+    /// `./sessions`) that exist.
+    pub dirs: Vec<std::path::PathBuf>,
+    /// The port; default: a free one (printed).
+    #[arg(long, default_value_t = 0)]
+    pub port: u16,
+    /// Listen on ADDR instead of 127.0.0.1. Anyone who can reach ADDR can
+    /// then read every session served (a warning says so).
+    #[arg(long, value_name = "ADDR")]
+    pub bind: Option<std::net::IpAddr>,
+    /// Open the index page in the browser.
+    #[arg(long)]
+    pub open: bool,
+    /// The folder of the catalog's cache. Default: `$XDG_CACHE_HOME/retrace`,
+    /// else `~/.cache/retrace`.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<std::path::PathBuf>,
+    /// Keep no cache: every session is read at each start.
+    #[arg(long, conflicts_with = "cache")]
+    pub no_cache: bool,
 }
 
 #[derive(Args)]

@@ -42,4 +42,4 @@ pub use parallel_gz::ParallelGz;
 pub use pump::{pump, pump_parallel, Findings, PumpError, Stream, CHUNK};
 pub use source::FileSource;
 pub use sweep::{sweep, target, within, Sweep};
-pub use walk::{session_of_file, sessions_in, FoundSession, MAX_DEPTH};
+pub use walk::{session_of_file, sessions_in, FoundSession, AGENT_ROOTS, MAX_DEPTH};

@@ -18,6 +18,17 @@ use retrace_core::{needs_head, split_sessions, HEAD_BYTES};
 use crate::error::{FileError, FileResult};
 use crate::open::Input;
 
+/// Where agents keep their sessions, under the home folder: what `retrace
+/// list` and `retrace serve` look in when given no folder (those that
+/// exist).
+pub const AGENT_ROOTS: &[&str] = &[
+    ".claude/projects",
+    ".codex/sessions",
+    ".codex/archived_sessions",
+    ".gemini/tmp",
+    ".pi/agent/sessions",
+];
+
 /// Folders below the one given that the walk goes into.
 pub const MAX_DEPTH: usize = 6;
 

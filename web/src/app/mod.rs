@@ -18,6 +18,7 @@ mod save;
 mod share;
 mod tool;
 mod search;
+mod served;
 mod subagent;
 pub(crate) mod sensitive;
 pub(crate) mod time;
@@ -182,14 +183,22 @@ impl Viewer {
         if files.is_empty() {
             return;
         }
+        let total = files.iter().map(|f| f.size() as u64).sum();
+        self.open_list(files.iter().collect(), total, None);
+    }
+
+    /// Opens the files of `list` (`File`s, or a served session's
+    /// `{session: ID}`) at the link's spot, or, read again as it grew, at
+    /// `again` (a leaf and an entry) with what is shown kept meanwhile.
+    pub fn open_list(self, list: js_sys::Array, total: u64, again: Option<Spot>) {
         self.folder.close();
-        let spot = self.begin(files.iter().map(|f| f.size() as u64).sum());
-        client::send(
+        let spot = again.unwrap_or_else(|| self.begin(total));
+        client::send_list(
             &Request::Open {
                 leaf_label: spot.leaf,
                 entry: spot.entry,
             },
-            &files,
+            list,
         );
         PENDING_SPOT.with(|p| *p.borrow_mut() = Some(spot.replay));
     }
@@ -726,6 +735,7 @@ pub fn App() -> impl IntoView {
     frame::follow_drawer(v);
     history::show_return_hint();
     loading::load_from_query(v);
+    served::open_from_query(v);
     let has_session = move || v.summary.with(Option::is_some);
     let listing = move || v.folder.shown.get();
     view! {

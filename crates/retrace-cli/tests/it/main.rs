@@ -26,6 +26,7 @@ mod redact;
 mod repair;
 mod seal;
 mod search;
+mod serve;
 mod show;
 mod store;
 mod store_postgres;

@@ -30,8 +30,8 @@ pub use rows::{Marks, Row, RowKind};
 #[cfg(test)]
 pub(crate) use search::MARKS as SEARCH_MARKS;
 pub use search::{
-    entry_text, event_line, search, searchable_text, Hit, Hits, SearchFilter, SEARCH_LIMIT,
-    SNIPPET_CONTEXT,
+    entry_text, event_line, search, searchable_text, written_needle, Hit, Hits, SearchFilter,
+    SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
 pub use summary::{Info, ModelStat, Stats, Summary};
 

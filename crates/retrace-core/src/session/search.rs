@@ -164,6 +164,15 @@ pub fn search(
     Ok(out)
 }
 
+/// The piece of `query` that a match leaves in an entry's bytes as
+/// written, ASCII-lower-cased (see `written_part`): a file whose bytes,
+/// lower-cased, do not hold it holds no match, so a search across many
+/// sessions can pass over it without indexing it. Empty when no piece is
+/// certain (then every file must be searched).
+pub fn written_needle(query: &str) -> String {
+    written_part(&lower(query.trim())).to_owned()
+}
+
 /// Who wrote an entry, as a search sees it.
 fn hit_role(session: &Session, e: EntryId) -> &str {
     match session.role(e) {

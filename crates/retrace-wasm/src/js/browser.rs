@@ -11,6 +11,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, File, FileReaderSync};
 
+use super::served::ServedFile;
 use crate::engine::{Fetch, Files};
 
 #[wasm_bindgen]
@@ -52,15 +53,23 @@ pub fn blob(parts: &Array) -> Result<Blob, JsValue> {
 
 /// Dropped or picked files in a worker: read by range with
 /// `FileReaderSync` when a body is needed, and in the background with
-/// `Blob.arrayBuffer` while opening.
+/// `Blob.arrayBuffer` while opening; or files a `retrace serve` server
+/// holds, read over HTTP (`served`).
 pub struct BrowserFiles {
-    files: Vec<File>,
+    files: Vec<Held>,
     reader: Option<FileReaderSync>,
     buf: Vec<u8>,
 }
 
+/// A file given to the worker.
+#[derive(Clone)]
+enum Held {
+    Dropped(File),
+    Served(ServedFile),
+}
+
 impl BrowserFiles {
-    pub fn new(files: Vec<File>) -> BrowserFiles {
+    fn new(files: Vec<Held>) -> BrowserFiles {
         BrowserFiles {
             files,
             reader: None,
@@ -68,17 +77,21 @@ impl BrowserFiles {
         }
     }
 
-    /// The `File`s of an array sent beside a request (anything else in it
+    /// The `File`s of an array sent beside a request, or the files of the
+    /// served session a `{session: ID}` in it names (anything else in it
     /// is left out).
     pub fn of(list: &JsValue) -> BrowserFiles {
-        let files = if Array::is_array(list) {
-            Array::from(list)
-                .iter()
-                .filter_map(|f| f.dyn_into::<File>().ok())
-                .collect()
-        } else {
-            Vec::new()
-        };
+        let mut files = Vec::new();
+        if Array::is_array(list) {
+            for f in Array::from(list).iter() {
+                match f.dyn_into::<File>() {
+                    Ok(file) => files.push(Held::Dropped(file)),
+                    Err(other) => {
+                        ServedFile::of_session(&other, &mut |s| files.push(Held::Served(s)))
+                    }
+                }
+            }
+        }
         BrowserFiles::new(files)
     }
 }
@@ -89,15 +102,27 @@ impl Files for BrowserFiles {
     }
 
     fn name(&self, i: usize) -> String {
-        self.files[i].name()
+        match &self.files[i] {
+            Held::Dropped(file) => file.name(),
+            Held::Served(file) => file.name.clone(),
+        }
     }
 
     fn size(&self, i: usize) -> u64 {
-        self.files[i].size() as u64
+        match &self.files[i] {
+            Held::Dropped(file) => file.size() as u64,
+            Held::Served(file) => file.size,
+        }
     }
 
     fn read(&mut self, i: usize, range: Range<u64>) -> Result<Cow<'_, [u8]>, String> {
-        let file = &self.files[i];
+        let file = match &self.files[i] {
+            Held::Dropped(file) => file,
+            Held::Served(file) => {
+                file.read(range, &mut self.buf)?;
+                return Ok(Cow::Borrowed(&self.buf));
+            }
+        };
         if self.reader.is_none() {
             self.reader =
                 Some(FileReaderSync::new().map_err(|_| "cannot read files here".to_owned())?);
@@ -116,7 +141,10 @@ impl Files for BrowserFiles {
     }
 
     fn fetch(&self, i: usize, range: Range<u64>) -> Fetch {
-        let file = self.files[i].clone();
+        let file = match &self.files[i] {
+            Held::Dropped(file) => file.clone(),
+            Held::Served(file) => return Box::pin(file.clone().fetch(range)),
+        };
         Box::pin(async move {
             let blob = file
                 .slice_with_f64_and_f64(range.start as f64, range.end as f64)

@@ -138,6 +138,12 @@ pub fn start(
 /// comes in order, with the next id. With a worker that did not start, the
 /// answer is that failure.
 pub fn send(request: &Request, files: &[File]) {
+    send_list(request, files.iter().collect());
+}
+
+/// [`send`] with the files as a JS array (a `retrace serve` session's
+/// `{url, name, size}` descriptions are sent as they are).
+pub fn send_list(request: &Request, files: Array) {
     let id = LAST_ID.with(|n| {
         n.set(n.get() + 1);
         n.get()
@@ -160,9 +166,8 @@ pub fn send(request: &Request, files: &[File]) {
     let message = Object::new();
     let _ = Reflect::set(&message, &"id".into(), &id.into());
     let _ = Reflect::set(&message, &"request".into(), &json.into());
-    if !files.is_empty() {
-        let list: Array = files.iter().collect();
-        let _ = Reflect::set(&message, &"files".into(), &list);
+    if files.length() > 0 {
+        let _ = Reflect::set(&message, &"files".into(), &files);
     }
     let waiting = QUEUE.with(|q| match q.borrow_mut().as_mut() {
         Some(queue) => {

@@ -14,7 +14,7 @@ use std::sync::Mutex;
 
 use anyhow::Result;
 use retrace_core::{format_rfc3339_ms, Listed, ReaderOptions};
-use retrace_io::{sessions_in, FoundSession, Located, OpenOptions};
+use retrace_io::{sessions_in, FoundSession, Located, OpenOptions, AGENT_ROOTS};
 use serde::Serialize;
 
 use crate::args::{ListArgs, OutputOptions, ReadArgs};
@@ -23,16 +23,6 @@ use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::output::time;
 use crate::printer::Printer;
-
-/// Where agents keep their sessions, under the home folder: what `list`
-/// scans when given no folder (those that exist).
-pub(crate) const AGENT_ROOTS: &[&str] = &[
-    ".claude/projects",
-    ".codex/sessions",
-    ".codex/archived_sessions",
-    ".gemini/tmp",
-    ".pi/agent/sessions",
-];
 
 /// Characters of a title on a text line.
 const TITLE_WIDTH: usize = 60;

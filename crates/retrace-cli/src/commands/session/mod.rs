@@ -8,6 +8,7 @@ mod export_html;
 pub(super) mod fork;
 pub(super) mod info;
 pub(super) mod list;
+pub(super) mod serve;
 pub(super) mod migrate;
 pub(super) mod points;
 pub(super) mod redact;
