@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    entry_ids, event_line, fork, open_calls, safe_points, seal, search, segment_preview, EditError,
-    EntryId, FileId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing, SearchFilter, Session,
-    Source, Stamp, Stats, SEARCH_LIMIT,
+    entry_ids, event_line, fork, open_calls, safe_points, seal, search, segment_preview, Alignment,
+    EditError, EntryId, FileId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing,
+    SearchFilter, Session, Source, Stamp, Stats, COMPARED, SEARCH_LIMIT,
 };
 
 use super::files::{Files, SessionFiles};
@@ -17,8 +17,8 @@ use super::host::Host;
 use super::revealed::{unmark_text, Revealed};
 use super::sensitive::{download_name, edited_name, reviewed_rules, session_line, Download, Scan};
 use crate::protocol::{
-    Allow, Bodies, BranchRows, DownloadProgress, EditPoints, EngineError, ErrorCode, Event, Image,
-    Made, Previews, Response, RowBody, RowInfo, Rows, SearchResults, StatsReport,
+    Allow, Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, EngineError, ErrorCode,
+    Event, Image, Made, Previews, Response, RowBody, RowInfo, Rows, SearchResults, StatsReport,
 };
 
 /// Diagnostics sent with the summary and the stats; the rest are counted.
@@ -95,25 +95,7 @@ impl<F: Files> Open<F> {
         let s = &self.session;
         let mut out = Rows::default();
         for r in &rows {
-            let first = r.entries[0];
-            let entry = s.entry(first);
-            let role = if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
-                "tool".to_owned()
-            } else {
-                r.role.clone()
-            };
-            out.push(RowInfo {
-                entry: first.0,
-                count: r.entries.len() as u32,
-                label: s.label(first),
-                kind: r.kind,
-                entry_type: r.entry_type.clone(),
-                role,
-                time: r.time,
-                marks: r.marks,
-                file: u32::from(entry.file.0),
-                line: entry.line,
-            });
+            out.push(row_info(s, r));
         }
         Ok(BranchRows {
             leaf,
@@ -354,6 +336,80 @@ impl<F: Files> Open<F> {
         Ok(made(name, edited))
     }
 
+    /// The branches ending at `left` and `right` side by side from their
+    /// fork point (their rows aligned by the core), or, when `right` is a
+    /// compaction on `left`'s branch, what it hid beside what replaced it;
+    /// each row with its body, read as bodies are shown.
+    pub fn compare(&mut self, left: u32, right: u32) -> Result<Comparison, EngineError> {
+        let l = self.rows(left)?.to_vec();
+        let source: &mut dyn Source = &mut self.source;
+        let compacted = self
+            .session
+            .compaction_hid(EntryId(left), &l, EntryId(right), source)?;
+        let r = match compacted {
+            Some(_) => Vec::new(),
+            None => self.rows(right)?.to_vec(),
+        };
+        let (out, revealed) = self.shown_revealing(|s, source| {
+            let mut out = Comparison {
+                left,
+                right,
+                ..Comparison::default()
+            };
+            // (kind, left row, right row) per line.
+            let mut lines: Vec<(u8, Option<usize>, Option<usize>)> = Vec::new();
+            match compacted {
+                Some(c) => {
+                    out.compaction = true;
+                    out.fork = Some(c.compaction.0);
+                    let n = c.hidden.len().min(COMPARED);
+                    out.more_left = (c.hidden.len() - n) as u32;
+                    for i in 0..n.max(c.summary.len()) {
+                        let (h, r) = (c.hidden.get(i).filter(|_| i < n), c.summary.get(i));
+                        let kind = match (h, r) {
+                            (Some(_), Some(_)) => 2,
+                            (Some(_), None) => 3,
+                            _ => 4,
+                        };
+                        lines.push((kind, h.copied(), r.copied()));
+                    }
+                }
+                None => {
+                    let c = s.compare(EntryId(left), &l, EntryId(right), &r, source)?;
+                    out.fork = c.fork.map(|e| e.0);
+                    out.more_left = c.more.0 as u32;
+                    out.more_right = c.more.1 as u32;
+                    if let Some(last) = c.common.checked_sub(1) {
+                        lines.push((0, Some(last), None));
+                    }
+                    for p in c.pairs {
+                        let kind = match p.how {
+                            Alignment::Same => 1,
+                            Alignment::Changed => 2,
+                            Alignment::Left => 3,
+                            Alignment::Right => 4,
+                        };
+                        lines.push((kind, p.left, p.right));
+                    }
+                }
+            }
+            let right_rows = if out.compaction { &l } else { &r };
+            for (kind, a, b) in lines {
+                out.pairs.push(kind);
+                if let Some(i) = a {
+                    out.left_rows.push(row_info(s, &l[i]));
+                    out.left_bodies.push(body(s, source, &l, i)?);
+                }
+                if let Some(i) = b {
+                    out.right_rows.push(row_info(s, &right_rows[i]));
+                    out.right_bodies.push(body(s, source, right_rows, i)?);
+                }
+            }
+            Ok::<_, EngineError>(out)
+        });
+        Ok(Comparison { revealed, ..out? })
+    }
+
     /// Whether a redacted copy is being written.
     pub fn writing(&self) -> bool {
         !self.downloads.is_empty()
@@ -496,6 +552,30 @@ impl<F: Files> Open<F> {
             let out = f(s, &mut source);
             (out, source.values)
         })
+    }
+}
+
+/// A row as the page lists it (tool results named `tool` whatever the
+/// format calls them).
+fn row_info(s: &Session, r: &Row) -> RowInfo {
+    let first = r.entries[0];
+    let entry = s.entry(first);
+    let role = if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
+        "tool".to_owned()
+    } else {
+        r.role.clone()
+    };
+    RowInfo {
+        entry: first.0,
+        count: r.entries.len() as u32,
+        label: s.label(first),
+        kind: r.kind,
+        entry_type: r.entry_type.clone(),
+        role,
+        time: r.time,
+        marks: r.marks,
+        file: u32::from(entry.file.0),
+        line: entry.line,
     }
 }
 
