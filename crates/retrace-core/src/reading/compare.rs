@@ -15,15 +15,16 @@
 //! A compaction: what the context held just before it and not after (what
 //! it hid), beside what came in with it (the compaction and the summary
 //! line after it), each as the format's context rules read the branch up
-//! to there ([`Session::context`]).
+//! to there ([`Session::context`]); a comparison of the branch with itself,
+//! so that views draw both alike.
 
 use std::collections::hash_map::DefaultHasher;
-use std::collections::HashSet;
 use std::hash::{Hash, Hasher};
 use std::iter::once;
 
 use crate::model::entry::{EntryId, Flags};
 use crate::model::message::Part;
+use crate::model::sort::sort;
 use crate::session::{event_line, Row, RowKind, Session};
 use crate::source::{Source, SourceError};
 
@@ -31,8 +32,10 @@ use crate::source::{Source, SourceError};
 /// of both sides' rows.
 pub const COMPARED: usize = 400;
 
-/// How the rows of one line of a comparison compare.
+/// How the rows of one line of a comparison compare (numbered from 0 as
+/// listed: `as u8` gives the number).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Alignment {
     /// A row on each side, saying the same.
     Same,
@@ -56,30 +59,20 @@ pub struct Aligned {
     pub how: Alignment,
 }
 
-/// Two branches compared ([`Session::compare`]).
+/// Two branches compared ([`Session::compare`]), or what a compaction hid
+/// beside what replaced it ([`Session::compaction_hid`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Comparison {
-    /// The last entry both branches hold, where they fork; `None` when
-    /// they share none (the roots of two files).
+    /// The last entry both branches hold, where they fork (`None` when
+    /// they share none: the roots of two files); or the compaction.
     pub fork: Option<EntryId>,
-    /// How many rows both branches begin with (up to the fork).
+    /// How many rows both branches begin with (up to the fork); none for
+    /// a compaction.
     pub common: usize,
     /// The rows after those, aligned, in order.
     pub pairs: Vec<Aligned>,
     /// Rows of each side after the first [`COMPARED`], not aligned.
     pub more: (usize, usize),
-}
-
-/// What a compaction hid and what replaced it ([`Session::compaction_hid`]),
-/// as indices into the branch's rows, in order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Compacted {
-    /// The compaction's entry.
-    pub compaction: EntryId,
-    /// Rows the context held just before it and no longer holds.
-    pub hidden: Vec<usize>,
-    /// Rows it brought in: itself, and the summary that follows it.
-    pub summary: Vec<usize>,
 }
 
 impl Session {
@@ -149,17 +142,21 @@ impl Session {
     }
 
     /// What the compaction `at` on the branch ending at `leaf` (whose rows
-    /// are `rows`) hid, and the rows that replaced it; `at` may be any
-    /// entry of the compaction's row, or the summary line written after a
-    /// compaction (Claude Code's `isCompactSummary` line). `None` when `at`
-    /// is neither on the branch.
+    /// are `rows`) hid, beside what replaced it, as a comparison of the
+    /// branch with itself: on the left the rows the context held just
+    /// before it and no longer holds (the first [`COMPARED`]), on the
+    /// right the rows it brought in (itself, and the summary after it),
+    /// line by line from the top ([`Alignment::Changed`] where both sides
+    /// have one). `at` may be any entry of the compaction's row, or the
+    /// summary line written after a compaction (Claude Code's
+    /// `isCompactSummary` line); `None` when it is neither on the branch.
     pub fn compaction_hid<S: Source + ?Sized>(
         &self,
         leaf: EntryId,
         rows: &[Row],
         at: EntryId,
         source: &mut S,
-    ) -> Result<Option<Compacted>, SourceError> {
+    ) -> Result<Option<Comparison>, SourceError> {
         let summary_line = |e: EntryId| self.entry(e).flags.has(Flags::COMPACT_SUMMARY);
         // The compaction of the row holding `at` (a Codex `compacted` line
         // comes with the turn's bookkeeping before it), or the one the
@@ -189,18 +186,18 @@ impl Session {
                 .iter()
                 .take_while(|&&e| summary_line(e))
                 .count();
-        let before: HashSet<EntryId> = self.context_of(&branch[..c], source)?.into_iter().collect();
-        let after: HashSet<EntryId> = self
-            .context_of(&branch[..end], source)?
-            .into_iter()
-            .collect();
-        let rows_of = |from: &HashSet<EntryId>, not: &HashSet<EntryId>| -> Vec<usize> {
+        // Sorted, to look entries up (the one shared sort; no hash set).
+        let mut before = self.context_of(&branch[..c], source)?;
+        let mut after = self.context_of(&branch[..end], source)?;
+        sort(&mut before);
+        sort(&mut after);
+        let rows_of = |from: &[EntryId], not: &[EntryId]| -> Vec<usize> {
             (0..rows.len())
                 .filter(|&i| {
                     rows[i]
                         .entries
                         .iter()
-                        .any(|e| from.contains(e) && !not.contains(e))
+                        .any(|e| from.binary_search(e).is_ok() && not.binary_search(e).is_err())
                 })
                 .collect()
         };
@@ -209,10 +206,24 @@ impl Session {
         // it (a Codex turn's start and settings): it stays the summary's.
         let mut hidden = rows_of(&before, &after);
         hidden.retain(|i| !summary.contains(i));
-        Ok(Some(Compacted {
-            compaction: branch[c],
-            hidden,
-            summary,
+        let more = hidden.len().saturating_sub(COMPARED);
+        hidden.truncate(COMPARED);
+        let pairs = (0..hidden.len().max(summary.len()))
+            .map(|i| {
+                let (left, right) = (hidden.get(i).copied(), summary.get(i).copied());
+                let how = match (left, right) {
+                    (Some(_), Some(_)) => Alignment::Changed,
+                    (Some(_), None) => Alignment::Left,
+                    _ => Alignment::Right,
+                };
+                Aligned { left, right, how }
+            })
+            .collect();
+        Ok(Some(Comparison {
+            fork: Some(branch[c]),
+            common: 0,
+            pairs,
+            more: (more, 0),
         }))
     }
 

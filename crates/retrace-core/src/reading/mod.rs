@@ -19,7 +19,7 @@ mod streams;
 mod pairs;
 mod compare;
 
-pub use compare::{Aligned, Alignment, Compacted, Comparison, COMPARED};
+pub use compare::{Aligned, Alignment, Comparison, COMPARED};
 pub use diff::{lines as diff_lines, of_tool_call as diff_of_tool_call, Line as DiffLine};
 pub use heading::{Heading, Side};
 pub use output::{duration_text, Status, Tone, ToolOutput};

@@ -4,7 +4,7 @@
 //! second branch re-asks the first one's prompt; invariants on every
 //! corpus file and generated session.
 
-use retrace_core::{Alignment, Compacted, Comparison, EntryId, Session, COMPARED};
+use retrace_core::{Alignment, Comparison, EntryId, Row, Session, COMPARED};
 
 use crate::common::{corpus_files, find, generated, open, open_chunked, open_fixtures, source};
 
@@ -12,9 +12,8 @@ use crate::common::{corpus_files, find, generated, open, open_chunked, open_fixt
 /// how each line compares.
 fn lines(s: &Session, left: EntryId, right: EntryId, c: &Comparison) -> Vec<String> {
     let (l, r) = (s.rows(left), s.rows(right));
-    let label = |rows: &[retrace_core::Row], i: Option<usize>| {
-        i.map_or("-".to_owned(), |i| s.label(rows[i].entries[0]))
-    };
+    let label =
+        |rows: &[Row], i: Option<usize>| i.map_or("-".to_owned(), |i| s.label(rows[i].entries[0]));
     c.pairs
         .iter()
         .map(|p| {
@@ -35,20 +34,44 @@ fn compare(s: &Session, bytes: &[u8], left: EntryId, right: EntryId) -> Comparis
         .unwrap()
 }
 
+fn strings(all: &[&str]) -> Vec<String> {
+    all.iter().map(|s| s.to_string()).collect()
+}
+
+/// What a compaction hid (the left side's rows) and what replaced it (the
+/// right side's), as indices into the branch's rows; checks the lines
+/// pair them from the top.
+fn sides(c: &Comparison) -> (Vec<usize>, Vec<usize>) {
+    assert_eq!(c.common, 0);
+    for p in &c.pairs {
+        let how = match (p.left, p.right) {
+            (Some(_), Some(_)) => Alignment::Changed,
+            (Some(_), None) => Alignment::Left,
+            _ => Alignment::Right,
+        };
+        assert_eq!(p.how, how);
+    }
+    let left = c.pairs.iter().filter_map(|p| p.left).collect();
+    let right = c.pairs.iter().filter_map(|p| p.right).collect();
+    (left, right)
+}
+
 /// The labels of a compaction's hidden and summary rows.
 fn hid(s: &Session, bytes: &[u8], leaf: EntryId, at: &str) -> Option<(Vec<String>, Vec<String>)> {
     let rows = s.rows(leaf);
     let mut src: &[u8] = bytes;
-    let c: Compacted = s
+    let c = s
         .compaction_hid(leaf, &rows, find(s, at), &mut src)
         .unwrap()?;
+    assert!(s.is_compaction(c.fork.unwrap()));
+    let (hidden, summary) = sides(&c);
     let labels = |rows_: &[usize]| {
         rows_
             .iter()
             .map(|&i| s.label(rows[i].entries[0]))
             .collect::<Vec<_>>()
     };
-    Some((labels(&c.hidden), labels(&c.summary)))
+    Some((labels(&hidden), labels(&summary)))
 }
 
 /// A branch that re-asks its sibling's prompt (blanks aside) and runs the
@@ -167,19 +190,11 @@ fn a_claude_code_compaction_hid_what_came_before() {
         ]
     );
     let want = (
-        vec!["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"],
-        vec!["cb", "cs"],
+        strings(&["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"]),
+        strings(&["cb", "cs"]),
     );
     for at in ["cb", "cs"] {
-        let (hidden, summary) = hid(&s, &bytes, left, at).unwrap();
-        assert_eq!(
-            (hidden, summary),
-            (
-                want.0.iter().map(|x| x.to_string()).collect(),
-                want.1.iter().map(|x| x.to_string()).collect()
-            ),
-            "{at}"
-        );
+        assert_eq!(hid(&s, &bytes, left, at).as_ref(), Some(&want), "{at}");
     }
     // The prompt after it is no compaction.
     assert_eq!(hid(&s, &bytes, left, "p1u"), None);
@@ -204,30 +219,26 @@ fn a_second_compaction_hides_only_what_was_in_view() {
         .filter(|&e| s.is_compaction(e))
         .collect();
     assert_eq!(compactions.len(), 2);
-    let label = |i: &usize| s.line_label(rows[*i].entries[0]);
+    let labels = |c: &Comparison| {
+        let (hidden, summary) = sides(c);
+        let label = |i: &usize| s.line_label(rows[*i].entries[0]);
+        (
+            hidden.iter().map(label).collect::<Vec<_>>(),
+            summary.iter().map(label).collect::<Vec<_>>(),
+        )
+    };
     let first = s
         .compaction_hid(leaf, &rows, compactions[0], &mut src)
         .unwrap()
         .unwrap();
     // Part 0: a prompt and an LLM call before event 2, which is kept.
-    assert_eq!(
-        first.hidden.iter().map(label).collect::<Vec<_>>(),
-        ["L1", "L2"]
-    );
-    assert_eq!(first.summary.iter().map(label).collect::<Vec<_>>(), ["L4"]);
+    assert_eq!(labels(&first), (strings(&["L1", "L2"]), strings(&["L4"])));
     let second = s
         .compaction_hid(leaf, &rows, compactions[1], &mut src)
         .unwrap()
         .unwrap();
-    assert_eq!(
-        second.hidden.iter().map(label).collect::<Vec<_>>(),
-        ["L4"],
-        "the first compaction's summary, which the second replaces"
-    );
-    assert_eq!(
-        second.summary.iter().map(label).collect::<Vec<_>>(),
-        ["F1L4"]
-    );
+    // The first compaction's summary, which the second replaces.
+    assert_eq!(labels(&second), (strings(&["L4"]), strings(&["F1L4"])));
 }
 
 /// Codex: a `compacted` line with its replacement history hides all the
@@ -246,9 +257,10 @@ fn a_codex_compaction_hides_all_before_it() {
         .compaction_hid(leaf, &rows, rows[at].entries[0], &mut src)
         .unwrap()
         .unwrap();
-    assert_eq!(c.summary, [at]);
-    assert!(!c.hidden.is_empty());
-    assert!(c.hidden.iter().all(|&i| i < at));
+    let (hidden, summary) = sides(&c);
+    assert_eq!(summary, [at]);
+    assert!(!hidden.is_empty());
+    assert!(hidden.iter().all(|&i| i < at));
 }
 
 /// Every corpus file and generated session, every pair of its first tips:
@@ -319,10 +331,11 @@ fn comparisons_cover_both_sides_on_the_corpus() {
                     .compaction_hid(a, &rows, rows[at].entries[0], &mut src)
                     .unwrap()
                     .unwrap_or_else(|| panic!("{name}: row {at} is a compaction"));
-                assert!(c.summary.contains(&at), "{name}");
-                assert!(c.hidden.iter().all(|&i| i < at), "{name}");
+                let (hidden, summary) = sides(&c);
+                assert!(summary.contains(&at), "{name}");
+                assert!(hidden.iter().all(|&i| i < at), "{name}");
                 if n + 1 == marked.len() {
-                    for &i in &c.hidden {
+                    for &i in &hidden {
                         for &e in &rows[i].entries {
                             if let Some(id) = s.id(e) {
                                 assert!(
