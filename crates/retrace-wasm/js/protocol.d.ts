@@ -111,15 +111,27 @@ export type ChangeKind = "created" | "updated" | "deleted";
 
 /**
  * Two branches side by side from their fork point, or what a compaction
- * hid beside what replaced it (answers `compare`). Each side's rows are
- * those its lines take, in order, with their bodies; `pairs` says, line
- * by line, which sides have a row there.
+ * hid beside what replaced it (answers `compare`): the lines of the
+ * comparison (`pairs`), and the rows they hold in line order (a line's
+ * left row before its right one) with their bodies, as `branch` and
+ * `bodies` answer them (the page reads them with the same code).
  */
-export type Comparison = { left: number, right: number, 
+export type Comparison = { 
 /**
- * `right` is a compaction on `left`'s branch: the left side is what
- * it hid, the right side what replaced it (the compaction, and the
- * summary line after it).
+ * The rows; `leaf` is the left branch's (the branch `compare` was
+ * asked for first), `leaf_label` its id as links write it.
+ */
+rows: BranchRows, 
+/**
+ * Their bodies (`start` 0), and the values shown as written a
+ * redacted copy would take out; `leaf` is the right branch's, or the
+ * compaction's entry.
+ */
+bodies: Bodies, 
+/**
+ * `bodies.leaf` is a compaction on the left branch: the left side is
+ * what it hid, the right side what replaced it (the compaction, and
+ * the summary line after it), both rows of the left branch.
  */
 compaction: boolean, 
 /**
@@ -128,23 +140,18 @@ compaction: boolean,
  */
 fork: number | null, 
 /**
- * The lines, one number each: 0 the last row both branches share (a
- * left row, across both sides), 1 a row on each side saying the
- * same, 2 a row on each side saying something else (or, for a
- * compaction, hidden beside its replacement), 3 a left row alone, 4 a
- * right row alone.
+ * The lines, one number each: 0 the last row both branches share (one
+ * row, across both sides), 1 a row on each side saying the same, 2 a
+ * row on each side saying something else (for a compaction: hidden,
+ * beside a row that replaced it), 3 a left row alone, 4 a right row
+ * alone.
  */
-pairs: Array<number>, left_rows: Rows, left_bodies: Array<RowBody>, right_rows: Rows, right_bodies: Array<RowBody>, 
+pairs: Array<number>, 
 /**
  * Rows of each side after those shown (`retrace_core::COMPARED` a
  * side at most).
  */
-more_left: number, more_right: number, 
-/**
- * The values in these bodies shown as written that a redacted copy
- * would take out (as for [`Bodies::revealed`]), each once.
- */
-revealed?: Array<string>, };
+more_left: number, more_right: number, };
 
 /**
  * The messages of a branch (answers `context`): what a model would be

@@ -20,7 +20,7 @@ use retrace_core::{
 };
 use retrace_wasm::engine::{MemoryFiles, Outcome};
 use retrace_wasm::protocol::{
-    Allow, Bodies, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
+    Allow, Bodies, Comparison, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
     SensitiveFinding,
 };
 use serde_json::Value;
@@ -856,34 +856,65 @@ fn a_subagent_run_names_the_call_that_spawned_it() {
     }
 }
 
-/// A comparison's rows and bodies, side by side, with the rows of the
-/// branches they come from: `(row index on its branch, body)` per row, and
-/// the kinds of the lines.
-fn compared(tab: &mut Tab, left: u32, right: u32) -> retrace_wasm::protocol::Comparison {
+fn strings(all: &[&str]) -> Vec<String> {
+    all.iter().map(|s| s.to_string()).collect()
+}
+
+fn compared(tab: &mut Tab, left: u32, right: u32) -> Comparison {
     match tab.ask(Request::Compare { left, right }, None) {
         Ok(Response::Comparison(c)) => *c,
         other => panic!("{other:?}"),
     }
 }
 
-/// Each row of one side of a comparison is a row of `leaf`'s branch, its
-/// body the one `bodies` answers for it (hidden or shown alike).
-fn sides_are_the_branches_rows(
-    tab: &mut Tab,
-    rows: &retrace_wasm::protocol::Rows,
-    bodies: &[retrace_wasm::protocol::RowBody],
-    leaf: u32,
-) {
-    let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
-        panic!("no branch");
-    };
-    let all = all_bodies(tab, leaf);
-    assert_eq!(rows.len(), bodies.len());
-    for (i, body) in bodies.iter().enumerate() {
+/// The labels of a comparison's rows on each side, line by line (the row
+/// both share on the left).
+fn sides(c: &Comparison) -> (Vec<String>, Vec<String>) {
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    let mut rows = c.rows.rows.label.iter().cloned();
+    for &kind in &c.pairs {
+        if kind != 4 {
+            left.push(rows.next().unwrap());
+        }
+        if (1..=2).contains(&kind) || kind == 4 {
+            right.push(rows.next().unwrap());
+        }
+    }
+    assert_eq!(rows.next(), None);
+    (left, right)
+}
+
+/// Each row of a comparison is a row of the branch ending at `left` or
+/// `right` (the side its line gives it), its body the one `bodies`
+/// answers for it (hidden or shown alike).
+fn rows_are_the_branches(tab: &mut Tab, c: &Comparison) {
+    let (left, right) = (c.rows.leaf, c.bodies.leaf);
+    let mut leaves = Vec::new();
+    for &kind in &c.pairs {
+        if kind != 4 {
+            leaves.push(left);
+        }
+        if (1..=2).contains(&kind) || kind == 4 {
+            leaves.push(if c.compaction { left } else { right });
+        }
+    }
+    let rows = &c.rows.rows;
+    assert_eq!(
+        (leaves.len(), c.bodies.items.len()),
+        (rows.len(), rows.len())
+    );
+    for (i, leaf) in leaves.into_iter().enumerate() {
+        let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
+            panic!("no branch");
+        };
         let info = rows.get(i).unwrap();
         let at = branch.rows.row_of(info.entry).expect("a row of the branch");
         assert_eq!(branch.rows.get(at), Some(info));
-        assert_eq!(&all.items[at], body, "row {at}");
+        assert_eq!(
+            all_bodies(tab, leaf).items[at],
+            c.bodies.items[i],
+            "row {at}"
+        );
     }
 }
 
@@ -912,24 +943,28 @@ fn compare_answers_two_branches_and_what_a_compaction_hid() {
     );
     tab.open(memory(&[(name, bytes)]));
     let (left, right) = (id("p1a"), id("b1a"));
-    let labels = |rows: &retrace_wasm::protocol::Rows| rows.label.clone();
     let c = compared(&mut tab, left, right);
-    assert_eq!((c.left, c.right, c.compaction), (left, right, false));
+    assert_eq!(
+        (c.rows.leaf, c.bodies.leaf, c.compaction),
+        (left, right, false)
+    );
+    assert_eq!(c.rows.leaf_label, "p1a");
     assert_eq!(c.fork, Some(id("a1")));
     // The shared row, then the prompts and answers of each side beside
     // each other (changed), then the rest of the left alone.
     assert_eq!(c.pairs, [0, 2, 2, 3, 3, 3, 3, 3, 3]);
     assert_eq!(
-        labels(&c.left_rows),
-        ["a1", "b2u", "b2a", "b2u2", "b2a2", "cb", "cs", "p1u", "p1a"]
+        sides(&c),
+        (
+            strings(&["a1", "b2u", "b2a", "b2u2", "b2a2", "cb", "cs", "p1u", "p1a"]),
+            strings(&["b1u", "b1a"])
+        )
     );
-    assert_eq!(labels(&c.right_rows), ["b1u", "b1a"]);
     assert_eq!((c.more_left, c.more_right), (0, 0));
     for hide in [true, false] {
         tab.ask(Request::HideSensitive { hide }, None).unwrap();
         let c = compared(&mut tab, left, right);
-        sides_are_the_branches_rows(&mut tab, &c.left_rows, &c.left_bodies, left);
-        sides_are_the_branches_rows(&mut tab, &c.right_rows, &c.right_bodies, right);
+        rows_are_the_branches(&mut tab, &c);
     }
     // The compaction, by its boundary or by its summary line: what it hid
     // (everything before it) beside the boundary and the summary.
@@ -939,13 +974,16 @@ fn compare_answers_two_branches_and_what_a_compaction_hid() {
         assert_eq!(c.fork, Some(id("cb")));
         assert_eq!(c.pairs, [2, 2, 3, 3, 3, 3]);
         assert_eq!(
-            labels(&c.left_rows),
-            ["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"]
+            sides(&c),
+            (
+                strings(&["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"]),
+                strings(&["cb", "cs"])
+            )
         );
-        assert_eq!(labels(&c.right_rows), ["cb", "cs"]);
-        sides_are_the_branches_rows(&mut tab, &c.left_rows, &c.left_bodies, left);
-        sides_are_the_branches_rows(&mut tab, &c.right_rows, &c.right_bodies, left);
-        assert!(c.right_bodies[1]
+        rows_are_the_branches(&mut tab, &c);
+        // The summary, beside the second row hidden.
+        assert_eq!(c.rows.rows.label[3], "cs");
+        assert!(c.bodies.items[3]
             .message
             .as_ref()
             .is_some_and(|m| m.text().contains("continued from a previous")));
@@ -987,14 +1025,14 @@ fn a_comparison_hides_sensitive_data_as_bodies_do() {
     tab.open(memory(&[(name, bytes)]));
     let (left, right) = (tips[0], tips[tips.len() - 1]);
     let hidden = compared(&mut tab, left, right);
-    let text = serde_json::to_string(&(&hidden.left_bodies, &hidden.right_bodies)).unwrap();
+    let text = serde_json::to_string(&hidden.bodies.items).unwrap();
     assert!(text.contains("[REDACTED:"), "nothing hidden");
-    assert!(hidden.revealed.is_empty());
+    assert!(hidden.bodies.revealed.is_empty());
     tab.ask(Request::HideSensitive { hide: false }, None)
         .unwrap();
     let shown = compared(&mut tab, left, right);
-    let text = serde_json::to_string(&(&shown.left_bodies, &shown.right_bodies)).unwrap();
+    let text = serde_json::to_string(&shown.bodies.items).unwrap();
     assert!(!text.contains("[REDACTED:"));
-    assert!(!shown.revealed.is_empty());
+    assert!(!shown.bodies.revealed.is_empty());
     assert_eq!(shown.pairs, hidden.pairs);
 }

@@ -7,9 +7,9 @@ use std::sync::Arc;
 
 use retrace_core::redact::{Mode, RedactingSource, Rules};
 use retrace_core::{
-    entry_ids, event_line, fork, open_calls, safe_points, seal, search, segment_preview, Alignment,
-    EditError, EntryId, FileId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing,
-    SearchFilter, Session, Source, Stamp, Stats, COMPARED, SEARCH_LIMIT,
+    entry_ids, event_line, fork, open_calls, safe_points, seal, search, segment_preview, EditError,
+    EntryId, FileId, Flags, ForkLineage, Inflated, Row, RowKind, RowPairing, SearchFilter, Session,
+    Source, Stamp, Stats, SEARCH_LIMIT,
 };
 
 use super::files::{Files, SessionFiles};
@@ -342,72 +342,52 @@ impl<F: Files> Open<F> {
     /// each row with its body, read as bodies are shown.
     pub fn compare(&mut self, left: u32, right: u32) -> Result<Comparison, EngineError> {
         let l = self.rows(left)?.to_vec();
+        let (at, to) = (EntryId(left), EntryId(right));
         let source: &mut dyn Source = &mut self.source;
-        let compacted = self
-            .session
-            .compaction_hid(EntryId(left), &l, EntryId(right), source)?;
-        let r = match compacted {
-            Some(_) => Vec::new(),
-            None => self.rows(right)?.to_vec(),
-        };
-        let (out, revealed) = self.shown_revealing(|s, source| {
-            let mut out = Comparison {
-                left,
-                right,
-                ..Comparison::default()
-            };
-            // (kind, left row, right row) per line.
-            let mut lines: Vec<(u8, Option<usize>, Option<usize>)> = Vec::new();
-            match compacted {
-                Some(c) => {
-                    out.compaction = true;
-                    out.fork = Some(c.compaction.0);
-                    let n = c.hidden.len().min(COMPARED);
-                    out.more_left = (c.hidden.len() - n) as u32;
-                    for i in 0..n.max(c.summary.len()) {
-                        let (h, r) = (c.hidden.get(i).filter(|_| i < n), c.summary.get(i));
-                        let kind = match (h, r) {
-                            (Some(_), Some(_)) => 2,
-                            (Some(_), None) => 3,
-                            _ => 4,
-                        };
-                        lines.push((kind, h.copied(), r.copied()));
-                    }
-                }
-                None => {
-                    let c = s.compare(EntryId(left), &l, EntryId(right), &r, source)?;
-                    out.fork = c.fork.map(|e| e.0);
-                    out.more_left = c.more.0 as u32;
-                    out.more_right = c.more.1 as u32;
-                    if let Some(last) = c.common.checked_sub(1) {
-                        lines.push((0, Some(last), None));
-                    }
-                    for p in c.pairs {
-                        let kind = match p.how {
-                            Alignment::Same => 1,
-                            Alignment::Changed => 2,
-                            Alignment::Left => 3,
-                            Alignment::Right => 4,
-                        };
-                        lines.push((kind, p.left, p.right));
-                    }
-                }
+        let (c, r) = match self.session.compaction_hid(at, &l, to, source)? {
+            Some(c) => (c, None),
+            None => {
+                let r = self.rows(right)?.to_vec();
+                let source: &mut dyn Source = &mut self.source;
+                (self.session.compare(at, &l, to, &r, source)?, Some(r))
             }
-            let right_rows = if out.compaction { &l } else { &r };
+        };
+        let compaction = r.is_none();
+        // A compaction's sides are both rows of the branch.
+        let r = r.as_ref().unwrap_or(&l);
+        let mut out = Comparison {
+            compaction,
+            fork: c.fork.map(|e| e.0),
+            more_left: c.more.0 as u32,
+            more_right: c.more.1 as u32,
+            ..Comparison::default()
+        };
+        out.rows.leaf = left;
+        out.rows.leaf_label = self.session.label(at);
+        out.bodies.leaf = right;
+        // The last row both share, then the lines.
+        let lines = c
+            .common
+            .checked_sub(1)
+            .map(|last| (0, Some(last), None))
+            .into_iter()
+            .chain(c.pairs.iter().map(|p| (p.how as u8 + 1, p.left, p.right)));
+        let (bodies, revealed) = self.shown_revealing(|s, source| {
+            let mut bodies = Vec::new();
             for (kind, a, b) in lines {
                 out.pairs.push(kind);
-                if let Some(i) = a {
-                    out.left_rows.push(row_info(s, &l[i]));
-                    out.left_bodies.push(body(s, source, &l, i)?);
-                }
-                if let Some(i) = b {
-                    out.right_rows.push(row_info(s, &right_rows[i]));
-                    out.right_bodies.push(body(s, source, right_rows, i)?);
+                for (rows, i) in [(&l, a), (r, b)] {
+                    if let Some(i) = i {
+                        out.rows.rows.push(row_info(s, &rows[i]));
+                        bodies.push(body(s, source, rows, i)?);
+                    }
                 }
             }
-            Ok::<_, EngineError>(out)
+            Ok::<_, EngineError>(bodies)
         });
-        Ok(Comparison { revealed, ..out? })
+        out.bodies.items = bodies?;
+        out.bodies.revealed = revealed;
+        Ok(out)
     }
 
     /// Whether a redacted copy is being written.

@@ -232,37 +232,32 @@ mod tests {
                 bytes: Vec::new(),
             }),
             Response::Comparison(Box::new(Comparison {
-                left: 4,
-                right: 9,
+                rows: BranchRows {
+                    leaf: 4,
+                    leaf_label: "e4".into(),
+                    rows: {
+                        let mut rows = Rows::default();
+                        for e in [2, 5, 8, 6] {
+                            rows.push(row(e, 1, RowKind::Message, "user"));
+                        }
+                        rows
+                    },
+                },
+                bodies: Bodies {
+                    leaf: 9,
+                    items: vec![
+                        RowBody {
+                            message: None,
+                            event: Some("e".into()),
+                            broken: false,
+                            pairing: None,
+                        };
+                        4
+                    ],
+                    ..Bodies::default()
+                },
                 fork: Some(2),
                 pairs: vec![0, 1, 3],
-                left_rows: {
-                    let mut rows = Rows::default();
-                    for e in [2, 5, 6] {
-                        rows.push(row(e, 1, RowKind::Message, "user"));
-                    }
-                    rows
-                },
-                left_bodies: vec![
-                    RowBody {
-                        message: None,
-                        event: Some("e".into()),
-                        broken: false,
-                        pairing: None,
-                    };
-                    3
-                ],
-                right_rows: {
-                    let mut rows = Rows::default();
-                    rows.push(row(8, 1, RowKind::Message, "user"));
-                    rows
-                },
-                right_bodies: vec![RowBody {
-                    message: None,
-                    event: None,
-                    broken: true,
-                    pairing: None,
-                }],
                 more_right: 7,
                 ..Comparison::default()
             })),
