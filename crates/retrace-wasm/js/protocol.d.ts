@@ -113,25 +113,13 @@ export type ChangeKind = "created" | "updated" | "deleted";
  * Two branches side by side from their fork point, or what a compaction
  * hid beside what replaced it (answers `compare`): the lines of the
  * comparison (`pairs`), and the rows they hold in line order (a line's
- * left row before its right one) with their bodies, as `branch` and
- * `bodies` answer them (the page reads them with the same code).
+ * left row before its right one) with their bodies.
  */
-export type Comparison = { 
+export type Comparison = { left: number, right: number, 
 /**
- * The rows; `leaf` is the left branch's (the branch `compare` was
- * asked for first), `leaf_label` its id as links write it.
- */
-rows: BranchRows, 
-/**
- * Their bodies (`start` 0), and the values shown as written a
- * redacted copy would take out; `leaf` is the right branch's, or the
- * compaction's entry.
- */
-bodies: Bodies, 
-/**
- * `bodies.leaf` is a compaction on the left branch: the left side is
- * what it hid, the right side what replaced it (the compaction, and
- * the summary line after it), both rows of the left branch.
+ * `right` is a compaction on `left`'s branch: the left side is what
+ * it hid, the right side what replaced it (the compaction, and the
+ * summary line after it), both rows of `left`'s branch.
  */
 compaction: boolean, 
 /**
@@ -146,12 +134,17 @@ fork: number | null,
  * beside a row that replaced it), 3 a left row alone, 4 a right row
  * alone.
  */
-pairs: Array<number>, 
+pairs: Array<number>, rows: Rows, bodies: Array<RowBody>, 
 /**
  * Rows of each side after those shown (`retrace_core::COMPARED` a
  * side at most).
  */
-more_left: number, more_right: number, };
+more_left: number, more_right: number, 
+/**
+ * The values in these bodies shown as written that a redacted copy
+ * would take out (as for [`Bodies::revealed`]), each once.
+ */
+revealed?: Array<string>, };
 
 /**
  * The messages of a branch (answers `context`): what a model would be

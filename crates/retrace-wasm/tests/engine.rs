@@ -871,7 +871,7 @@ fn compared(tab: &mut Tab, left: u32, right: u32) -> Comparison {
 /// both share on the left).
 fn sides(c: &Comparison) -> (Vec<String>, Vec<String>) {
     let (mut left, mut right) = (Vec::new(), Vec::new());
-    let mut rows = c.rows.rows.label.iter().cloned();
+    let mut rows = c.rows.label.iter().cloned();
     for &kind in &c.pairs {
         if kind != 4 {
             left.push(rows.next().unwrap());
@@ -888,7 +888,7 @@ fn sides(c: &Comparison) -> (Vec<String>, Vec<String>) {
 /// `right` (the side its line gives it), its body the one `bodies`
 /// answers for it (hidden or shown alike).
 fn rows_are_the_branches(tab: &mut Tab, c: &Comparison) {
-    let (left, right) = (c.rows.leaf, c.bodies.leaf);
+    let (left, right) = (c.left, c.right);
     let mut leaves = Vec::new();
     for &kind in &c.pairs {
         if kind != 4 {
@@ -898,11 +898,8 @@ fn rows_are_the_branches(tab: &mut Tab, c: &Comparison) {
             leaves.push(if c.compaction { left } else { right });
         }
     }
-    let rows = &c.rows.rows;
-    assert_eq!(
-        (leaves.len(), c.bodies.items.len()),
-        (rows.len(), rows.len())
-    );
+    let rows = &c.rows;
+    assert_eq!((leaves.len(), c.bodies.len()), (rows.len(), rows.len()));
     for (i, leaf) in leaves.into_iter().enumerate() {
         let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
             panic!("no branch");
@@ -910,11 +907,7 @@ fn rows_are_the_branches(tab: &mut Tab, c: &Comparison) {
         let info = rows.get(i).unwrap();
         let at = branch.rows.row_of(info.entry).expect("a row of the branch");
         assert_eq!(branch.rows.get(at), Some(info));
-        assert_eq!(
-            all_bodies(tab, leaf).items[at],
-            c.bodies.items[i],
-            "row {at}"
-        );
+        assert_eq!(all_bodies(tab, leaf).items[at], c.bodies[i], "row {at}");
     }
 }
 
@@ -944,11 +937,7 @@ fn compare_answers_two_branches_and_what_a_compaction_hid() {
     tab.open(memory(&[(name, bytes)]));
     let (left, right) = (id("p1a"), id("b1a"));
     let c = compared(&mut tab, left, right);
-    assert_eq!(
-        (c.rows.leaf, c.bodies.leaf, c.compaction),
-        (left, right, false)
-    );
-    assert_eq!(c.rows.leaf_label, "p1a");
+    assert_eq!((c.left, c.right, c.compaction), (left, right, false));
     assert_eq!(c.fork, Some(id("a1")));
     // The shared row, then the prompts and answers of each side beside
     // each other (changed), then the rest of the left alone.
@@ -982,8 +971,8 @@ fn compare_answers_two_branches_and_what_a_compaction_hid() {
         );
         rows_are_the_branches(&mut tab, &c);
         // The summary, beside the second row hidden.
-        assert_eq!(c.rows.rows.label[3], "cs");
-        assert!(c.bodies.items[3]
+        assert_eq!(c.rows.label[3], "cs");
+        assert!(c.bodies[3]
             .message
             .as_ref()
             .is_some_and(|m| m.text().contains("continued from a previous")));
@@ -1025,14 +1014,14 @@ fn a_comparison_hides_sensitive_data_as_bodies_do() {
     tab.open(memory(&[(name, bytes)]));
     let (left, right) = (tips[0], tips[tips.len() - 1]);
     let hidden = compared(&mut tab, left, right);
-    let text = serde_json::to_string(&hidden.bodies.items).unwrap();
+    let text = serde_json::to_string(&hidden.bodies).unwrap();
     assert!(text.contains("[REDACTED:"), "nothing hidden");
-    assert!(hidden.bodies.revealed.is_empty());
+    assert!(hidden.revealed.is_empty());
     tab.ask(Request::HideSensitive { hide: false }, None)
         .unwrap();
     let shown = compared(&mut tab, left, right);
-    let text = serde_json::to_string(&shown.bodies.items).unwrap();
+    let text = serde_json::to_string(&shown.bodies).unwrap();
     assert!(!text.contains("[REDACTED:"));
-    assert!(!shown.bodies.revealed.is_empty());
+    assert!(!shown.revealed.is_empty());
     assert_eq!(shown.pairs, hidden.pairs);
 }

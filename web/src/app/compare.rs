@@ -77,10 +77,10 @@ pub fn clicked(v: Viewer, el: &web_sys::Element) {
 
 /// Shows an answer (for the branch still shown) as a new history entry.
 pub fn show(v: Viewer, mut c: Comparison) {
-    if v.leaf.get_untracked() != Some(c.rows.leaf) {
+    if v.leaf.get_untracked() != Some(c.left) {
         return;
     }
-    super::sensitive::note_revealed(std::mem::take(&mut c.bodies.revealed));
+    super::sensitive::note_revealed(std::mem::take(&mut c.revealed));
     v.compare.set(Some(c));
     history::push_next();
     v.write_hash();
@@ -161,9 +161,9 @@ fn lines(v: Viewer, c: Comparison) -> impl IntoView {
         ("Compare branches", ["Branch shown", "Other branch"])
     };
     super::frame::announce(title);
-    let (left, right) = (c.rows.leaf, c.bodies.leaf);
-    let rows = c.rows.rows;
-    let mut rows = (0..rows.len()).map(|i| rows.get(i)).zip(c.bodies.items);
+    let (left, right) = (c.left, c.right);
+    let rows = c.rows;
+    let mut rows = (0..rows.len()).map(|i| rows.get(i)).zip(c.bodies);
     // A side's row, and the branch it is on (a compaction's sides are
     // both the branch shown's).
     let mut take = |on_right: bool| {

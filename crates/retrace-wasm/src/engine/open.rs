@@ -356,15 +356,14 @@ impl<F: Files> Open<F> {
         // A compaction's sides are both rows of the branch.
         let r = r.as_ref().unwrap_or(&l);
         let mut out = Comparison {
+            left,
+            right,
             compaction,
             fork: c.fork.map(|e| e.0),
             more_left: c.more.0 as u32,
             more_right: c.more.1 as u32,
             ..Comparison::default()
         };
-        out.rows.leaf = left;
-        out.rows.leaf_label = self.session.label(at);
-        out.bodies.leaf = right;
         // The last row both share, then the lines.
         let lines = c
             .common
@@ -378,15 +377,15 @@ impl<F: Files> Open<F> {
                 out.pairs.push(kind);
                 for (rows, i) in [(&l, a), (r, b)] {
                     if let Some(i) = i {
-                        out.rows.rows.push(row_info(s, &rows[i]));
+                        out.rows.push(row_info(s, &rows[i]));
                         bodies.push(body(s, source, rows, i)?);
                     }
                 }
             }
             Ok::<_, EngineError>(bodies)
         });
-        out.bodies.items = bodies?;
-        out.bodies.revealed = revealed;
+        out.bodies = bodies?;
+        out.revealed = revealed;
         Ok(out)
     }
 

@@ -232,32 +232,26 @@ mod tests {
                 bytes: Vec::new(),
             }),
             Response::Comparison(Box::new(Comparison {
-                rows: BranchRows {
-                    leaf: 4,
-                    leaf_label: "e4".into(),
-                    rows: {
-                        let mut rows = Rows::default();
-                        for e in [2, 5, 8, 6] {
-                            rows.push(row(e, 1, RowKind::Message, "user"));
-                        }
-                        rows
-                    },
-                },
-                bodies: Bodies {
-                    leaf: 9,
-                    items: vec![
-                        RowBody {
-                            message: None,
-                            event: Some("e".into()),
-                            broken: false,
-                            pairing: None,
-                        };
-                        4
-                    ],
-                    ..Bodies::default()
-                },
+                left: 4,
+                right: 9,
                 fork: Some(2),
                 pairs: vec![0, 1, 3],
+                rows: {
+                    let mut rows = Rows::default();
+                    for e in [2, 5, 8, 6] {
+                        rows.push(row(e, 1, RowKind::Message, "user"));
+                    }
+                    rows
+                },
+                bodies: vec![
+                    RowBody {
+                        message: None,
+                        event: Some("e".into()),
+                        broken: false,
+                        pairing: None,
+                    };
+                    4
+                ],
                 more_right: 7,
                 ..Comparison::default()
             })),

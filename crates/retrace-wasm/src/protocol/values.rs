@@ -286,7 +286,7 @@ pub struct BranchRows {
 
 /// The bodies of rows `start..` of the branch ending at `leaf` (answers
 /// `bodies`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Bodies {
     pub leaf: u32,
@@ -362,21 +362,15 @@ pub struct EditPoints {
 /// Two branches side by side from their fork point, or what a compaction
 /// hid beside what replaced it (answers `compare`): the lines of the
 /// comparison (`pairs`), and the rows they hold in line order (a line's
-/// left row before its right one) with their bodies, as `branch` and
-/// `bodies` answer them (the page reads them with the same code).
+/// left row before its right one) with their bodies.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Comparison {
-    /// The rows; `leaf` is the left branch's (the branch `compare` was
-    /// asked for first), `leaf_label` its id as links write it.
-    pub rows: BranchRows,
-    /// Their bodies (`start` 0), and the values shown as written a
-    /// redacted copy would take out; `leaf` is the right branch's, or the
-    /// compaction's entry.
-    pub bodies: Bodies,
-    /// `bodies.leaf` is a compaction on the left branch: the left side is
-    /// what it hid, the right side what replaced it (the compaction, and
-    /// the summary line after it), both rows of the left branch.
+    pub left: u32,
+    pub right: u32,
+    /// `right` is a compaction on `left`'s branch: the left side is what
+    /// it hid, the right side what replaced it (the compaction, and the
+    /// summary line after it), both rows of `left`'s branch.
     pub compaction: bool,
     /// The last entry both branches hold (where they fork), or the
     /// compaction.
@@ -387,10 +381,16 @@ pub struct Comparison {
     /// beside a row that replaced it), 3 a left row alone, 4 a right row
     /// alone.
     pub pairs: Vec<u8>,
+    pub rows: Rows,
+    pub bodies: Vec<RowBody>,
     /// Rows of each side after those shown (`retrace_core::COMPARED` a
     /// side at most).
     pub more_left: u32,
     pub more_right: u32,
+    /// The values in these bodies shown as written that a redacted copy
+    /// would take out (as for [`Bodies::revealed`]), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
 }
 
 /// A file the engine made (a redacted copy, a fork, a seal): its name and
