@@ -107,6 +107,8 @@ async function session(kind) {
     await settle('editPoints', () => engine.editPoints(leaf));
     await settle('fork', () => engine.fork(leaf, out.editPoints.rows[0]));
     await settle('seal', () => engine.seal(leaf));
+    // What the branch's first compaction hid (by its row's first entry).
+    await settle('compare', () => engine.compare(leaf, rows.entry[rows.marks.findIndex((m) => m & 4)]));
     await settle('download', () => engine.download(0, 'mask', [], []));
     await settle('noLeaf', () => engine.branch(4000000000));
     await settle('noRow', () => engine.fork(leaf, 4000000));
@@ -145,7 +147,7 @@ test('the direct class and the worker client answer every method alike', async (
   assert.equal(direct.before.refused, 'no-session');
   assert.equal(direct.before.name, 'RetraceError');
   for (const key of ['open', 'branch', 'bodies', 'search', 'stats', 'image', 'previews', 'shown',
-    'bodiesShown', 'hidden', 'editPoints', 'download', 'noLeaf', 'noRow', 'badMode', 'scan', 'scanned',
+    'bodiesShown', 'hidden', 'editPoints', 'compare', 'download', 'noLeaf', 'noRow', 'badMode', 'scan', 'scanned',
     'reviewed', 'reviewKind', 'bodiesKind', 'reviewOne', 'bodiesOne', 'searchOne', 'reviewBad',
     'reviewBack', 'bodiesBack']) {
     assert.deepEqual(direct[key], worker[key], key);
@@ -160,6 +162,8 @@ test('the direct class and the worker client answer every method alike', async (
   assert.deepEqual(direct.previews.previews.map(([i]) => i), [0]);
   assert.equal(direct.shown, null);
   assert.equal(direct.scan, null);
+  assert.equal(direct.compare.compaction, true);
+  assert.ok(direct.compare.pairs.length > 0 && direct.compare.bodies.length === direct.compare.rows.entry.length);
   assert.equal(direct.noLeaf.refused, 'not-found');
   assert.equal(direct.noRow.refused, 'not-found');
   assert.equal(direct.badMode.refused, 'bad-request');

@@ -66,6 +66,11 @@ pub struct Spot {
     /// The entry's line, so a page reloaded without its (dropped) file can
     /// say where the link pointed.
     pub line: Option<u32>,
+    /// The branch compared with the leaf's, by the first entry of its
+    /// segment.
+    pub compare: Option<String>,
+    /// What the compaction at `entry` hid is shown.
+    pub hid: bool,
 }
 
 impl Spot {
@@ -79,6 +84,8 @@ impl Spot {
                 "entry" if !value.is_empty() => spot.entry = Some(value),
                 "replay" => spot.replay = true,
                 "line" => spot.line = value.parse().ok(),
+                "compare" if !value.is_empty() => spot.compare = Some(value),
+                "hid" => spot.hid = true,
                 _ => {}
             }
         }
@@ -98,6 +105,12 @@ impl Spot {
         }
         if self.replay {
             parts.push("replay".to_owned());
+        }
+        if let Some(other) = &self.compare {
+            parts.push(format!("compare={}", encode(other)));
+        }
+        if self.hid {
+            parts.push("hid".to_owned());
         }
         format!("#{}", parts.join("&"))
     }
@@ -314,6 +327,7 @@ mod tests {
             entry: Some("F1L20".into()),
             replay: true,
             line: Some(20),
+            ..Spot::default()
         };
         let hash = spot.format();
         assert_eq!(
@@ -326,8 +340,24 @@ mod tests {
             entry: None,
             replay: false,
             line: None,
+            compare: Some("L9 x".into()),
+            hid: false,
         };
         assert_eq!(Spot::parse(&odd.format()), odd);
+        // A comparison: the other branch, or what a compaction hid.
+        let compared = Spot::parse("#leaf=e6&compare=e7");
+        assert_eq!(
+            (compared.leaf.as_deref(), compared.compare.as_deref()),
+            (Some("e6"), Some("e7"))
+        );
+        let hid = Spot {
+            leaf: Some("e6".into()),
+            entry: Some("e5".into()),
+            hid: true,
+            ..Spot::default()
+        };
+        assert_eq!(hid.format(), "#leaf=e6&entry=e5&hid");
+        assert_eq!(Spot::parse("#leaf=e6&entry=e5&hid"), hid);
         assert_eq!(Spot::parse("#entry=x&line=9z").line, None);
         assert_eq!(Spot::parse(""), Spot::default());
         assert_eq!(Spot::parse("#leaf=&junk"), Spot::default());

@@ -84,8 +84,8 @@ pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
 pub use read::reader::{Join, Reader, ReaderOptions};
 pub use reading::{
     ansi, command_of_argv, diff_lines, diff_of_tool_call, duration_text, language_of, pair_calls,
-    value_text, DiffLine, Heading, Pair, ResultImage, RowPairing, RowResult, Side, Status, Tone,
-    ToolOutput, ToolView, PAIRING_REACH,
+    value_text, Aligned, Alignment, Comparison, DiffLine, Heading, Pair, ResultImage, RowPairing,
+    RowResult, Side, Status, Tone, ToolOutput, ToolView, COMPARED, PAIRING_REACH,
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{

@@ -131,6 +131,10 @@ export class WorkerClient {
     return this.#call({ kind: 'seal', leaf });
   }
 
+  compare(left, right) {
+    return this.#call({ kind: 'compare', left, right });
+  }
+
   tree() {
     return this.#call({ kind: 'tree' });
   }

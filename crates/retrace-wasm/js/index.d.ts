@@ -82,6 +82,12 @@ export interface EngineMethods {
   fork(leaf: number, row: number): MadeFile;
   /** The branch with its calls without a result answered. */
   seal(leaf: number): MadeFile;
+  /** The branches ending at `left` and `right` side by side from their
+   * fork point, rows aligned (`pairs`: 0 the last shared row, 1 same, 2
+   * changed, 3 left alone, 4 right alone), each row with its body; or,
+   * when `right` is a compaction on `left`'s branch, what it hid (left)
+   * beside what replaced it (right). */
+  compare(left: number, right: number): Answer<'comparison'>;
   /** The branch tree, node by node. */
   tree(): Answer<'tree'>;
   /** The messages of the branch ending at `leaf`, as a model would be

@@ -110,6 +110,43 @@ at: Array<string>, };
 export type ChangeKind = "created" | "updated" | "deleted";
 
 /**
+ * Two branches side by side from their fork point, or what a compaction
+ * hid beside what replaced it (answers `compare`): the lines of the
+ * comparison (`pairs`), and the rows they hold in line order (a line's
+ * left row before its right one) with their bodies.
+ */
+export type Comparison = { left: number, right: number, 
+/**
+ * `right` is a compaction on `left`'s branch: the left side is what
+ * it hid, the right side what replaced it (the compaction, and the
+ * summary line after it), both rows of `left`'s branch.
+ */
+compaction: boolean, 
+/**
+ * The last entry both branches hold (where they fork), or the
+ * compaction.
+ */
+fork: number | null, 
+/**
+ * The lines, one number each: 0 the last row both branches share (one
+ * row, across both sides), 1 a row on each side saying the same, 2 a
+ * row on each side saying something else (for a compaction: hidden,
+ * beside a row that replaced it), 3 a left row alone, 4 a right row
+ * alone.
+ */
+pairs: Array<number>, rows: Rows, bodies: Array<RowBody>, 
+/**
+ * Rows of each side after those shown (`retrace_core::COMPARED` a
+ * side at most).
+ */
+more_left: number, more_right: number, 
+/**
+ * The values in these bodies shown as written that a redacted copy
+ * would take out (as for [`Bodies::revealed`]), each once.
+ */
+revealed?: Array<string>, };
+
+/**
  * The messages of a branch (answers `context`): what a model would be
  * sent, in the one message model (compactions honoured, a response split
  * over lines merged), read as bodies are shown.
@@ -695,7 +732,7 @@ changes: Array<ChangeCount>, };
  * A request, written as `{"kind": …, fields…}` (the worker transport's
  * JSON) and read with [`Request::from_json`].
  */
-export type Request = { "kind": "open", leaf_label: string | null, entry: string | null, } | { "kind": "open_folder", paths: Array<string>, } | { "kind": "open_listed", session: number, } | { "kind": "branch", leaf: number, } | { "kind": "bodies", leaf: number, start: number, end: number, } | { "kind": "search", query: string, filter: SearchFilter, } | { "kind": "stats" } | { "kind": "image", leaf: number, row: number, image: number, } | { "kind": "previews", segments: Array<number>, } | { "kind": "hide_sensitive", hide: boolean, } | { "kind": "review", disable: Array<string>, allow: Array<ReviewAllow>, } | { "kind": "scan" } | { "kind": "download", file: number, mode: "typed" | "mask" | "pseudo", disable: Array<string>, allow: Array<Allow>, } | { "kind": "edit_points", leaf: number, } | { "kind": "fork", leaf: number, row: number, } | { "kind": "seal", leaf: number, } | { "kind": "tree" } | { "kind": "context", leaf: number, } | { "kind": "migrate", leaf: number, to: Api, };
+export type Request = { "kind": "open", leaf_label: string | null, entry: string | null, } | { "kind": "open_folder", paths: Array<string>, } | { "kind": "open_listed", session: number, } | { "kind": "branch", leaf: number, } | { "kind": "bodies", leaf: number, start: number, end: number, } | { "kind": "search", query: string, filter: SearchFilter, } | { "kind": "stats" } | { "kind": "image", leaf: number, row: number, image: number, } | { "kind": "previews", segments: Array<number>, } | { "kind": "hide_sensitive", hide: boolean, } | { "kind": "review", disable: Array<string>, allow: Array<ReviewAllow>, } | { "kind": "scan" } | { "kind": "download", file: number, mode: "typed" | "mask" | "pseudo", disable: Array<string>, allow: Array<Allow>, } | { "kind": "edit_points", leaf: number, } | { "kind": "fork", leaf: number, row: number, } | { "kind": "seal", leaf: number, } | { "kind": "compare", left: number, right: number, } | { "kind": "tree" } | { "kind": "context", leaf: number, } | { "kind": "migrate", leaf: number, to: Api, };
 
 /**
  * The answer to a request. Its `data` is the value a JS caller's promise
@@ -703,7 +740,7 @@ export type Request = { "kind": "open", leaf_label: string | null, entry: string
  * exist only in a build with that feature: their serializers would
  * otherwise weigh on the viewer, which never receives them.
  */
-export type Response = { "kind": "opened", "data": Summary } | { "kind": "folder", "data": FolderOpened } | { "kind": "branch", "data": BranchRows } | { "kind": "bodies", "data": Bodies } | { "kind": "search_results", "data": SearchResults } | { "kind": "stats", "data": StatsReport } | { "kind": "image", "data": Image } | { "kind": "previews", "data": Previews } | { "kind": "edit_points", "data": EditPoints } | { "kind": "file", "data": Made } | { "kind": "done" } | { "kind": "tree", "data": SessionTree } | { "kind": "context", "data": Context } | { "kind": "migration", "data": Migration };
+export type Response = { "kind": "opened", "data": Summary } | { "kind": "folder", "data": FolderOpened } | { "kind": "branch", "data": BranchRows } | { "kind": "bodies", "data": Bodies } | { "kind": "search_results", "data": SearchResults } | { "kind": "stats", "data": StatsReport } | { "kind": "image", "data": Image } | { "kind": "previews", "data": Previews } | { "kind": "edit_points", "data": EditPoints } | { "kind": "file", "data": Made } | { "kind": "comparison", "data": Comparison } | { "kind": "done" } | { "kind": "tree", "data": SessionTree } | { "kind": "context", "data": Context } | { "kind": "migration", "data": Migration };
 
 /**
  * An image that came with a result, by its place among its row's images

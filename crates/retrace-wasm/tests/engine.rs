@@ -20,7 +20,7 @@ use retrace_core::{
 };
 use retrace_wasm::engine::{MemoryFiles, Outcome};
 use retrace_wasm::protocol::{
-    Allow, Bodies, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
+    Allow, Bodies, Comparison, EngineError, ErrorCode, Event, Made, Request, Response, ReviewAllow,
     SensitiveFinding,
 };
 use serde_json::Value;
@@ -854,4 +854,174 @@ fn a_subagent_run_names_the_call_that_spawned_it() {
             .expect("the call on the branch");
         assert!(at <= row, "the call after its result");
     }
+}
+
+fn strings(all: &[&str]) -> Vec<String> {
+    all.iter().map(|s| s.to_string()).collect()
+}
+
+fn compared(tab: &mut Tab, left: u32, right: u32) -> Comparison {
+    match tab.ask(Request::Compare { left, right }, None) {
+        Ok(Response::Comparison(c)) => *c,
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The labels of a comparison's rows on each side, line by line (the row
+/// both share on the left).
+fn sides(c: &Comparison) -> (Vec<String>, Vec<String>) {
+    let (mut left, mut right) = (Vec::new(), Vec::new());
+    let mut rows = c.rows.label.iter().cloned();
+    for &kind in &c.pairs {
+        if kind != 4 {
+            left.push(rows.next().unwrap());
+        }
+        if (1..=2).contains(&kind) || kind == 4 {
+            right.push(rows.next().unwrap());
+        }
+    }
+    assert_eq!(rows.next(), None);
+    (left, right)
+}
+
+/// Each row of a comparison is a row of the branch ending at `left` or
+/// `right` (the side its line gives it), its body the one `bodies`
+/// answers for it (hidden or shown alike).
+fn rows_are_the_branches(tab: &mut Tab, c: &Comparison) {
+    let (left, right) = (c.left, c.right);
+    let mut leaves = Vec::new();
+    for &kind in &c.pairs {
+        if kind != 4 {
+            leaves.push(left);
+        }
+        if (1..=2).contains(&kind) || kind == 4 {
+            leaves.push(if c.compaction { left } else { right });
+        }
+    }
+    let rows = &c.rows;
+    assert_eq!((leaves.len(), c.bodies.len()), (rows.len(), rows.len()));
+    for (i, leaf) in leaves.into_iter().enumerate() {
+        let Ok(Response::Branch(branch)) = tab.ask(Request::Branch { leaf }, None) else {
+            panic!("no branch");
+        };
+        let info = rows.get(i).unwrap();
+        let at = branch.rows.row_of(info.entry).expect("a row of the branch");
+        assert_eq!(branch.rows.get(at), Some(info));
+        assert_eq!(all_bodies(tab, leaf).items[at], c.bodies[i], "row {at}");
+    }
+}
+
+/// Two branches of a Claude Code session compacted after a rewind: the
+/// rows from the fork on, lined up by the core, each with the body the
+/// conversation shows; the compaction (by its boundary or its summary
+/// line) beside what it hid; the rows and bodies those of the branches,
+/// with sensitive data hidden and shown; what cannot be compared refused.
+#[test]
+fn compare_answers_two_branches_and_what_a_compaction_hid() {
+    const REWIND: &str =
+        "claude-code/daaain__claude-code-log/test/test_data/dag_compact_after_rewind.jsonl";
+    let (name, bytes) = one(REWIND);
+    let (session, _) = cli_open(
+        corpus().join(REWIND).parent().unwrap(),
+        std::slice::from_ref(&name),
+        Listing::Chosen,
+    );
+    let id = |label: &str| session.find(label).unwrap().0;
+    let mut tab = Tab::new();
+    assert_eq!(
+        tab.ask(Request::Compare { left: 0, right: 1 }, None)
+            .unwrap_err()
+            .code,
+        ErrorCode::NoSession
+    );
+    tab.open(memory(&[(name, bytes)]));
+    let (left, right) = (id("p1a"), id("b1a"));
+    let c = compared(&mut tab, left, right);
+    assert_eq!((c.left, c.right, c.compaction), (left, right, false));
+    assert_eq!(c.fork, Some(id("a1")));
+    // The shared row, then the prompts and answers of each side beside
+    // each other (changed), then the rest of the left alone.
+    assert_eq!(c.pairs, [0, 2, 2, 3, 3, 3, 3, 3, 3]);
+    assert_eq!(
+        sides(&c),
+        (
+            strings(&["a1", "b2u", "b2a", "b2u2", "b2a2", "cb", "cs", "p1u", "p1a"]),
+            strings(&["b1u", "b1a"])
+        )
+    );
+    assert_eq!((c.more_left, c.more_right), (0, 0));
+    for hide in [true, false] {
+        tab.ask(Request::HideSensitive { hide }, None).unwrap();
+        let c = compared(&mut tab, left, right);
+        rows_are_the_branches(&mut tab, &c);
+    }
+    // The compaction, by its boundary or by its summary line: what it hid
+    // (everything before it) beside the boundary and the summary.
+    for at in ["cb", "cs"] {
+        let c = compared(&mut tab, left, id(at));
+        assert!(c.compaction, "{at}");
+        assert_eq!(c.fork, Some(id("cb")));
+        assert_eq!(c.pairs, [2, 2, 3, 3, 3, 3]);
+        assert_eq!(
+            sides(&c),
+            (
+                strings(&["u1", "a1", "b2u", "b2a", "b2u2", "b2a2"]),
+                strings(&["cb", "cs"])
+            )
+        );
+        rows_are_the_branches(&mut tab, &c);
+        // The summary, beside the second row hidden.
+        assert_eq!(c.rows.label[3], "cs");
+        assert!(c.bodies[3]
+            .message
+            .as_ref()
+            .is_some_and(|m| m.text().contains("continued from a previous")));
+    }
+    // A leaf compared with itself: only the row they end on.
+    let c = compared(&mut tab, left, left);
+    assert_eq!(
+        (c.pairs.as_slice(), c.compaction),
+        ([0u8].as_slice(), false)
+    );
+    assert_eq!(
+        tab.ask(
+            Request::Compare {
+                left,
+                right: 1 << 30
+            },
+            None
+        )
+        .unwrap_err()
+        .code,
+        ErrorCode::NotFound
+    );
+}
+
+/// On a session with secrets on two branches, both sides are read as
+/// bodies are shown: hidden by default, as written (the values named
+/// beside) once shown.
+#[test]
+fn a_comparison_hides_sensitive_data_as_bodies_do() {
+    let (name, bytes) = one(SENSITIVE);
+    let (session, _) = cli_open(
+        corpus().join(SENSITIVE).parent().unwrap(),
+        std::slice::from_ref(&name),
+        Listing::Chosen,
+    );
+    let tips: Vec<u32> = session.tree().tips().iter().map(|e| e.0).collect();
+    assert!(tips.len() >= 2, "{} tips", tips.len());
+    let mut tab = Tab::new();
+    tab.open(memory(&[(name, bytes)]));
+    let (left, right) = (tips[0], tips[tips.len() - 1]);
+    let hidden = compared(&mut tab, left, right);
+    let text = serde_json::to_string(&hidden.bodies).unwrap();
+    assert!(text.contains("[REDACTED:"), "nothing hidden");
+    assert!(hidden.revealed.is_empty());
+    tab.ask(Request::HideSensitive { hide: false }, None)
+        .unwrap();
+    let shown = compared(&mut tab, left, right);
+    let text = serde_json::to_string(&shown.bodies).unwrap();
+    assert!(!text.contains("[REDACTED:"));
+    assert!(!shown.revealed.is_empty());
+    assert_eq!(shown.pairs, hidden.pairs);
 }

@@ -25,7 +25,7 @@ fn corpus() -> PathBuf {
 const PI: &str = "pi/badlogic__pi-mono/compact.jsonl";
 
 /// One request of each kind, as JSON.
-const SAMPLES: [&str; 19] = [
+const SAMPLES: [&str; 20] = [
     r#"{"kind":"open","leaf_label":null,"entry":null}"#,
     r#"{"kind":"open_folder","paths":["p/compact.jsonl","p/copy.jsonl","p/notes.txt"]}"#,
     r#"{"kind":"open_listed","session":0}"#,
@@ -42,6 +42,7 @@ const SAMPLES: [&str; 19] = [
     r#"{"kind":"edit_points","leaf":LEAF}"#,
     r#"{"kind":"fork","leaf":LEAF,"row":0}"#,
     r#"{"kind":"seal","leaf":LEAF}"#,
+    r#"{"kind":"compare","left":LEAF,"right":LEAF}"#,
     r#"{"kind":"tree"}"#,
     r#"{"kind":"context","leaf":LEAF}"#,
     r#"{"kind":"migrate","leaf":LEAF,"to":"anthropic"}"#,
@@ -66,6 +67,7 @@ fn answer_kind(request: &str) -> &'static str {
         "image" => "image",
         "previews" => "previews",
         "edit_points" => "edit_points",
+        "compare" => "comparison",
         "tree" => "tree",
         "context" => "context",
         "migrate" => "migration",
@@ -198,7 +200,7 @@ fn every_request_kind_reaches_its_engine_method() {
     // asks.
     let unbuilt: BTreeSet<&str> = all.iter().copied().filter(|k| !Request::built(k)).collect();
     assert_eq!(refused, unbuilt);
-    let features = ["edit", "folders", "search", "share", "stats"];
+    let features = ["compare", "edit", "folders", "search", "share", "stats"];
     let built: Vec<&str> = features
         .into_iter()
         .filter(|f| {
@@ -209,6 +211,7 @@ fn every_request_kind_reaches_its_engine_method() {
     let enabled: Vec<&str> = features
         .into_iter()
         .filter(|f| match *f {
+            "compare" => cfg!(feature = "compare"),
             "edit" => cfg!(feature = "edit"),
             "folders" => cfg!(feature = "folders"),
             "search" => cfg!(feature = "search"),

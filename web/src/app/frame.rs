@@ -160,7 +160,8 @@ pub fn announce(text: &str) {
 /// The clicks on the frame's plain buttons (`index.html`, the header's
 /// tools, the drawers' close buttons): the skip buttons, which move focus
 /// past the rows (a long branch has thousands of focusable things before
-/// the player), the drawers, the switches, the key list and the toast.
+/// the player), the drawers, the switches, the key list and the toast;
+/// and a compaction row's "what this hid".
 pub fn listen_clicks(v: Viewer) -> WindowListenerHandle {
     window_event_listener(leptos::ev::click, move |ev| {
         let Some(el) = ev
@@ -169,6 +170,10 @@ pub fn listen_clicks(v: Viewer) -> WindowListenerHandle {
         else {
             return;
         };
+        if el.has_attribute("data-cmp") {
+            super::compare::clicked(v, &el);
+            return;
+        }
         if let Some(to) = el.get_attribute("data-skip") {
             if to == "details" && narrow() {
                 open_drawer(v, Drawer::Details);

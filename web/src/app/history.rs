@@ -50,6 +50,7 @@ pub fn listen(v: Viewer) -> WindowListenerHandle {
         if v.summary.with_untracked(Option::is_none) {
             return;
         }
+        v.compare.set(None);
         let mut parts = state.split(' ').map(|p| p.parse::<u32>().ok());
         let Some(Some(leaf)) = parts.next() else {
             return;

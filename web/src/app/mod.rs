@@ -1,5 +1,6 @@
 //! The viewer app: panels around one shared [`Viewer`] state.
 
+mod compare;
 mod conversation;
 mod crumbs;
 mod details;
@@ -33,8 +34,8 @@ use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOption
 use crate::state::{Spot, Window};
 use retrace_wasm::js::client;
 use retrace_wasm::protocol::{
-    Bodies, BranchRows, EngineError, ErrorCode, Event, Hit, Incoming, Request, Response, RowBody,
-    Rows, ScanReport, SearchFilter, Stats, Summary,
+    Bodies, BranchRows, Comparison, EngineError, ErrorCode, Event, Hit, Incoming, Request,
+    Response, RowBody, Rows, ScanReport, SearchFilter, Stats, Summary,
 };
 
 /// Everything the panels share. Signals are `Copy`; components take what
@@ -96,6 +97,9 @@ pub struct Viewer {
     /// Counts jumps to a row, so the conversation scrolls to the focused
     /// row again even when it is the same row.
     pub jumps: RwSignal<u32>,
+    /// Two branches (or a compaction) compared, shown instead of the
+    /// conversation.
+    pub compare: RwSignal<Option<Comparison>>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -175,6 +179,7 @@ impl Viewer {
             drawer: RwSignal::new(None),
             utc: RwSignal::new(false),
             jumps: RwSignal::new(0),
+            compare: RwSignal::new(None),
         }
     }
 
@@ -207,6 +212,7 @@ impl Viewer {
     /// and gives the place the page's link points at.
     fn begin(self, total: u64) -> Spot {
         let spot = Spot::parse(&location_hash());
+        compare::expect(&spot);
         self.summary.set(None);
         self.previews.set(HashMap::new());
         self.scan.set(None);
@@ -231,6 +237,7 @@ impl Viewer {
             return;
         }
         self.leaf.set(Some(leaf));
+        self.compare.set(None);
         self.window.set(Window::default());
         self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
@@ -361,12 +368,14 @@ impl Viewer {
             Some(i) if i < r.len() => (Some(r.entry[i]), Some(r.label[i].clone()), Some(r.line[i])),
             _ => (None, None, None),
         });
-        let spot = Spot {
+        let mut spot = Spot {
             leaf: Some(self.leaf_label.get_untracked()).filter(|l| !l.is_empty()),
             entry: label,
             replay: replaying,
             line,
+            ..Spot::default()
         };
+        compare::mark(self, &mut spot);
         history::write(&spot.format(), leaf, entry);
     }
 }
@@ -559,6 +568,7 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
                 }
                 None => v.window.set(Window::around(0, len)),
             }
+            compare::resume(v);
             sync_replay(v);
             v.request_bodies();
             // Fork points and unpaired calls read every body of the
@@ -645,6 +655,7 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
                 v.edited.set(Some((made.name, made.notes)));
             }
         }
+        Response::Comparison(c) => compare::show(v, *c),
         Response::EditPoints(p) => {
             if v.leaf.get_untracked() == Some(p.leaf) {
                 v.edit.set(Some(edit::Points {
@@ -666,8 +677,12 @@ fn on_key(v: Viewer, ev: web_sys::KeyboardEvent) {
         return;
     }
     if ev.key() == "Escape" {
-        // One thing at a time: the drawer, then the search results.
+        // One thing at a time: the drawer, the comparison, then the search
+        // results.
         if frame::close_drawer(v) {
+            ev.prevent_default();
+        } else if v.compare.with_untracked(Option::is_some) {
+            compare::close(v);
             ev.prevent_default();
         } else if v.hits.with_untracked(Option::is_some) {
             search::clear(v);
@@ -762,6 +777,7 @@ pub fn App() -> impl IntoView {
                 <main class="panes">
                     <tree::TreePanel/>
                     <section class="center">
+                        <compare::CompareView/>
                         <search::Results/>
                         <crumbs::Crumbs/>
                         <subagent::Origin/>

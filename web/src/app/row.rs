@@ -63,7 +63,7 @@ pub fn RowView(index: usize) -> impl IntoView {
     }
 }
 
-fn row_class(info: &RowInfo) -> String {
+pub(super) fn row_class(info: &RowInfo) -> String {
     match info.kind {
         RowKind::Event => format!("event type-{}", info.entry_type.replace(['_', ' '], "-")),
         RowKind::Message => format!(
@@ -108,31 +108,42 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     let time = info
         .time
         .map(|t| super::time::time_view(t, v.utc.get_untracked()));
-    let where_ = if info.file > 0 {
-        format!("file {} line {}", info.file + 1, info.line)
-    } else {
-        format!("line {}", info.line)
-    };
-    let who = match info.kind {
-        RowKind::Event => info.entry_type.clone(),
-        RowKind::Message if info.role.is_empty() => {
-            super::harness::who_without_role(&info.entry_type, marks)
-        }
-        RowKind::Message => info.role.clone(),
-    };
     if let Some(label) = super::harness::type_badge(&info.entry_type) {
         badges.push(("final", label.to_owned()));
     }
     view! {
         <header class="row-head">
-            <h3 class="who">{who}</h3>
+            <h3 class="who">{who(&info)}</h3>
             {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
+            // What the compaction hid, beside its summary (`compare.rs`).
+            {marks.has(Marks::COMPACTION).then(|| view! { <button class="hid" data-cmp="">"what this hid"</button> })}
             <span class="spacer"></span>
             {time}
             {super::edit::fork_button(index)}
-            <button class="where" title="Copy a link to this row" on:click=move |_| super::history::copy_link(v, index)>{where_}</button>
+            <button class="where" title="Copy a link to this row" on:click=move |_| super::history::copy_link(v, index)>{place(&info)}</button>
         </header>
+    }
+}
+
+/// Who a row's head names: the role, an event's type, or what a row
+/// without a role is.
+pub(super) fn who(info: &RowInfo) -> String {
+    match info.kind {
+        RowKind::Event => info.entry_type.clone(),
+        RowKind::Message if info.role.is_empty() => {
+            super::harness::who_without_role(&info.entry_type, info.marks)
+        }
+        RowKind::Message => info.role.clone(),
+    }
+}
+
+/// Where a row is: its line, and its file when not the first.
+pub(super) fn place(info: &RowInfo) -> String {
+    if info.file > 0 {
+        format!("file {} line {}", info.file + 1, info.line)
+    } else {
+        format!("line {}", info.line)
     }
 }
 
@@ -180,7 +191,7 @@ pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
     })
 }
 
-fn body_view(index: usize, body: RowBody) -> impl IntoView {
+pub(super) fn body_view(index: usize, body: RowBody) -> impl IntoView {
     if body.broken {
         return view! {
             <div class="broken">"This line could not be read as a message; see the diagnostics."</div>
@@ -469,6 +480,8 @@ pub(super) fn image_view(
     let label = format!("image · {media_type} · {}", crate::state::bytes(byte_size));
     move || match url() {
         Some(src) => view! { <img class="image" src=src alt=label.clone()/> }.into_any(),
+        // A row of another branch (compared): its image is not asked for.
+        None if row == usize::MAX => label.clone().into_any(),
         None => {
             let leaf = v.leaf.get_untracked().unwrap_or(0);
             view! {

@@ -121,8 +121,13 @@ pub fn TreePanel() -> impl IntoView {
                     />
                     "hide abandoned"
                 </label>
+                // Read when a branch is picked (`compare.rs`).
+                <label class="toggle" title="Pick a branch to compare it with the one shown (or press c on it)">
+                    <input type="checkbox" id="cmp-mode"/>
+                    "compare"
+                </label>
             </div>
-            <ul class="segments" on:keydown=on_tree_key>{items}</ul>
+            <ul class="segments" on:keydown=move |ev| on_tree_key(v, ev)>{items}</ul>
         </nav>
     }
 }
@@ -207,6 +212,11 @@ fn preview_title(seg: &SegmentInfo) -> String {
 /// is one) closes; focus, when it was in the tree, follows the branch
 /// through the tree's redraw.
 fn pick(v: super::Viewer, tip: u32, ev: &leptos::ev::MouseEvent) {
+    if super::compare::picking() {
+        super::frame::close_drawer(v);
+        super::compare::open_tip(v, tip);
+        return;
+    }
     let from_keyboard = ev.detail() == 0;
     super::history::push_next();
     v.select_leaf(tip);
@@ -226,8 +236,9 @@ fn pick(v: super::Viewer, tip: u32, ev: &leptos::ev::MouseEvent) {
 
 /// Arrow keys in the tree: ↑/↓ the previous or next branch, Home/End the
 /// first or last, ← the parent (the nearest shallower one above), → the
-/// first child; the focused branch becomes the tree's Tab stop.
-fn on_tree_key(ev: leptos::ev::KeyboardEvent) {
+/// first child; the focused branch becomes the tree's Tab stop. `c`
+/// compares the focused branch with the one shown.
+fn on_tree_key(v: super::Viewer, ev: leptos::ev::KeyboardEvent) {
     let Some(list) = ev
         .current_target()
         .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
@@ -254,6 +265,15 @@ fn on_tree_key(ev: leptos::ev::KeyboardEvent) {
             .unwrap_or(0)
     };
     let target = match ev.key().as_str() {
+        "c" if !ev.ctrl_key() && !ev.meta_key() => {
+            let tip = buttons[at]
+                .parent_element()
+                .and_then(|li| li.get_attribute("data-leaf"));
+            if let Some(tip) = tip.and_then(|t| t.parse().ok()) {
+                super::compare::open_tip(v, tip);
+            }
+            None
+        }
         "ArrowDown" => (at + 1 < buttons.len()).then_some(at + 1),
         "ArrowUp" => at.checked_sub(1),
         "Home" => Some(0),

@@ -4,9 +4,11 @@
 //! [`Session::result_streams`](crate::Session::result_streams)) and how
 //! their runs ended ([`ToolOutput::status`]), each call paired with its result
 //! ([`pair_calls`], [`Session::row_pairing`](crate::Session::row_pairing)),
-//! edits as diffs, and terminal output's colours ([`ansi`]). Format facts
-//! every view shares, so the viewer and `retrace show` show the same
-//! blocks; drawing them is each view's own.
+//! edits as diffs, and terminal output's colours ([`ansi`]); two branches
+//! aligned row by row and what a compaction hid
+//! ([`Session::compare`](crate::Session::compare)). Format facts every
+//! view shares, so the viewer and `retrace show` show the same blocks;
+//! drawing them is each view's own.
 
 pub mod ansi;
 mod heading;
@@ -15,7 +17,9 @@ mod tool;
 mod output;
 mod streams;
 mod pairs;
+mod compare;
 
+pub use compare::{Aligned, Alignment, Comparison, COMPARED};
 pub use diff::{lines as diff_lines, of_tool_call as diff_of_tool_call, Line as DiffLine};
 pub use heading::{Heading, Side};
 pub use output::{duration_text, Status, Tone, ToolOutput};

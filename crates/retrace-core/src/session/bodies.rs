@@ -188,9 +188,22 @@ impl Session {
         leaf: EntryId,
         source: &mut S,
     ) -> Result<Vec<EntryId>, SourceError> {
-        let rules = self.rules_of(leaf);
+        self.context_of(&self.branch(leaf), source)
+    }
+
+    /// [`Session::context_entries`] of the entries `branch` (a branch, or
+    /// the start of one: what the context was at its last entry).
+    pub(crate) fn context_of<S: Source + ?Sized>(
+        &self,
+        branch: &[EntryId],
+        source: &mut S,
+    ) -> Result<Vec<EntryId>, SourceError> {
+        let Some(&last) = branch.last() else {
+            return Ok(Vec::new());
+        };
+        let rules = self.rules_of(last);
         let view = self.view();
-        let entries = rules.context_entries(&view, &self.branch(leaf));
+        let entries = rules.context_entries(&view, branch);
         match entries.first() {
             Some(&first) if rules.is_compaction(&view, first) => match self.body(first, source)? {
                 Ok(body) => Ok(rules.splice_kept(&view, &body, entries)),

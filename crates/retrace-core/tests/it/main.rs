@@ -16,6 +16,7 @@ mod bookmarks;
 mod codex;
 mod codex_rows;
 mod compact;
+mod compare;
 mod context;
 mod corpus;
 mod edit_gemini;

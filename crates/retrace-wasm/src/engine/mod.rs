@@ -30,8 +30,8 @@ pub use opening::{summarize, Indexed, Opening};
 pub use sensitive::{download_name, edited_name};
 
 use crate::protocol::{
-    Allow, Bodies, BranchRows, EditPoints, EngineError, ErrorCode, Event, FolderOpened, Image,
-    ListedBatch, Made, Previews, Request, Response, ReviewAllow, SearchResults, StatsReport,
+    Allow, Bodies, BranchRows, Comparison, EditPoints, EngineError, ErrorCode, Event, FolderOpened,
+    Image, ListedBatch, Made, Previews, Request, Response, ReviewAllow, SearchResults, StatsReport,
     Summary,
 };
 #[cfg(feature = "api")]
@@ -145,6 +145,9 @@ impl<F: Files> Engine<F> {
             Request::EditPoints { leaf } => reply(Response::EditPoints(self.edit_points(leaf)?)),
             Request::Fork { leaf, row } => reply(Response::File(self.fork(leaf, row, host)?)),
             Request::Seal { leaf } => reply(Response::File(self.seal(leaf, host)?)),
+            Request::Compare { left, right } => {
+                reply(Response::Comparison(Box::new(self.compare(left, right)?)))
+            }
             #[cfg(feature = "api")]
             Request::Tree => reply(Response::Tree(Box::new(self.tree()?))),
             #[cfg(feature = "api")]
@@ -391,6 +394,15 @@ impl<F: Files> Engine<F> {
         let id = retrace_core::uuid_v4(host.random());
         let now = host.unix_ms();
         self.session()?.fork(leaf, row, &id, now)
+    }
+
+    /// `compare`: two branches side by side from their fork point, or
+    /// what a compaction on the first hid beside what replaced it.
+    pub fn compare(&mut self, left: u32, right: u32) -> Result<Comparison, EngineError> {
+        if !cfg!(feature = "compare") {
+            return Err(not_built("compare", "compare"));
+        }
+        self.session()?.compare(left, right)
     }
 
     /// `seal`: the branch with its calls without a result answered.

@@ -17,8 +17,8 @@ use super::host::Host;
 use super::revealed::{unmark_text, Revealed};
 use super::sensitive::{download_name, edited_name, reviewed_rules, session_line, Download, Scan};
 use crate::protocol::{
-    Allow, Bodies, BranchRows, DownloadProgress, EditPoints, EngineError, ErrorCode, Event, Image,
-    Made, Previews, Response, RowBody, RowInfo, Rows, SearchResults, StatsReport,
+    Allow, Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, EngineError, ErrorCode,
+    Event, Image, Made, Previews, Response, RowBody, RowInfo, Rows, SearchResults, StatsReport,
 };
 
 /// Diagnostics sent with the summary and the stats; the rest are counted.
@@ -95,25 +95,7 @@ impl<F: Files> Open<F> {
         let s = &self.session;
         let mut out = Rows::default();
         for r in &rows {
-            let first = r.entries[0];
-            let entry = s.entry(first);
-            let role = if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
-                "tool".to_owned()
-            } else {
-                r.role.clone()
-            };
-            out.push(RowInfo {
-                entry: first.0,
-                count: r.entries.len() as u32,
-                label: s.label(first),
-                kind: r.kind,
-                entry_type: r.entry_type.clone(),
-                role,
-                time: r.time,
-                marks: r.marks,
-                file: u32::from(entry.file.0),
-                line: entry.line,
-            });
+            out.push(row_info(s, r));
         }
         Ok(BranchRows {
             leaf,
@@ -354,6 +336,59 @@ impl<F: Files> Open<F> {
         Ok(made(name, edited))
     }
 
+    /// The branches ending at `left` and `right` side by side from their
+    /// fork point (their rows aligned by the core), or, when `right` is a
+    /// compaction on `left`'s branch, what it hid beside what replaced it;
+    /// each row with its body, read as bodies are shown.
+    pub fn compare(&mut self, left: u32, right: u32) -> Result<Comparison, EngineError> {
+        let l = self.rows(left)?.to_vec();
+        let (at, to) = (EntryId(left), EntryId(right));
+        let source: &mut dyn Source = &mut self.source;
+        let (c, r) = match self.session.compaction_hid(at, &l, to, source)? {
+            Some(c) => (c, None),
+            None => {
+                let r = self.rows(right)?.to_vec();
+                let source: &mut dyn Source = &mut self.source;
+                (self.session.compare(at, &l, to, &r, source)?, Some(r))
+            }
+        };
+        let compaction = r.is_none();
+        // A compaction's sides are both rows of the branch.
+        let r = r.as_ref().unwrap_or(&l);
+        let mut out = Comparison {
+            left,
+            right,
+            compaction,
+            fork: c.fork.map(|e| e.0),
+            more_left: c.more.0 as u32,
+            more_right: c.more.1 as u32,
+            ..Comparison::default()
+        };
+        // The last row both share, then the lines.
+        let lines = c
+            .common
+            .checked_sub(1)
+            .map(|last| (0, Some(last), None))
+            .into_iter()
+            .chain(c.pairs.iter().map(|p| (p.how as u8 + 1, p.left, p.right)));
+        let (bodies, revealed) = self.shown_revealing(|s, source| {
+            let mut bodies = Vec::new();
+            for (kind, a, b) in lines {
+                out.pairs.push(kind);
+                for (rows, i) in [(&l, a), (r, b)] {
+                    if let Some(i) = i {
+                        out.rows.push(row_info(s, &rows[i]));
+                        bodies.push(body(s, source, rows, i)?);
+                    }
+                }
+            }
+            Ok::<_, EngineError>(bodies)
+        });
+        out.bodies = bodies?;
+        out.revealed = revealed;
+        Ok(out)
+    }
+
     /// Whether a redacted copy is being written.
     pub fn writing(&self) -> bool {
         !self.downloads.is_empty()
@@ -496,6 +531,30 @@ impl<F: Files> Open<F> {
             let out = f(s, &mut source);
             (out, source.values)
         })
+    }
+}
+
+/// A row as the page lists it (tool results named `tool` whatever the
+/// format calls them).
+fn row_info(s: &Session, r: &Row) -> RowInfo {
+    let first = r.entries[0];
+    let entry = s.entry(first);
+    let role = if entry.flags.has(Flags::TOOL_RESULT) || r.role == "toolResult" {
+        "tool".to_owned()
+    } else {
+        r.role.clone()
+    };
+    RowInfo {
+        entry: first.0,
+        count: r.entries.len() as u32,
+        label: s.label(first),
+        kind: r.kind,
+        entry_type: r.entry_type.clone(),
+        role,
+        time: r.time,
+        marks: r.marks,
+        file: u32::from(entry.file.0),
+        line: entry.line,
     }
 }
 

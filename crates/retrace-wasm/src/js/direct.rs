@@ -459,6 +459,14 @@ impl DirectEngine {
         self.shared.ask(Request::Seal { leaf }, None)
     }
 
+    /// `compare`: the branches ending at `left` and `right` side by side
+    /// from their fork point, rows aligned; or, when `right` is a
+    /// compaction on `left`'s branch, what it hid beside what replaced it.
+    #[wasm_bindgen(js_name = compare)]
+    pub fn compare(&self, left: u32, right: u32) -> Result<JsValue, JsValue> {
+        self.shared.ask(Request::Compare { left, right }, None)
+    }
+
     /// `tree`: the branch tree, node by node (each node's parent, as
     /// columns), its roots, leaves, tips and branch points. A build with
     /// the `api` feature (the npm package); others refuse it with code

@@ -100,6 +100,7 @@ pub fn read(message: &JsValue) -> Result<crate::protocol::Incoming, EngineError>
         "previews" => Response::Previews(from_value(data).map_err(bad)?),
         "edit_points" => Response::EditPoints(from_value(data).map_err(bad)?),
         "file" => Response::File(from_value(data).map_err(bad)?),
+        "comparison" => Response::Comparison(from_value(data).map_err(bad)?),
         "done" => Response::Done,
         _ => return Err(unknown()),
     };

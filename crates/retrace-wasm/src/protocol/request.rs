@@ -80,6 +80,12 @@ pub enum Request {
     /// The branch ending at `leaf` with its unpaired calls sealed
     /// (`retrace_core::seal`).
     Seal { leaf: u32 },
+    /// The branches ending at `left` and `right` side by side from their
+    /// fork point, their rows aligned (`Session::compare`); or, when
+    /// `right` is a compaction on `left`'s branch (or the summary line
+    /// after one), what it hid beside what replaced it
+    /// (`Session::compaction_hid`).
+    Compare { left: u32, right: u32 },
     /// The branch tree, node by node: parents, roots, leaves, branch
     /// points (`retrace_core::Tree`). Feature `api`, as the next two: a
     /// build without it reads these kinds and refuses them
@@ -101,7 +107,7 @@ pub enum Request {
 impl Request {
     /// Every kind, as written in `kind`, in declaration order (the `api`
     /// kinds in every build: one without them refuses them).
-    pub const KINDS: [&'static str; 19] = [
+    pub const KINDS: [&'static str; 20] = [
         "open",
         "open_folder",
         "open_listed",
@@ -118,6 +124,7 @@ impl Request {
         "edit_points",
         "fork",
         "seal",
+        "compare",
         "tree",
         "context",
         "migrate",
@@ -145,6 +152,7 @@ impl Request {
             Request::EditPoints { .. } => "edit_points",
             Request::Fork { .. } => "fork",
             Request::Seal { .. } => "seal",
+            Request::Compare { .. } => "compare",
             #[cfg(feature = "api")]
             Request::Tree => "tree",
             #[cfg(feature = "api")]
@@ -171,6 +179,7 @@ impl Request {
             "review" | "scan" | "download" => Some("share"),
             "search" => Some("search"),
             "stats" => Some("stats"),
+            "compare" => Some("compare"),
             "tree" | "context" | "migrate" => Some("api"),
             _ => None,
         }
@@ -184,6 +193,7 @@ impl Request {
             Some("share") => cfg!(feature = "share"),
             Some("search") => cfg!(feature = "search"),
             Some("stats") => cfg!(feature = "stats"),
+            Some("compare") => cfg!(feature = "compare"),
             Some("api") => cfg!(feature = "api"),
             Some(_) | None => true,
         }
@@ -331,6 +341,10 @@ impl Request {
             "seal" => Request::Seal {
                 leaf: number("leaf")?,
             },
+            "compare" => Request::Compare {
+                left: number("left")?,
+                right: number("right")?,
+            },
             #[cfg(feature = "api")]
             "tree" => Request::Tree,
             #[cfg(feature = "api")]
@@ -444,6 +458,7 @@ mod tests {
             Request::EditPoints { leaf: 7 },
             Request::Fork { leaf: 7, row: 12 },
             Request::Seal { leaf: 7 },
+            Request::Compare { left: 7, right: 3 },
             #[cfg(feature = "api")]
             Request::Tree,
             #[cfg(feature = "api")]

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::error::EngineError;
 use super::values::{
-    Bodies, BranchRows, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch, Made,
-    Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
+    Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch,
+    Made, Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
 };
 #[cfg(feature = "api")]
 use super::values::{Context, Migration, SessionTree};
@@ -42,6 +42,8 @@ pub enum Response {
     EditPoints(EditPoints),
     /// `download`, `fork`, `seal`: a file made (its bytes beside).
     File(Made),
+    /// `compare`.
+    Comparison(Box<Comparison>),
     /// `hide_sensitive`, `review`, `scan`: done, nothing to say.
     Done,
     /// `tree`.
@@ -133,6 +135,7 @@ mod tests {
             "previews" => Response::Previews(serde_json::from_value(data).unwrap()),
             "edit_points" => Response::EditPoints(serde_json::from_value(data).unwrap()),
             "file" => Response::File(serde_json::from_value(data).unwrap()),
+            "comparison" => Response::Comparison(serde_json::from_value(data).unwrap()),
             "done" => Response::Done,
             other => panic!("unknown answer {other}"),
         }
@@ -228,6 +231,30 @@ mod tests {
                 notes: vec!["forked".into()],
                 bytes: Vec::new(),
             }),
+            Response::Comparison(Box::new(Comparison {
+                left: 4,
+                right: 9,
+                fork: Some(2),
+                pairs: vec![0, 1, 3],
+                rows: {
+                    let mut rows = Rows::default();
+                    for e in [2, 5, 8, 6] {
+                        rows.push(row(e, 1, RowKind::Message, "user"));
+                    }
+                    rows
+                },
+                bodies: vec![
+                    RowBody {
+                        message: None,
+                        event: Some("e".into()),
+                        broken: false,
+                        pairing: None,
+                    };
+                    4
+                ],
+                more_right: 7,
+                ..Comparison::default()
+            })),
             Response::Done,
         ];
         let mut kinds = Vec::new();
@@ -251,6 +278,7 @@ mod tests {
                 "previews",
                 "edit_points",
                 "file",
+                "comparison",
                 "done"
             ]
         );

@@ -359,6 +359,40 @@ pub struct EditPoints {
     pub open: Vec<String>,
 }
 
+/// Two branches side by side from their fork point, or what a compaction
+/// hid beside what replaced it (answers `compare`): the lines of the
+/// comparison (`pairs`), and the rows they hold in line order (a line's
+/// left row before its right one) with their bodies.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct Comparison {
+    pub left: u32,
+    pub right: u32,
+    /// `right` is a compaction on `left`'s branch: the left side is what
+    /// it hid, the right side what replaced it (the compaction, and the
+    /// summary line after it), both rows of `left`'s branch.
+    pub compaction: bool,
+    /// The last entry both branches hold (where they fork), or the
+    /// compaction.
+    pub fork: Option<u32>,
+    /// The lines, one number each: 0 the last row both branches share (one
+    /// row, across both sides), 1 a row on each side saying the same, 2 a
+    /// row on each side saying something else (for a compaction: hidden,
+    /// beside a row that replaced it), 3 a left row alone, 4 a right row
+    /// alone.
+    pub pairs: Vec<u8>,
+    pub rows: Rows,
+    pub bodies: Vec<RowBody>,
+    /// Rows of each side after those shown (`retrace_core::COMPARED` a
+    /// side at most).
+    pub more_left: u32,
+    pub more_right: u32,
+    /// The values in these bodies shown as written that a redacted copy
+    /// would take out (as for [`Bodies::revealed`]), each once.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub revealed: Vec<String>,
+}
+
 /// A file the engine made (a redacted copy, a fork, a seal): its name and
 /// what a fork or a seal did (the core's notes, one a line). Its bytes do
 /// not cross as JSON: the transports hand them over as a `Blob` beside
