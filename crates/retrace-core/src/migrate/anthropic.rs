@@ -2,48 +2,72 @@
 //! alternating `user` and `assistant` turns; tool results are `tool_result`
 //! blocks at the start of the next user turn.
 
+use std::io;
+
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
-use super::render::{alternate, arguments_object, is_image, text_or_blocks, Written};
+use super::render::{
+    self, arguments_object, hand_on, is_image, text_or_blocks, Alternate, Written,
+};
 use super::report::{Change, Tally};
+use super::sink::Sink;
 use crate::model::message::{ImageSource, Role};
 use crate::model::provider::Api;
 use crate::model::sort::sort_by_key;
 
-pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let (system, messages) = alternate(
-        turns,
-        tally,
-        "assistant",
-        |turn, tally| {
-            let place = turn.place.as_str();
-            let mut blocks: Vec<Value> = turn
-                .items
-                .iter()
-                .filter_map(|item| block(item, turn.role, place, tally))
-                .collect();
-            if !blocks.is_empty() && turn.role == Role::Tool {
-                tally.note(Change::RoleRenamed, place);
-            }
-            results_first(&mut blocks);
-            blocks
-        },
-        |content| results_first(content),
-        |text| json!({"type": "text", "text": text}),
-    );
-    open_loop_thinking(&messages, tally);
-    let turns = messages.len();
-    let messages: Vec<Value> = messages
-        .into_iter()
-        .map(|w| json!({"role": w.role, "content": text_or_blocks(w.blocks)}))
-        .collect();
-    let mut body = Map::new();
-    if !system.is_empty() {
-        body.insert("system".into(), Value::String(system.join("\n\n")));
+/// The Anthropic renderer: it holds the last two turns back (the next may
+/// merge into the last; the last two say whether a tool loop is open).
+pub(crate) struct Render {
+    turns: Alternate,
+    written: usize,
+}
+
+impl Render {
+    pub fn new() -> Render {
+        Render {
+            turns: Alternate::new("assistant"),
+            written: 0,
+        }
     }
-    body.insert("messages".into(), Value::Array(messages));
-    (Value::Object(body), turns)
+}
+
+impl render::Render for Render {
+    fn turn(&mut self, turn: &Turn, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<()> {
+        self.turns.turn(
+            turn,
+            tally,
+            |turn, tally| {
+                let place = turn.place.as_str();
+                let mut blocks: Vec<Value> = turn
+                    .items
+                    .iter()
+                    .filter_map(|item| block(item, turn.role, place, tally))
+                    .collect();
+                if !blocks.is_empty() && turn.role == Role::Tool {
+                    tally.note(Change::RoleRenamed, place);
+                }
+                results_first(&mut blocks);
+                blocks
+            },
+            |content| results_first(content),
+            |text| json!({"type": "text", "text": text}),
+        );
+        hand_on(&mut self.turns.out, 2, &mut self.written, sink, message)
+    }
+
+    fn finish(mut self: Box<Self>, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<usize> {
+        open_loop_thinking(&self.turns.out, tally);
+        hand_on(&mut self.turns.out, 0, &mut self.written, sink, message)?;
+        if !self.turns.system.is_empty() {
+            sink.field("system", Value::String(self.turns.system.join("\n\n")))?;
+        }
+        Ok(self.written)
+    }
+}
+
+fn message(w: Written) -> Value {
+    json!({"role": w.role, "content": text_or_blocks(w.blocks)})
 }
 
 /// With extended thinking on, Anthropic wants the last assistant turn of

@@ -2,49 +2,82 @@
 //! `model` turns of `parts`, `functionCall` parts answered by
 //! `functionResponse` parts in the next user turn.
 
+use std::io;
+
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
-use super::render::{alternate, arguments_object, Written};
+use super::render::{self, arguments_object, hand_on, Alternate, Written};
 use super::report::{Change, Tally};
+use super::sink::Sink;
 use crate::model::message::split_data_url;
 use crate::model::message::{ImageSource, PartExtra, Role};
 use crate::model::provider::Api;
 
-pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let (system, contents) = alternate(
-        turns,
-        tally,
-        "model",
-        |turn, tally| {
-            let place = turn.place.as_str();
-            let mut parts = Vec::with_capacity(turn.items.len());
-            for item in &turn.items {
-                part(item, turn.role, place, tally, &mut parts);
-            }
-            if !parts.is_empty() && matches!(turn.role, Role::Assistant | Role::Tool) {
-                tally.note(Change::RoleRenamed, place);
-            }
-            parts
-        },
-        |_| {},
-        |text| json!({ "text": text }),
-    );
-    unsigned_calls(&contents, tally);
-    let turns = contents.len();
-    let contents: Vec<Value> = contents
-        .into_iter()
-        .map(|w| json!({"role": w.role, "parts": w.blocks}))
-        .collect();
-    let mut body = Map::new();
-    if !system.is_empty() {
-        body.insert(
-            "systemInstruction".into(),
-            json!({"parts": [{"text": system.join("\n\n")}]}),
-        );
+/// The Google renderer: it holds the last turn back (the next may merge
+/// into it) and, of the turns handed on, the places of model turns since
+/// the last user turn that says something whose first call is unsigned.
+pub(crate) struct Render {
+    turns: Alternate,
+    written: usize,
+    unsigned: Unsigned,
+}
+
+impl Render {
+    pub fn new() -> Render {
+        Render {
+            turns: Alternate::new("model"),
+            written: 0,
+            unsigned: Unsigned::default(),
+        }
     }
-    body.insert("contents".into(), Value::Array(contents));
-    (Value::Object(body), turns)
+}
+
+impl render::Render for Render {
+    fn turn(&mut self, turn: &Turn, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<()> {
+        self.turns.turn(
+            turn,
+            tally,
+            |turn, tally| {
+                let place = turn.place.as_str();
+                let mut parts = Vec::with_capacity(turn.items.len());
+                for item in &turn.items {
+                    part(item, turn.role, place, tally, &mut parts);
+                }
+                if !parts.is_empty() && matches!(turn.role, Role::Assistant | Role::Tool) {
+                    tally.note(Change::RoleRenamed, place);
+                }
+                parts
+            },
+            |_| {},
+            |text| json!({ "text": text }),
+        );
+        let unsigned = &mut self.unsigned;
+        hand_on(&mut self.turns.out, 1, &mut self.written, sink, |w| {
+            unsigned.see(&w);
+            content(w)
+        })
+    }
+
+    fn finish(mut self: Box<Self>, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<usize> {
+        let unsigned = &mut self.unsigned;
+        hand_on(&mut self.turns.out, 0, &mut self.written, sink, |w| {
+            unsigned.see(&w);
+            content(w)
+        })?;
+        unsigned.note(tally);
+        if !self.turns.system.is_empty() {
+            sink.field(
+                "systemInstruction",
+                json!({"parts": [{"text": self.turns.system.join("\n\n")}]}),
+            )?;
+        }
+        Ok(self.written)
+    }
+}
+
+fn content(w: Written) -> Value {
+    json!({"role": w.role, "parts": w.blocks})
 }
 
 /// Gemini 3 validates the thought signature of each step of the current
@@ -52,20 +85,33 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
 /// only function responses) must carry one on their first function call.
 /// That turn is still open when the history ends with function responses
 /// (else the caller's next message starts a new one): noted there where the
-/// source had no signature to give back.
-fn unsigned_calls(contents: &[Written], tally: &mut Tally) {
-    let said = |w: &Written| {
-        w.role == "user" && w.blocks.iter().any(|p| p.get("functionResponse").is_none())
-    };
-    match contents.last() {
-        Some(last) if last.role == "user" && !said(last) => {}
-        _ => return,
-    }
-    let current = contents.iter().rposition(said).map_or(0, |i| i + 1);
-    for w in &contents[current..] {
+/// source had no signature to give back. Fed the turns in order.
+#[derive(Default)]
+struct Unsigned {
+    /// Model turns of the current turn whose first call has no signature.
+    places: Vec<String>,
+    /// Whether the last turn is a user turn of function responses only.
+    open: bool,
+}
+
+impl Unsigned {
+    fn see(&mut self, w: &Written) {
+        let said = w.role == "user" && w.blocks.iter().any(|p| p.get("functionResponse").is_none());
+        if said {
+            self.places.clear();
+        }
         let first_call = w.blocks.iter().find(|p| p.get("functionCall").is_some());
         if w.role == "model" && first_call.is_some_and(|p| p.get("thoughtSignature").is_none()) {
-            tally.note(Change::ThoughtSignatureMissing, &w.place);
+            self.places.push(w.place.clone());
+        }
+        self.open = w.role == "user" && !said;
+    }
+
+    fn note(&self, tally: &mut Tally) {
+        if self.open {
+            for place in &self.places {
+                tally.note(Change::ThoughtSignatureMissing, place);
+            }
         }
     }
 }

@@ -19,6 +19,15 @@
 //! Everything is deterministic: generated ids come from positions and a
 //! fixed hash, never from a clock or a random source.
 //!
+//! A long history is migrated in two passes over its messages, one
+//! message at a time, and never held whole: a [`Planner`] reads them for
+//! what a turn cannot know until the end (which calls are answered, which
+//! results move up to their call, each call's id), then a [`Streamed`]
+//! migration reads them again and writes the body as pretty-printed JSON
+//! element by element, byte for byte what `serde_json::to_writer_pretty`
+//! writes of [`migrate`]'s body. [`migrate`] is the same two passes over a
+//! slice, collected into a value.
+//!
 //! Normalization a round trip (a list of one API → messages → the same API)
 //! does not undo, documented so tests can compare:
 //! - a content that is one text is written as a plain string (Anthropic and
@@ -41,11 +50,14 @@
 // Declared bottom-up: a module uses only those above it.
 mod report;
 mod prepare;
+mod sink;
 mod render;
 mod anthropic;
 mod google;
 mod openai_chat;
 mod openai_responses;
+
+use std::io::{self, Write};
 
 use serde_json::Value;
 
@@ -53,7 +65,10 @@ pub use report::{Change, ChangeCount, Report};
 
 use crate::model::message::{Message, MessageKind, Role};
 use crate::model::provider::Api;
+use prepare::{Emitter, Turn};
+use render::Render;
 use report::Tally;
+use sink::{Collect, Pretty, Sink};
 
 /// A history written for one API, and what that cost.
 #[derive(Debug, Clone)]
@@ -116,19 +131,38 @@ pub fn try_migrate(messages: &[Message], to: Api) -> Result<Migration, MigrateEr
     if has_conversation(&migration.body, to) {
         return Ok(migration);
     }
-    let markers = messages
-        .iter()
-        .filter(|m| m.kind == MessageKind::Marker)
-        .count();
-    let system = messages
-        .iter()
-        .filter(|m| m.kind != MessageKind::Marker && m.role == Role::System)
-        .count();
-    Err(MigrateError::NothingToSend {
-        messages: messages.len(),
-        system,
-        markers,
-    })
+    let mut counts = Counts::default();
+    for m in messages {
+        counts.add(m);
+    }
+    Err(counts.nothing_to_send())
+}
+
+/// What a history held, for [`MigrateError::NothingToSend`].
+#[derive(Debug, Default)]
+struct Counts {
+    messages: usize,
+    system: usize,
+    markers: usize,
+}
+
+impl Counts {
+    fn add(&mut self, m: &Message) {
+        self.messages += 1;
+        if m.kind == MessageKind::Marker {
+            self.markers += 1;
+        } else if m.role == Role::System {
+            self.system += 1;
+        }
+    }
+
+    fn nothing_to_send(&self) -> MigrateError {
+        MigrateError::NothingToSend {
+            messages: self.messages,
+            system: self.system,
+            markers: self.markers,
+        }
+    }
 }
 
 /// Whether a body holds a turn other than system prompts.
@@ -143,21 +177,178 @@ fn has_conversation(body: &Value, to: Api) -> bool {
     }
 }
 
+/// The name of the list a body of `to` holds.
+fn list_of(to: Api) -> &'static str {
+    match to {
+        Api::Anthropic | Api::OpenAiChat => "messages",
+        Api::OpenAiResponses => "input",
+        Api::Google => "contents",
+    }
+}
+
+fn renderer(to: Api) -> Box<dyn Render> {
+    match to {
+        Api::Anthropic => Box::new(anthropic::Render::new()),
+        Api::OpenAiChat => Box::<openai_chat::Render>::default(),
+        Api::OpenAiResponses => Box::<openai_responses::Render>::default(),
+        Api::Google => Box::new(google::Render::new()),
+    }
+}
+
 /// Writes `messages` as the history of a request to `to`. A branch with
 /// nothing to send gives an empty history, which no API takes:
 /// [`try_migrate`] refuses it.
 pub fn migrate(messages: &[Message], to: Api) -> Migration {
-    let mut tally = Tally::default();
-    let turns = prepare::prepare(messages, to, &mut tally);
-    let (body, written) = match to {
-        Api::Anthropic => anthropic::render(&turns, &mut tally),
-        Api::OpenAiChat => openai_chat::render(&turns, &mut tally),
-        Api::OpenAiResponses => openai_responses::render(&turns, &mut tally),
-        Api::Google => google::render(&turns, &mut tally),
-    };
+    let mut planner = Planner::new(to);
+    for m in messages {
+        planner.add(m);
+    }
+    let mut sink = Collect::new(list_of(to));
+    let mut second = Second::new(planner.finish());
+    // A value is built in memory: `Collect` returns no error.
+    let written = messages
+        .iter()
+        .try_for_each(|m| second.add(m, &mut sink))
+        .and_then(|()| second.finish(&mut sink));
+    let (report, _) = written.unwrap_or_else(|e| unreachable!("collecting values: {e}"));
     Migration {
-        body,
-        report: tally.into_report(to, messages.len(), written),
+        body: sink.into_body(),
+        report,
+    }
+}
+
+/// The first pass of a migration, fed the history's messages in order.
+#[derive(Debug)]
+pub struct Planner {
+    prepare: prepare::Planner,
+    counts: Counts,
+}
+
+/// What the first pass learnt, for the second ([`Streamed::new`]).
+#[derive(Debug)]
+pub struct Plan {
+    prepare: prepare::Plan,
+    counts: Counts,
+}
+
+impl Planner {
+    /// A first pass for a migration to `to`.
+    pub fn new(to: Api) -> Planner {
+        Planner {
+            prepare: prepare::Planner::new(to),
+            counts: Counts::default(),
+        }
+    }
+
+    /// Reads the next message.
+    pub fn add(&mut self, m: &Message) {
+        self.counts.add(m);
+        self.prepare.add(m);
+    }
+
+    /// Ends the pass.
+    pub fn finish(self) -> Plan {
+        Plan {
+            prepare: self.prepare.finish(),
+            counts: self.counts,
+        }
+    }
+}
+
+/// The second pass: turns made and rendered as the messages come.
+struct Second {
+    to: Api,
+    emitter: Emitter,
+    render: Box<dyn Render>,
+    tally: Tally,
+    counts: Counts,
+    ready: Vec<Turn>,
+}
+
+impl Second {
+    fn new(plan: Plan) -> Second {
+        let Plan {
+            mut prepare,
+            counts,
+        } = plan;
+        let to = prepare.to;
+        // What preparing noted comes first, as in one pass.
+        let tally = std::mem::take(&mut prepare.tally);
+        Second {
+            to,
+            emitter: Emitter::new(prepare),
+            render: renderer(to),
+            tally,
+            counts,
+            ready: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, m: &Message, sink: &mut dyn Sink) -> io::Result<()> {
+        let ready = &mut self.ready;
+        self.emitter.add(m, |t| ready.push(t));
+        for turn in self.ready.drain(..) {
+            self.render.turn(&turn, &mut self.tally, sink)?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self, sink: &mut dyn Sink) -> io::Result<(Report, Counts)> {
+        let ready = &mut self.ready;
+        self.emitter.finish(|t| ready.push(t));
+        for turn in self.ready.drain(..) {
+            self.render.turn(&turn, &mut self.tally, sink)?;
+        }
+        let written = self.render.finish(&mut self.tally, sink)?;
+        let report = self
+            .tally
+            .into_report(self.to, self.counts.messages, written);
+        Ok((report, self.counts))
+    }
+}
+
+/// The second pass of a streamed migration: the same messages as the
+/// [`Planner`] read, in the same order, written to `out` as they come as
+/// [`migrate`]'s body pretty-printed (no newline after it). Nothing is
+/// written when there is nothing to send ([`MigrateError::NothingToSend`]).
+pub struct Streamed<W: Write> {
+    second: Second,
+    sink: Pretty<W>,
+}
+
+/// Why a streamed migration failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StreamError {
+    /// Nothing to send; nothing was written.
+    #[error(transparent)]
+    Refused(#[from] MigrateError),
+    /// Writing to the output failed.
+    #[error(transparent)]
+    Write(#[from] io::Error),
+}
+
+impl<W: Write> Streamed<W> {
+    /// The second pass of the migration `plan` is the first of, to `out`.
+    pub fn new(plan: Plan, out: W) -> Streamed<W> {
+        let list = list_of(plan.prepare.to);
+        Streamed {
+            second: Second::new(plan),
+            sink: Pretty::new(out, list),
+        }
+    }
+
+    /// Reads the next message, writing what is done.
+    pub fn add(&mut self, m: &Message) -> io::Result<()> {
+        self.second.add(m, &mut self.sink)
+    }
+
+    /// Writes the rest; gives the report.
+    pub fn finish(mut self) -> Result<Report, StreamError> {
+        let (report, counts) = self.second.finish(&mut self.sink)?;
+        if !self.sink.finish()? {
+            return Err(counts.nothing_to_send().into());
+        }
+        Ok(report)
     }
 }
 

@@ -2,16 +2,41 @@
 //! messages in place, assistant `tool_calls` with JSON-string arguments, one
 //! `tool` message per result.
 
+use std::io;
+
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Item, Turn};
-use super::render::{arguments_string, image_url, system_role, system_text, tool_results};
+use super::render::{
+    self, arguments_string, hand_on, image_url, system_role, system_text, tool_results,
+};
 use super::report::{Change, Tally};
+use super::sink::Sink;
 use crate::model::message::Role;
 
-pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let mut messages: Vec<Value> = Vec::new();
-    for turn in turns {
+/// The OpenAI Chat renderer: it holds the last message back (an assistant
+/// message with calls takes the next one's).
+#[derive(Default)]
+pub(crate) struct Render {
+    messages: Vec<Value>,
+    written: usize,
+}
+
+impl render::Render for Render {
+    fn turn(&mut self, turn: &Turn, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<()> {
+        self.add(turn, tally);
+        hand_on(&mut self.messages, 1, &mut self.written, sink, |m| m)
+    }
+
+    fn finish(mut self: Box<Self>, _: &mut Tally, sink: &mut dyn Sink) -> io::Result<usize> {
+        hand_on(&mut self.messages, 0, &mut self.written, sink, |m| m)?;
+        Ok(self.written)
+    }
+}
+
+impl Render {
+    fn add(&mut self, turn: &Turn, tally: &mut Tally) {
+        let messages = &mut self.messages;
         let place = turn.place.as_str();
         match turn.role {
             Role::System => messages.push(json!({
@@ -25,7 +50,7 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
             }
             Role::Assistant => {
                 let Some(m) = assistant(&turn.items, place, tally) else {
-                    continue;
+                    return;
                 };
                 // Calls must be answered by the tool messages right after
                 // them: an assistant message that follows one with calls
@@ -63,10 +88,6 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
             }
         }
     }
-    let turns = messages.len();
-    let mut body = Map::new();
-    body.insert("messages".into(), Value::Array(messages));
-    (Value::Object(body), turns)
 }
 
 /// A user message's content: a string for one text, else parts.

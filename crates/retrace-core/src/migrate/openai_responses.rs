@@ -4,19 +4,44 @@
 
 use std::collections::HashSet;
 
+use std::io;
+
 use serde_json::{json, Map, Value};
 
 use super::prepare::{Image, Item, Turn};
-use super::render::{arguments_string, image_url, system_role, system_text, tool_results};
+use super::render::{
+    self, arguments_string, hand_on, image_url, system_role, system_text, tool_results,
+};
 use super::report::{Change, Tally};
+use super::sink::Sink;
 use crate::model::message::Role;
 use crate::model::provider::Api;
 
-pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
-    let mut items: Vec<Value> = Vec::new();
-    // Custom (free-text) calls written so far: their outputs are custom too.
-    let mut custom: HashSet<String> = HashSet::new();
-    for turn in turns {
+/// The OpenAI Responses renderer: it holds the last item back (a
+/// reasoning summary may join it).
+#[derive(Default)]
+pub(crate) struct Render {
+    items: Vec<Value>,
+    written: usize,
+    /// Custom (free-text) calls written so far: their outputs are custom too.
+    custom: HashSet<String>,
+}
+
+impl render::Render for Render {
+    fn turn(&mut self, turn: &Turn, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<()> {
+        self.add(turn, tally);
+        hand_on(&mut self.items, 1, &mut self.written, sink, |i| i)
+    }
+
+    fn finish(mut self: Box<Self>, _: &mut Tally, sink: &mut dyn Sink) -> io::Result<usize> {
+        hand_on(&mut self.items, 0, &mut self.written, sink, |i| i)?;
+        Ok(self.written)
+    }
+}
+
+impl Render {
+    fn add(&mut self, turn: &Turn, tally: &mut Tally) {
+        let (items, custom) = (&mut self.items, &mut self.custom);
         let place = turn.place.as_str();
         match turn.role {
             Role::System => items.push(json!({
@@ -24,25 +49,21 @@ pub(crate) fn render(turns: &[Turn], tally: &mut Tally) -> (Value, usize) {
                 "role": system_role(turn),
                 "content": system_text(turn),
             })),
-            Role::User => user(&turn.items, place, tally, &mut items),
-            Role::Assistant => assistant(turn, place, tally, &mut items, &mut custom),
+            Role::User => user(&turn.items, place, tally, items),
+            Role::Assistant => assistant(turn, place, tally, items, custom),
             Role::Tool => {
                 let rest = tool_results(
                     &turn.items,
                     place,
                     tally,
                     |call_id, output, images, tally| {
-                        items.push(output_item(call_id, output, images, &custom, place, tally));
+                        items.push(output_item(call_id, output, images, custom, place, tally));
                     },
                 );
-                user(&rest, place, tally, &mut items);
+                user(&rest, place, tally, items);
             }
         }
     }
-    let turns = items.len();
-    let mut body = Map::new();
-    body.insert("input".into(), Value::Array(items));
-    (Value::Object(body), turns)
 }
 
 /// A tool's output item: its text, or a list of its text and the images it

@@ -2,7 +2,7 @@
 //! items, images of tool results attached to their result, calls and
 //! results paired, and tool-call ids made valid for the target.
 
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 
 use serde_json::Value;
 
@@ -69,183 +69,429 @@ pub(crate) struct Image {
 /// What a result says when the session recorded none.
 pub(crate) const NO_RESULT: &str = "[no result was recorded for this call]";
 
-/// Turns `messages` into turns for `to`.
-pub(crate) fn prepare(messages: &[Message], to: Api, tally: &mut Tally) -> Vec<Turn> {
-    let mut turns = Vec::with_capacity(messages.len());
-    // Calls in order: (turn, item, original id, name).
-    let mut calls: Vec<CallSlot> = Vec::new();
-    // Open calls, oldest first (indexes into `calls`).
-    let mut open: Vec<usize> = Vec::new();
-    // Results that answer a call: (turn, item, call).
-    let mut answers: Vec<(usize, usize, usize)> = Vec::new();
-    for (index, m) in messages.iter().enumerate() {
-        let place = m
-            .entries
-            .first()
-            .cloned()
-            .unwrap_or_else(|| format!("#{index}"));
-        if m.kind == MessageKind::Marker {
-            tally.note(Change::MarkerLeftOut, &place);
-            continue;
+/// Pairing as it stands after the messages so far: every call in order,
+/// the open ones oldest first. Both passes build it alike (it is
+/// deterministic), so a call's number means the same call in each.
+#[derive(Debug, Default)]
+struct Pairing {
+    calls: Vec<CallSlot>,
+    /// Open calls, oldest first (indexes into `calls`).
+    open: Vec<usize>,
+    /// Turns made so far.
+    turns: usize,
+}
+
+/// One message as a turn (call ids and result ids still empty), with the
+/// results it holds that answer a call: (item, call). `None` for a message
+/// left out (a marker) or left empty.
+fn turn_of(
+    m: &Message,
+    index: usize,
+    to: Api,
+    tally: &mut Tally,
+    pairing: &mut Pairing,
+) -> Option<(Turn, Vec<(usize, usize)>)> {
+    let place = m
+        .entries
+        .first()
+        .cloned()
+        .unwrap_or_else(|| format!("#{index}"));
+    if m.kind == MessageKind::Marker {
+        tally.note(Change::MarkerLeftOut, &place);
+        return None;
+    }
+    if m.model.is_some() || m.usage.is_some() || m.timestamp.is_some() {
+        tally.note(Change::MetadataDropped, &place);
+    }
+    if m.kind != MessageKind::Normal && m.role != Role::Assistant {
+        tally.note(Change::KindFlattened, &place);
+    }
+    let t = pairing.turns;
+    let mut items: Vec<Item> = Vec::with_capacity(m.content.len());
+    let mut answers = Vec::new();
+    let served = served_calls(m);
+    for (i, part) in m.content.iter().enumerate() {
+        let extra = m.part_extra(i).cloned().unwrap_or_default();
+        // A Gemini thought signature on a text or a call means nothing
+        // to another API (thinking parts are judged by each renderer).
+        let foreign = extra.signature.is_some() && extra.api != Some(to);
+        if foreign && matches!(part, Part::Text { .. } | Part::ToolCall { .. }) {
+            tally.note(Change::SignatureDropped, &place);
         }
-        if m.model.is_some() || m.usage.is_some() || m.timestamp.is_some() {
-            tally.note(Change::MetadataDropped, &place);
-        }
-        if m.kind != MessageKind::Normal && m.role != Role::Assistant {
-            tally.note(Change::KindFlattened, &place);
-        }
-        let t = turns.len();
-        let mut items: Vec<Item> = Vec::with_capacity(m.content.len());
-        let served = served_calls(m);
-        for (i, part) in m.content.iter().enumerate() {
-            let extra = m.part_extra(i).cloned().unwrap_or_default();
-            // A Gemini thought signature on a text or a call means nothing
-            // to another API (thinking parts are judged by each renderer).
-            let foreign = extra.signature.is_some() && extra.api != Some(to);
-            if foreign && matches!(part, Part::Text { .. } | Part::ToolCall { .. }) {
-                tally.note(Change::SignatureDropped, &place);
-            }
-            match part {
-                Part::Text { text } => {
-                    if text.trim().is_empty() {
-                        tally.note(Change::EmptyDropped, &place);
-                    } else {
-                        items.push(Item::Text {
-                            text: text.clone(),
-                            extra,
-                        });
-                    }
-                }
-                Part::Thinking { text, redacted, .. } => items.push(Item::Thinking {
-                    text: text.clone(),
-                    redacted: *redacted,
-                    extra,
-                }),
-                Part::ToolCall {
-                    id,
-                    name,
-                    arguments,
-                } if served.contains(id.as_str()) => {
-                    tally.note(Change::ServerToolFlattened, &place);
+        match part {
+            Part::Text { text } => {
+                if text.trim().is_empty() {
+                    tally.note(Change::EmptyDropped, &place);
+                } else {
                     items.push(Item::Text {
-                        text: format!("[{name} {}]", arguments_text(arguments)),
+                        text: text.clone(),
+                        extra,
+                    });
+                }
+            }
+            Part::Thinking { text, redacted, .. } => items.push(Item::Thinking {
+                text: text.clone(),
+                redacted: *redacted,
+                extra,
+            }),
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } if served.contains(id.as_str()) => {
+                tally.note(Change::ServerToolFlattened, &place);
+                items.push(Item::Text {
+                    text: format!("[{name} {}]", arguments_text(arguments)),
+                    extra: PartExtra::default(),
+                });
+            }
+            Part::ToolResult {
+                call_id, output, ..
+            } if served.contains(call_id.as_str()) => {
+                if !output.trim().is_empty() {
+                    items.push(Item::Text {
+                        text: output.clone(),
                         extra: PartExtra::default(),
                     });
                 }
-                Part::ToolResult {
-                    call_id, output, ..
-                } if served.contains(call_id.as_str()) => {
-                    if !output.trim().is_empty() {
+            }
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } => {
+                pairing.open.push(pairing.calls.len());
+                pairing.calls.push(CallSlot {
+                    turn: t,
+                    original: id.clone(),
+                    name: name.clone(),
+                    answered: false,
+                });
+                items.push(Item::Call {
+                    // Filled in once the ids are settled.
+                    id: String::new(),
+                    emit_id: true,
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                    extra,
+                });
+            }
+            Part::ToolResult {
+                call_id,
+                output,
+                is_error,
+            } => {
+                let slot = pair(
+                    &mut pairing.calls,
+                    &mut pairing.open,
+                    call_id,
+                    extra.tool_name.as_deref(),
+                );
+                match slot {
+                    Some(s) => {
+                        answers.push((items.len(), s));
+                        items.push(Item::Result {
+                            // Filled in once the ids are settled.
+                            call_id: String::new(),
+                            emit_id: true,
+                            name: pairing.calls[s].name.clone(),
+                            output: output.clone(),
+                            is_error: *is_error,
+                            images: Vec::new(),
+                            structured: extra.structured,
+                        });
+                    }
+                    None => {
+                        tally.note(Change::ResultWithoutCall, &place);
+                        let shown = if call_id.is_empty() {
+                            "[result of a tool call]".to_owned()
+                        } else {
+                            format!("[result of tool call {call_id}]")
+                        };
                         items.push(Item::Text {
-                            text: output.clone(),
+                            text: format!("{shown}\n{output}"),
                             extra: PartExtra::default(),
                         });
                     }
                 }
-                Part::ToolCall {
-                    id,
-                    name,
-                    arguments,
-                } => {
-                    open.push(calls.len());
-                    calls.push(CallSlot {
-                        turn: t,
-                        item: items.len(),
-                        original: id.clone(),
-                        name: name.clone(),
-                        answered: false,
-                    });
-                    items.push(Item::Call {
-                        id: String::new(),
-                        emit_id: true,
-                        name: name.clone(),
-                        arguments: arguments.clone(),
-                        extra,
-                    });
-                }
-                Part::ToolResult {
-                    call_id,
-                    output,
-                    is_error,
-                } => {
-                    let slot = pair(&mut calls, &mut open, call_id, extra.tool_name.as_deref());
-                    match slot {
-                        Some(s) => {
-                            answers.push((t, items.len(), s));
-                            items.push(Item::Result {
-                                // Filled in once the ids are settled.
-                                call_id: String::new(),
-                                emit_id: true,
-                                name: calls[s].name.clone(),
-                                output: output.clone(),
-                                is_error: *is_error,
-                                images: Vec::new(),
-                                structured: extra.structured,
-                            });
-                        }
-                        None => {
-                            tally.note(Change::ResultWithoutCall, &place);
-                            let shown = if call_id.is_empty() {
-                                "[result of a tool call]".to_owned()
-                            } else {
-                                format!("[result of tool call {call_id}]")
-                            };
-                            items.push(Item::Text {
-                                text: format!("{shown}\n{output}"),
-                                extra: PartExtra::default(),
-                            });
-                        }
-                    }
-                }
-                // A timeline mark in a message of another kind (the
-                // normalizers put it in a marker, left out above).
-                Part::Checkpoint { .. } => tally.note(Change::MarkerLeftOut, &place),
-                Part::Image { media_type, .. } => {
-                    let of_result = extra.of_result;
-                    let image = Image {
-                        media_type: media_type.clone(),
-                        source: extra.image,
-                    };
-                    // Images a tool returned go with its result; others (a
-                    // screenshot the user added) stay beside it.
-                    match items.last_mut() {
-                        Some(Item::Result { images, .. }) if of_result => images.push(image),
-                        _ => items.push(Item::Image(image)),
-                    }
+            }
+            // A timeline mark in a message of another kind (the
+            // normalizers put it in a marker, left out above).
+            Part::Checkpoint { .. } => tally.note(Change::MarkerLeftOut, &place),
+            Part::Image { media_type, .. } => {
+                let of_result = extra.of_result;
+                let image = Image {
+                    media_type: media_type.clone(),
+                    source: extra.image,
+                };
+                // Images a tool returned go with its result; others (a
+                // screenshot the user added) stay beside it.
+                match items.last_mut() {
+                    Some(Item::Result { images, .. }) if of_result => images.push(image),
+                    _ => items.push(Item::Image(image)),
                 }
             }
         }
-        if items.is_empty() {
-            // (A turn with a call or result is never empty, so the turn
-            // numbers recorded above stay right.)
-            tally.note(Change::EmptyDropped, &place);
-            continue;
-        }
-        turns.push(Turn {
+    }
+    if items.is_empty() {
+        // (A turn with a call or result is never empty, so the turn
+        // numbers recorded above stay right.)
+        tally.note(Change::EmptyDropped, &place);
+        return None;
+    }
+    pairing.turns += 1;
+    Some((
+        Turn {
             role: m.role,
             items,
             place,
             extra: m.extra.as_deref().cloned(),
-        });
-    }
-    let ids = settle_ids(&calls, to, tally, &turns);
-    for (s, slot) in calls.iter().enumerate() {
-        if let Item::Call { id, emit_id, .. } = &mut turns[slot.turn].items[slot.item] {
-            id.clone_from(&ids[s].0);
-            *emit_id = ids[s].1;
+        },
+        answers,
+    ))
+}
+
+/// The first pass of a migration: what the turns cannot know until the
+/// history has been read to its end (which calls are answered, which
+/// results come too late and move up to their call, the ids every call
+/// gets), from the messages one at a time. It keeps a few bytes per turn
+/// and per call, and the results that move (rare: a result written after
+/// a user turn); the turns themselves are made again by the second pass
+/// ([`Emitter`]).
+#[derive(Debug)]
+pub(crate) struct Planner {
+    to: Api,
+    pairing: Pairing,
+    /// The role and place of every turn so far.
+    turns: Vec<(Role, String)>,
+    /// Results that move to their call: (turn, item, call, the result).
+    late: Vec<(usize, usize, usize, Item)>,
+    messages: usize,
+    /// The changes preparing the turns makes: each message's, then the
+    /// ids', then the placed results'.
+    tally: Tally,
+}
+
+/// What the [`Planner`] learnt, for the [`Emitter`].
+#[derive(Debug)]
+pub(crate) struct Plan {
+    pub to: Api,
+    /// Each call's id for the target, and whether to write it.
+    ids: Vec<(String, bool)>,
+    /// The (turn, item) of each result that moves, back to front.
+    late: Vec<(usize, usize)>,
+    /// Results to place after a call's turn, by (call turn, call): the
+    /// ones that move and the ones written for unanswered calls.
+    placed: VecDeque<(usize, usize, Item)>,
+    /// The preparation's changes.
+    pub tally: Tally,
+}
+
+impl Planner {
+    pub fn new(to: Api) -> Planner {
+        Planner {
+            to,
+            pairing: Pairing::default(),
+            turns: Vec::new(),
+            late: Vec::new(),
+            messages: 0,
+            tally: Tally::default(),
         }
     }
-    for &(t, i, s) in &answers {
-        if let Item::Result {
-            call_id, emit_id, ..
-        } = &mut turns[t].items[i]
-        {
-            call_id.clone_from(&ids[s].0);
-            *emit_id = ids[s].1;
+
+    /// Reads the next message of the history.
+    pub fn add(&mut self, m: &Message) {
+        let index = self.messages;
+        self.messages += 1;
+        let Some((turn, answers)) = turn_of(m, index, self.to, &mut self.tally, &mut self.pairing)
+        else {
+            return;
+        };
+        let t = self.turns.len();
+        for (i, s) in answers {
+            // Late: a user or system turn between the call and its result.
+            let call = self.pairing.calls[s].turn;
+            let late = t > call + 1
+                && self.turns[call + 1..t]
+                    .iter()
+                    .any(|x| matches!(x.0, Role::User | Role::System));
+            if late {
+                self.late.push((t, i, s, turn.items[i].clone()));
+            }
+        }
+        self.turns.push((turn.role, turn.place));
+    }
+
+    pub fn finish(mut self) -> Plan {
+        let tally = &mut self.tally;
+        let calls = &self.pairing.calls;
+        let ids = settle_ids(calls, self.to, tally, &self.turns);
+        // (call turn, call, result) of each result to place.
+        let mut placed: Vec<(usize, usize, Item)> = Vec::new();
+        // Back to front, as the results are taken out.
+        sort_by_key(&mut self.late, |&(t, i, _, _)| std::cmp::Reverse((t, i)));
+        let mut late = Vec::with_capacity(self.late.len());
+        for (t, i, s, mut item) in self.late {
+            tally.note(Change::ResultMoved, &self.turns[t].1);
+            if let Item::Result {
+                call_id, emit_id, ..
+            } = &mut item
+            {
+                call_id.clone_from(&ids[s].0);
+                *emit_id = ids[s].1;
+            }
+            late.push((t, i));
+            placed.push((calls[s].turn, s, item));
+        }
+        for (s, slot) in calls.iter().enumerate() {
+            if slot.answered {
+                continue;
+            }
+            tally.note(Change::CallWithoutResult, &self.turns[slot.turn].1);
+            placed.push((
+                slot.turn,
+                s,
+                Item::Result {
+                    call_id: ids[s].0.clone(),
+                    emit_id: ids[s].1,
+                    name: slot.name.clone(),
+                    output: NO_RESULT.to_owned(),
+                    is_error: true,
+                    images: Vec::new(),
+                    structured: None,
+                },
+            ));
+        }
+        sort_by_key(&mut placed, |&(turn, s, _)| (turn, s));
+        Plan {
+            to: self.to,
+            ids,
+            late,
+            placed: placed.into(),
+            tally: self.tally,
         }
     }
-    place_results(&mut turns, &calls, &ids, &answers, tally);
-    turns
+}
+
+/// The second pass: the same messages again, each made into its turn with
+/// the ids and moved results of the [`Plan`], handed on in order. A turn
+/// is held until the next one comes, since the results placed after a
+/// call's turn join the next turn when it holds results.
+#[derive(Debug)]
+pub(crate) struct Emitter {
+    plan: Plan,
+    pairing: Pairing,
+    /// Calls numbered so far.
+    calls: usize,
+    /// The turn last made (its number and the turn, maybe emptied of
+    /// results that moved), not yet handed on.
+    held: Option<(usize, Turn)>,
+    /// Next in `plan.late`.
+    next_late: usize,
+    messages: usize,
+}
+
+impl Emitter {
+    pub fn new(mut plan: Plan) -> Emitter {
+        plan.late.reverse();
+        Emitter {
+            plan,
+            pairing: Pairing::default(),
+            calls: 0,
+            held: None,
+            next_late: 0,
+            messages: 0,
+        }
+    }
+
+    /// The turns ready after message `m`, in order, to `out`.
+    pub fn add(&mut self, m: &Message, mut out: impl FnMut(Turn)) {
+        let index = self.messages;
+        self.messages += 1;
+        // What preparing notes was noted by the first pass.
+        let mut scratch = Tally::default();
+        let Some((mut turn, answers)) =
+            turn_of(m, index, self.plan.to, &mut scratch, &mut self.pairing)
+        else {
+            return;
+        };
+        let t = self.pairing.turns - 1;
+        for item in &mut turn.items {
+            if let Item::Call { id, emit_id, .. } = item {
+                let settled = &self.plan.ids[self.calls];
+                id.clone_from(&settled.0);
+                *emit_id = settled.1;
+                self.calls += 1;
+            }
+        }
+        for (i, s) in answers {
+            if let Item::Result {
+                call_id, emit_id, ..
+            } = &mut turn.items[i]
+            {
+                call_id.clone_from(&self.plan.ids[s].0);
+                *emit_id = self.plan.ids[s].1;
+            }
+        }
+        // Results that move away, back to front so the items stay put.
+        let mut gone = Vec::new();
+        while let Some(&(lt, li)) = self.plan.late.get(self.next_late) {
+            if lt != t {
+                break;
+            }
+            gone.push(li);
+            self.next_late += 1;
+        }
+        for li in gone.into_iter().rev() {
+            turn.items.remove(li);
+        }
+        self.step(Some((t, turn)), &mut out);
+    }
+
+    /// Hands on the turn held, with what is placed after it, given the
+    /// turn after it (`None` at the end).
+    fn step(&mut self, next: Option<(usize, Turn)>, out: &mut impl FnMut(Turn)) {
+        let Some((held_t, held)) = self.held.take() else {
+            self.held = next;
+            return;
+        };
+        let mut results = Vec::new();
+        while self.plan.placed.front().is_some_and(|p| p.0 == held_t) {
+            results.extend(self.plan.placed.pop_front().map(|p| p.2));
+        }
+        let place = held.place.clone();
+        if !held.items.is_empty() {
+            out(held);
+        }
+        let next = match next {
+            _ if results.is_empty() => next,
+            Some((nt, mut t)) if t.role == Role::Tool => {
+                // After the results already there.
+                let at = t
+                    .items
+                    .iter()
+                    .rposition(|i| matches!(i, Item::Result { .. }))
+                    .map_or(0, |i| i + 1);
+                t.items.splice(at..at, results);
+                Some((nt, t))
+            }
+            next => {
+                out(Turn {
+                    role: Role::Tool,
+                    items: results,
+                    place,
+                    extra: None,
+                });
+                next
+            }
+        };
+        self.held = next;
+    }
+
+    /// Hands on the last turn.
+    pub fn finish(mut self, mut out: impl FnMut(Turn)) {
+        self.step(None, &mut out);
+    }
 }
 
 /// The calls an assistant message answers itself: tools the provider ran
@@ -273,7 +519,6 @@ fn arguments_text(arguments: &Value) -> String {
 #[derive(Debug)]
 struct CallSlot {
     turn: usize,
-    item: usize,
     original: String,
     name: String,
     answered: bool,
@@ -304,12 +549,12 @@ fn settle_ids(
     calls: &[CallSlot],
     to: Api,
     tally: &mut Tally,
-    turns: &[Turn],
+    turns: &[(Role, String)],
 ) -> Vec<(String, bool)> {
     let mut used: HashSet<String> = HashSet::new();
     let mut out = Vec::with_capacity(calls.len());
     for (n, slot) in calls.iter().enumerate() {
-        let place = &turns[slot.turn].place;
+        let place = &turns[slot.turn].1;
         let (id, emit) = if slot.original.is_empty() {
             // Google needs no id; the others get a generated one.
             if to != Api::Google {
@@ -385,93 +630,6 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
-}
-
-/// Puts every call's result after the call's turn before anything the user
-/// or system says, where every API wants it: a result written after such a
-/// turn is moved right after its call, and an unanswered call gets one
-/// saying none was recorded. (Assistant turns may sit between: parallel
-/// calls written a turn each, which the renderers join.) The results of one
-/// turn's calls go in call order, after those already there.
-fn place_results(
-    turns: &mut Vec<Turn>,
-    calls: &[CallSlot],
-    ids: &[(String, bool)],
-    answers: &[(usize, usize, usize)],
-    tally: &mut Tally,
-) {
-    // (call turn, call, result) of each result to place.
-    let mut placed: Vec<(usize, usize, Item)> = Vec::new();
-    let mut late: Vec<(usize, usize, usize)> = answers
-        .iter()
-        .copied()
-        .filter(|&(t, _, s)| {
-            let call = calls[s].turn;
-            t > call + 1
-                && turns[call + 1..t]
-                    .iter()
-                    .any(|x| matches!(x.role, Role::User | Role::System))
-        })
-        .collect();
-    // Back to front, so taking an item out does not move the others.
-    sort_by_key(&mut late, |&(t, i, _)| std::cmp::Reverse((t, i)));
-    for (t, i, s) in late {
-        tally.note(Change::ResultMoved, &turns[t].place.clone());
-        let item = turns[t].items.remove(i);
-        placed.push((calls[s].turn, s, item));
-    }
-    for (s, slot) in calls.iter().enumerate() {
-        if slot.answered {
-            continue;
-        }
-        tally.note(Change::CallWithoutResult, &turns[slot.turn].place.clone());
-        let result = Item::Result {
-            call_id: ids[s].0.clone(),
-            emit_id: ids[s].1,
-            name: slot.name.clone(),
-            output: NO_RESULT.to_owned(),
-            is_error: true,
-            images: Vec::new(),
-            structured: None,
-        };
-        placed.push((slot.turn, s, result));
-    }
-    sort_by_key(&mut placed, |&(turn, s, _)| (turn, s));
-    // Back to front, so inserting a turn does not move the ones still to do.
-    let mut placed = placed.into_iter().rev().peekable();
-    while let Some((turn, _, last)) = placed.next() {
-        let mut results = vec![last];
-        while let Some((_, _, item)) = placed.next_if(|p| p.0 == turn) {
-            results.push(item);
-        }
-        results.reverse();
-        let next = turn + 1;
-        match turns.get_mut(next) {
-            Some(t) if t.role == Role::Tool => {
-                // After the results already there.
-                let at = t
-                    .items
-                    .iter()
-                    .rposition(|i| matches!(i, Item::Result { .. }))
-                    .map_or(0, |i| i + 1);
-                t.items.splice(at..at, results);
-            }
-            _ => {
-                let place = turns[turn].place.clone();
-                turns.insert(
-                    next,
-                    Turn {
-                        role: Role::Tool,
-                        items: results,
-                        place,
-                        extra: None,
-                    },
-                );
-            }
-        }
-    }
-    // A turn that held only results moved away.
-    turns.retain(|t| !t.items.is_empty());
 }
 
 #[cfg(test)]

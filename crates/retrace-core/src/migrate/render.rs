@@ -1,7 +1,10 @@
-//! What the renderers of every API share: system text and roles, content
+//! What the renderers of every API share: the [`Render`] trait they
+//! implement, turns in and elements out as they are done; system text and roles, content
 //! blocks, tool arguments as an object or a string, the alternation of
 //! user and model turns, tool results without an error flag, images as
 //! URLs.
+
+use std::io;
 
 use serde_json::{json, Value};
 
@@ -9,6 +12,7 @@ use crate::model::message::{data_url, ImageSource, Role};
 
 use super::prepare::{Image, Item, Turn};
 use super::report::{Change, Tally};
+use super::sink::Sink;
 
 /// The text of a system turn.
 pub(super) fn system_text(turn: &Turn) -> String {
@@ -63,6 +67,34 @@ pub(super) fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally
     }
 }
 
+/// One API's renderer, fed the turns in order: it writes each element of
+/// the body's list to a [`Sink`] once nothing after it can change it (it
+/// holds the last one or two back: the next turn may merge into them),
+/// then at the end what it held and the fields after the list.
+pub(crate) trait Render {
+    fn turn(&mut self, turn: &Turn, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<()>;
+    /// The rest of the body; gives the number of elements of its list
+    /// (the report's turns).
+    fn finish(self: Box<Self>, tally: &mut Tally, sink: &mut dyn Sink) -> io::Result<usize>;
+}
+
+/// Hands `held[..held.len() - keep]` to `sink`, through `element`, counting
+/// them in `written`.
+pub(super) fn hand_on<T>(
+    held: &mut Vec<T>,
+    keep: usize,
+    written: &mut usize,
+    sink: &mut dyn Sink,
+    mut element: impl FnMut(T) -> Value,
+) -> io::Result<()> {
+    let done = held.len().saturating_sub(keep);
+    for item in held.drain(..done) {
+        sink.item(element(item))?;
+        *written += 1;
+    }
+    Ok(())
+}
+
 /// The turns of an API that takes the system prompt apart and alternating
 /// turns (Anthropic, Google): the system texts, noting those that came
 /// after the conversation began, and every other turn as `blocks` renders
@@ -73,24 +105,40 @@ pub(super) fn arguments_object(arguments: &Value, place: &str, tally: &mut Tally
 /// A history that opens with the model gets a user turn first, written by
 /// `user_text` (both APIs reject it otherwise, and Google wants a call to
 /// follow a user turn).
-pub(super) fn alternate(
-    turns: &[Turn],
-    tally: &mut Tally,
+pub(super) struct Alternate {
     assistant: &'static str,
-    mut blocks: impl FnMut(&Turn, &mut Tally) -> Vec<Value>,
-    merged: impl Fn(&mut Vec<Value>),
-    user_text: impl Fn(&str) -> Value,
-) -> (Vec<String>, Vec<Written>) {
-    let mut system = Vec::new();
-    let mut out: Vec<Written> = Vec::new();
-    for turn in turns {
+    pub system: Vec<String>,
+    /// The turns written and not handed on; once one was written, the
+    /// caller keeps at least the last (a turn may merge into it).
+    pub out: Vec<Written>,
+}
+
+impl Alternate {
+    pub fn new(assistant: &'static str) -> Alternate {
+        Alternate {
+            assistant,
+            system: Vec::new(),
+            out: Vec::new(),
+        }
+    }
+
+    pub fn turn(
+        &mut self,
+        turn: &Turn,
+        tally: &mut Tally,
+        blocks: impl FnOnce(&Turn, &mut Tally) -> Vec<Value>,
+        merged: impl Fn(&mut Vec<Value>),
+        user_text: impl Fn(&str) -> Value,
+    ) {
+        let assistant = self.assistant;
+        let out = &mut self.out;
         let place = turn.place.as_str();
         if turn.role == Role::System {
             if !out.is_empty() {
                 tally.note(Change::SystemMoved, place);
             }
-            system.push(system_text(turn));
-            continue;
+            self.system.push(system_text(turn));
+            return;
         }
         let role = if turn.role == Role::Assistant {
             assistant
@@ -100,7 +148,7 @@ pub(super) fn alternate(
         let blocks = blocks(turn, tally);
         // Emptied by what the target cannot take (already reported).
         if blocks.is_empty() {
-            continue;
+            return;
         }
         let written = |role, blocks| Written {
             role,
@@ -121,10 +169,9 @@ pub(super) fn alternate(
             _ => out.push(written(role, blocks)),
         }
     }
-    (system, out)
 }
 
-/// One turn [`alternate`] wrote: its role, its blocks (or parts), and the
+/// One turn [`Alternate`] wrote: its role, its blocks (or parts), and the
 /// place of the first turn it holds, for the report.
 pub(super) struct Written {
     pub role: &'static str,

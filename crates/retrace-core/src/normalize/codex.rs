@@ -57,7 +57,7 @@ pub(crate) struct Rollout {
 }
 
 /// Messages looked back at for the call a run report names.
-const RUN_REACH: usize = 64;
+const RUN_REACH: usize = super::LOOKBACK;
 
 impl Rollout {
     pub(crate) fn new(mode: Mode) -> Rollout {

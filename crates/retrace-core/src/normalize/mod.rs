@@ -58,11 +58,20 @@ impl Origin<'_> {
     }
 }
 
+/// How many of the last messages in `out` a normalizer may still change
+/// (Codex puts a run's report on its call or result up to this far back);
+/// a streamed context ([`Session::context_each`]) hands on only the ones
+/// before them.
+///
+/// [`Session::context_each`]: crate::Session::context_each
+pub(crate) const LOOKBACK: usize = 64;
+
 /// Turns parsed bodies into messages, fed entry by entry in branch order
 /// (for [`Session::context`]) or file order (for [`Session::check`]). A
 /// normalizer may hold state (the model of the current turn, a response
 /// spread over several lines) and emit a message later than the entry that
-/// began it; in [`Mode::Context`] `out` is the whole context so far.
+/// began it; in [`Mode::Context`] `out` holds at least the last
+/// [`LOOKBACK`] messages of the context so far.
 pub(crate) trait Normalize {
     fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>);
     /// Emits what is still held back. A normalizer goes on taking lines

@@ -12,7 +12,7 @@ use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, MessageKind, Usage};
 use crate::model::sort::{sort, sort_by_key};
 use crate::normalize::provider::system_message;
-use crate::normalize::ContextOptions;
+use crate::normalize::{ContextOptions, LOOKBACK};
 use crate::normalize::{Mode, Normalize, Origin};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
@@ -162,6 +162,29 @@ impl Session {
         source: &mut S,
         options: ContextOptions,
     ) -> Result<Vec<Message>, SourceError> {
+        let mut out = Vec::new();
+        self.context_each(leaf, source, options, |m| {
+            out.push(m);
+            Ok::<_, SourceError>(())
+        })?;
+        Ok(out)
+    }
+
+    /// [`Session::context_with`] one message at a time, handed to `each` in
+    /// order, without holding the branch's messages: a long branch is read
+    /// body by body, and only the last few messages, which a format may
+    /// still change, are held. The first error `each` returns stops it.
+    pub fn context_each<S, E>(
+        &self,
+        leaf: EntryId,
+        source: &mut S,
+        options: ContextOptions,
+        mut each: impl FnMut(Message) -> Result<(), E>,
+    ) -> Result<(), E>
+    where
+        S: Source + ?Sized,
+        E: From<SourceError>,
+    {
         let rules = self.rules_of(leaf);
         let entries = self.context_entries(leaf, source)?;
         let mut out: Vec<Message> = Vec::new();
@@ -174,9 +197,15 @@ impl Session {
                 continue;
             };
             normalizer.feed(&self.origin(e, options), &value, &mut out);
+            // Handed on in batches, so the held ones move seldom.
+            if out.len() >= 2 * LOOKBACK {
+                for m in out.drain(..out.len() - LOOKBACK) {
+                    each(m)?;
+                }
+            }
         }
         normalizer.finish(&mut out);
-        Ok(out)
+        out.into_iter().try_for_each(each)
     }
 
     /// The entries whose bodies make the context of the branch ending at
