@@ -22,11 +22,16 @@
 //! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
 //!   warm, and a search's latency across them.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
+//! - `bench-stream`: `migrate`, `show --json` and `cat` of a large event
+//!   stream, time and peak memory against a base binary.
+//! - `sweep-stream`: those commands' outputs on every corpus file and
+//!   fixture, byte for byte against a base binary.
 
 mod bench_export;
 mod bench_player;
 mod bench_redact;
 mod bench_serve;
+mod bench_stream;
 mod bench_wasm;
 mod bench_web;
 mod cmd;
@@ -37,6 +42,7 @@ mod layers;
 mod player;
 mod package;
 mod serve;
+mod sweep_stream;
 mod test;
 mod tools;
 mod wasm;
@@ -62,6 +68,8 @@ fn main() -> ExitCode {
         Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("bench-serve") => bench_serve::run(&args[1..]),
         Some("bench-export") => bench_export::run(&args[1..]),
+        Some("bench-stream") => bench_stream::run(&args[1..]),
+        Some("sweep-stream") => sweep_stream::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -131,6 +139,15 @@ commands:
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,
               peak memory, output size (target/export-bench)
+  bench-stream --base BIN [--new BIN] [--mb 300,1000] [--runs N]
+              migrate --to anthropic, show --json and cat of a generated
+              event stream, base and new binaries alternating: medians of
+              wall time and peak RSS against issue 22's goals
+              (target/stream-bench)
+  sweep-stream --base BIN [--new BIN]
+              migrate --to each API, show --json and cat on every corpus
+              file and fixture: stdout, stderr and exit code the same
+              bytes as the base binary's
 ";
 
 /// The workspace root (the parent of this crate): from the environment

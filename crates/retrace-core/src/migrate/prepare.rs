@@ -258,12 +258,21 @@ fn turn_of(
 /// and per call, and the results that move (rare: a result written after
 /// a user turn); the turns themselves are made again by the second pass
 /// ([`Emitter`]).
+///
+/// Every API wants a call's result after the call's turn, before anything
+/// the user or system says: a result written after such a turn moves right
+/// after its call, and an unanswered call gets one saying none was
+/// recorded. (Assistant turns may sit between: parallel calls written a
+/// turn each, which the renderers join.) The results of one turn's calls
+/// go in call order, after those already there.
 #[derive(Debug)]
 pub(crate) struct Planner {
     to: Api,
     pairing: Pairing,
-    /// The role and place of every turn so far.
-    turns: Vec<(Role, String)>,
+    /// The place of every turn so far.
+    turns: Vec<String>,
+    /// The last user or system turn so far.
+    last_said: Option<usize>,
     /// Results that move to their call: (turn, item, call, the result).
     late: Vec<(usize, usize, usize, Item)>,
     messages: usize,
@@ -293,6 +302,7 @@ impl Planner {
             to,
             pairing: Pairing::default(),
             turns: Vec::new(),
+            last_said: None,
             late: Vec::new(),
             messages: 0,
             tally: Tally::default(),
@@ -311,15 +321,15 @@ impl Planner {
         for (i, s) in answers {
             // Late: a user or system turn between the call and its result.
             let call = self.pairing.calls[s].turn;
-            let late = t > call + 1
-                && self.turns[call + 1..t]
-                    .iter()
-                    .any(|x| matches!(x.0, Role::User | Role::System));
+            let late = self.last_said.is_some_and(|u| u > call);
             if late {
                 self.late.push((t, i, s, turn.items[i].clone()));
             }
         }
-        self.turns.push((turn.role, turn.place));
+        if matches!(turn.role, Role::User | Role::System) {
+            self.last_said = Some(t);
+        }
+        self.turns.push(turn.place);
     }
 
     pub fn finish(mut self) -> Plan {
@@ -332,7 +342,7 @@ impl Planner {
         sort_by_key(&mut self.late, |&(t, i, _, _)| std::cmp::Reverse((t, i)));
         let mut late = Vec::with_capacity(self.late.len());
         for (t, i, s, mut item) in self.late {
-            tally.note(Change::ResultMoved, &self.turns[t].1);
+            tally.note(Change::ResultMoved, &self.turns[t]);
             if let Item::Result {
                 call_id, emit_id, ..
             } = &mut item
@@ -347,7 +357,7 @@ impl Planner {
             if slot.answered {
                 continue;
             }
-            tally.note(Change::CallWithoutResult, &self.turns[slot.turn].1);
+            tally.note(Change::CallWithoutResult, &self.turns[slot.turn]);
             placed.push((
                 slot.turn,
                 s,
@@ -549,12 +559,12 @@ fn settle_ids(
     calls: &[CallSlot],
     to: Api,
     tally: &mut Tally,
-    turns: &[(Role, String)],
+    turns: &[String],
 ) -> Vec<(String, bool)> {
     let mut used: HashSet<String> = HashSet::new();
     let mut out = Vec::with_capacity(calls.len());
     for (n, slot) in calls.iter().enumerate() {
-        let place = &turns[slot.turn].1;
+        let place = &turns[slot.turn];
         let (id, emit) = if slot.original.is_empty() {
             // Google needs no id; the others get a generated one.
             if to != Api::Google {

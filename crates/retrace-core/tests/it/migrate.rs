@@ -255,3 +255,96 @@ fn assistant_items_without_id(body: &serde_json::Value) -> usize {
         })
         .count()
 }
+
+/// Every file under a fixtures folder, sorted (folders of several files,
+/// side-cars and non-sessions included: whatever a session of them reads).
+fn fixture_tree() -> Vec<std::path::PathBuf> {
+    let mut stack = vec![fixtures()];
+    let mut files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|x| x == "jsonl" || x == "json" || x == "gz")
+            {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// The streamed migration (two passes over `Session::context_each`,
+/// written as it goes) writes the bytes `serde_json::to_writer_pretty`
+/// writes of the body `try_migrate` builds from the whole context, with the
+/// same report, and refuses what it refuses: on every leaf of every corpus
+/// file and fixture, to every API.
+#[test]
+fn streamed_equals_the_value_on_every_file() {
+    use retrace_core::migrate::{try_migrate, Planner, StreamError, Streamed};
+    let mut files: Vec<(String, Vec<u8>)> = corpus_files()
+        .into_iter()
+        .chain(fixture_tree())
+        .map(|p| {
+            let name = p.to_string_lossy().into_owned();
+            let bytes = std::fs::read(&p).unwrap();
+            let bytes = if name.ends_with(".gz") {
+                gunzip(&name, &bytes)
+            } else {
+                bytes
+            };
+            (name, bytes)
+        })
+        .collect();
+    files.retain(|(name, _)| !name.ends_with(".gz") || name.ends_with(".jsonl.gz"));
+    let options = ContextOptions { payloads: true };
+    let (mut compared, mut refused) = (0, 0);
+    for (name, bytes) in &files {
+        let name = name.trim_end_matches(".gz");
+        let s = Session::from_bytes(name, bytes);
+        for &leaf in s.tree().tips() {
+            let Ok(messages) = s.context_with(leaf, &mut &bytes[..], options) else {
+                continue;
+            };
+            for api in Api::ALL {
+                let batch = try_migrate(&messages, api).map(|m| {
+                    let body = serde_json::to_string_pretty(&m.body).unwrap();
+                    (body, m.report)
+                });
+                let mut planner = Planner::new(api);
+                s.context_each(leaf, &mut &bytes[..], options, |m| {
+                    planner.add(&m);
+                    Ok::<_, retrace_core::SourceError>(())
+                })
+                .unwrap();
+                let mut out = Vec::new();
+                let mut streamed = Streamed::new(planner.finish(), &mut out);
+                s.context_each(leaf, &mut &bytes[..], options, |m| {
+                    streamed.add(&m).unwrap();
+                    Ok::<_, retrace_core::SourceError>(())
+                })
+                .unwrap();
+                let at = format!("{name} leaf {} to {api:?}", s.label(leaf));
+                match (batch, streamed.finish()) {
+                    (Ok((body, report)), Ok(streamed_report)) => {
+                        assert_eq!(String::from_utf8(out).unwrap(), body, "{at}");
+                        assert_eq!(streamed_report, report, "{at}");
+                        compared += 1;
+                    }
+                    (Err(e), Err(StreamError::Refused(f))) => {
+                        assert_eq!(e, f, "{at}");
+                        assert!(out.is_empty(), "{at}: wrote a refused history");
+                        refused += 1;
+                    }
+                    (batch, streamed) => panic!("{at}: {batch:?} but streamed {streamed:?}"),
+                }
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} bodies compared");
+    assert!(refused > 0, "no refusal compared");
+}

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 
 use anyhow::Result;
-use retrace_core::{EntryId, Message, Session, Source, SourceError, ToolOutput};
+use retrace_core::{ContextOptions, EntryId, Message, Session, Source, SourceError, ToolOutput};
 use serde::Serialize;
 
 use super::{leaf, warn_bad_bookmarks};
@@ -36,37 +36,60 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     let mut loaded = load(path, read, printer)?;
     warn_bad_bookmarks(&loaded, printer)?;
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
+    // A message names its entries by label, as the session does.
+    let mut names: HashMap<String, Vec<String>> = HashMap::new();
+    for b in loaded.session.bookmarks() {
+        let name = printer.hide(&b.name);
+        names
+            .entry(loaded.session.label(b.entry))
+            .or_default()
+            .push(name);
+    }
     // Read through the redacting source (unless `--show-sensitive`): what
     // is shown is what the viewer shows, hidden before it is shortened.
+    if printer.is_json() {
+        // Each message on its own line as it is read: a long branch is
+        // never held.
+        let mut source = printer.shown(&mut loaded.source);
+        let written = loaded.session.context_each(
+            leaf,
+            &mut source,
+            ContextOptions::default(),
+            |m| -> Result<(), Failed> {
+                let bookmarks = bookmarks_of(&m, &names);
+                printer
+                    .emit_shown(
+                        || Shown {
+                            message: &m,
+                            bookmarks: &bookmarks,
+                        },
+                        |_| Ok(()),
+                    )
+                    .map_err(Failed::Write)
+            },
+        );
+        return match written {
+            Ok(()) => Ok(ExitStatus::Success),
+            Err(Failed::Read(e)) => Err(InputError::new(e).on(path).into()),
+            Err(Failed::Write(e)) => Err(e.into()),
+        };
+    }
     let messages = loaded
         .session
         .context(leaf, &mut printer.shown(&mut loaded.source))
         .map_err(|e| InputError::new(e).on(path))?;
-    // A message names its entries by label, as the session does.
     let s = &loaded.session;
-    let mut names: HashMap<String, Vec<String>> = HashMap::new();
-    for b in s.bookmarks() {
-        let name = printer.hide(&b.name);
-        names.entry(s.label(b.entry)).or_default().push(name);
-    }
     let subagents = subagent_runs(s);
     let streams = result_streams(s, leaf, &messages, &mut printer.shown(&mut loaded.source))
         .map_err(|e| InputError::new(e).on(path))?;
     let branch = render::Branch::new(&messages, &subagents, &streams);
     let layout = layout(args);
     for (i, m) in messages.iter().enumerate() {
-        // A result shown inside its call's block has no head of its own
-        // (JSON lists every message).
-        if !printer.is_json() && !branch.shows(i) {
+        // A result shown inside its call's block has no head of its own.
+        if !branch.shows(i) {
             continue;
         }
-        let bookmarks: Vec<&str> = m
-            .entries
-            .iter()
-            .filter_map(|e| names.get(e))
-            .flatten()
-            .map(String::as_str)
-            .collect();
+        let bookmarks = bookmarks_of(m, &names);
         printer.emit_shown(
             || Shown {
                 message: m,
@@ -76,6 +99,28 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         )?;
     }
     Ok(ExitStatus::Success)
+}
+
+/// Why `--json` stopped.
+enum Failed {
+    Read(SourceError),
+    Write(std::io::Error),
+}
+
+impl From<SourceError> for Failed {
+    fn from(e: SourceError) -> Failed {
+        Failed::Read(e)
+    }
+}
+
+/// The names the entries of `m` are bookmarked under.
+fn bookmarks_of<'a>(m: &Message, names: &'a HashMap<String, Vec<String>>) -> Vec<&'a str> {
+    m.entries
+        .iter()
+        .filter_map(|e| names.get(e))
+        .flatten()
+        .map(String::as_str)
+        .collect()
 }
 
 /// A message as `--json` prints it: its fields, and the names its entries
