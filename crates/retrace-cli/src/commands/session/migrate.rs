@@ -9,7 +9,7 @@ use retrace_core::migrate::{Plan, Planner, Report, StreamError, Streamed};
 use retrace_core::{Api, ContextOptions, EntryId, SourceError};
 use retrace_io::{AtomicFile, Loaded};
 
-use super::leaf;
+use super::{each_message, leaf};
 use crate::args::{MigrateArgs, OutputOptions, ReadArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -36,15 +36,14 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
     let options = ContextOptions { payloads: true };
     let unreadable = |e: SourceError| anyhow::Error::from(InputError::new(e).on(path));
     // Two passes over the branch's messages, neither holding them: the
-    // first plans (pairing, ids), the second writes the body as it goes.
+    // first plans (pairing, ids), the second writes the body as it goes;
+    // in each, the messages are read on a thread of their own.
     let mut planner = Planner::new(to);
-    loaded
-        .session
-        .context_each(leaf, &mut loaded.source, options, |m| {
-            planner.add(&m);
-            Ok::<_, SourceError>(())
-        })
-        .map_err(unreadable)?;
+    each_message(&loaded.session, &mut loaded.source, leaf, options, |m| {
+        planner.add(&m);
+        Ok::<_, SourceError>(())
+    })
+    .map_err(unreadable)?;
     let plan = planner.finish();
     let at = {
         let s = &loaded.session;
@@ -105,11 +104,9 @@ fn write_body(
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let mut body = Streamed::new(plan, &mut out);
     let options = ContextOptions { payloads: true };
-    loaded
-        .session
-        .context_each(leaf, &mut loaded.source, options, |m| {
-            body.add(&m).map_err(|e| Failed::Stream(e.into()))
-        })?;
+    each_message(&loaded.session, &mut loaded.source, leaf, options, |m| {
+        body.add(&m).map_err(|e| Failed::Stream(e.into()))
+    })?;
     let report = body.finish().map_err(Failed::Stream)?;
     let ended = out.write_all(b"\n").and_then(|()| out.flush());
     ended.map_err(|e| Failed::Stream(e.into()))?;

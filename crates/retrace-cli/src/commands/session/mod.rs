@@ -21,7 +21,7 @@ pub(super) mod tree;
 pub(super) mod validate;
 
 use anyhow::Result;
-use retrace_core::{DiagnosticKind, EntryId, Session};
+use retrace_core::{ContextOptions, DiagnosticKind, EntryId, Message, Session, Source, SourceError};
 
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
@@ -49,6 +49,55 @@ fn for_each_input(
         worst = worst.max(status);
     }
     Ok(worst)
+}
+
+/// Messages read ahead of the one being written, at most.
+const READ_AHEAD: usize = 256;
+
+/// The messages of the branch ending at `leaf` handed to `each` one at a
+/// time ([`Session::context_each`], never the whole branch), read from
+/// `source` and normalized on a thread of its own while `each` runs on
+/// this one: reading bodies and writing what they say take about as long,
+/// so two cores do both. At most [`READ_AHEAD`] messages wait between
+/// them. The first error of either ends it; `each`'s is returned first.
+fn each_message<S, E>(
+    session: &Session,
+    source: &mut S,
+    leaf: EntryId,
+    options: ContextOptions,
+    mut each: impl FnMut(Message) -> Result<(), E>,
+) -> Result<(), E>
+where
+    S: Source + Send + ?Sized,
+    E: From<SourceError>,
+{
+    /// Why the reading thread stopped early.
+    enum Stop {
+        Read(SourceError),
+        /// `each` failed and dropped the receiver.
+        Gone,
+    }
+    impl From<SourceError> for Stop {
+        fn from(e: SourceError) -> Stop {
+            Stop::Read(e)
+        }
+    }
+    std::thread::scope(|scope| {
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Message>(READ_AHEAD);
+        let reader = scope.spawn(move || {
+            session.context_each(leaf, source, options, |m| {
+                tx.send(m).map_err(|_| Stop::Gone)
+            })
+        });
+        let written = rx.into_iter().try_for_each(&mut each);
+        // (The receiver is dropped: a reader still sending stops.)
+        let read = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        written?;
+        match read {
+            Ok(()) | Err(Stop::Gone) => Ok(()),
+            Err(Stop::Read(e)) => Err(e.into()),
+        }
+    })
 }
 
 /// The entry named by `--leaf`, or the default leaf.
