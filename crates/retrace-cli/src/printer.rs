@@ -116,10 +116,13 @@ impl Printer {
     /// placeholders, each entry redacted on its own, as the viewer shows
     /// them). Print what comes of it with [`Printer::emit_shown`].
     pub fn shown<'a>(&self, source: &'a mut dyn Source) -> Shown<'a> {
-        match &self.rules {
-            Some(rules) => Shown::Redacted(RedactingSource::new(source, rules.clone())),
-            None => Shown::AsWritten(source),
-        }
+        self.shown_by().over(source)
+    }
+
+    /// What [`Printer::shown`] reads through, to read so on another
+    /// thread.
+    pub fn shown_by(&self) -> ShownBy {
+        ShownBy(self.rules.clone())
     }
 
     /// A text printed beside what was read through [`Printer::shown`] but
@@ -197,6 +200,20 @@ fn json_lines(r: &mut Redactor, text: &[u8]) -> Vec<u8> {
     r.finish(&mut out);
     r.drain_findings().for_each(drop);
     out
+}
+
+/// The rules [`Printer::shown`] reads through, if any (sent to a thread
+/// that reads bodies).
+pub(crate) struct ShownBy(Option<Arc<Rules>>);
+
+impl ShownBy {
+    /// `source`, read as [`Printer::shown`] reads it.
+    pub fn over(self, source: &mut dyn Source) -> Shown<'_> {
+        match self.0 {
+            Some(rules) => Shown::Redacted(RedactingSource::new(source, rules)),
+            None => Shown::AsWritten(source),
+        }
+    }
 }
 
 /// Bodies as [`Printer::shown`] gives them.

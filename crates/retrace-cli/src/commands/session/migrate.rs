@@ -15,7 +15,7 @@ use crate::commands::Run;
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
 use crate::input::load;
-use crate::printer::Printer;
+use crate::printer::{Printer, Shown};
 
 impl Run for MigrateArgs {
     fn output(&self) -> OutputOptions {
@@ -39,10 +39,17 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
     // first plans (pairing, ids), the second writes the body as it goes;
     // in each, the messages are read on a thread of their own.
     let mut planner = Planner::new(to);
-    each_message(&loaded.session, &mut loaded.source, leaf, options, |m| {
-        planner.add(&m);
-        Ok::<_, SourceError>(())
-    })
+    let source = &mut loaded.source;
+    each_message(
+        &loaded.session,
+        || Shown::AsWritten(source),
+        leaf,
+        options,
+        |m| {
+            planner.add(&m);
+            Ok::<_, SourceError>(())
+        },
+    )
     .map_err(unreadable)?;
     let plan = planner.finish();
     let at = {
@@ -104,9 +111,14 @@ fn write_body(
     let mut out = BufWriter::with_capacity(1 << 16, out);
     let mut body = Streamed::new(plan, &mut out);
     let options = ContextOptions { payloads: true };
-    each_message(&loaded.session, &mut loaded.source, leaf, options, |m| {
-        body.add(&m).map_err(|e| Failed::Stream(e.into()))
-    })?;
+    let source = &mut loaded.source;
+    each_message(
+        &loaded.session,
+        || Shown::AsWritten(source),
+        leaf,
+        options,
+        |m| body.add(&m).map_err(|e| Failed::Stream(e.into())),
+    )?;
     let report = body.finish().map_err(Failed::Stream)?;
     let ended = out.write_all(b"\n").and_then(|()| out.flush());
     ended.map_err(|e| Failed::Stream(e.into()))?;

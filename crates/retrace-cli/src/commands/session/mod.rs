@@ -21,7 +21,9 @@ pub(super) mod tree;
 pub(super) mod validate;
 
 use anyhow::Result;
-use retrace_core::{ContextOptions, DiagnosticKind, EntryId, Message, Session, Source, SourceError};
+use retrace_core::{
+    ContextOptions, DiagnosticKind, EntryId, Message, Session, Source, SourceError,
+};
 
 use crate::errors::InputError;
 use crate::exit::ExitStatus;
@@ -56,19 +58,20 @@ const READ_AHEAD: usize = 256;
 
 /// The messages of the branch ending at `leaf` handed to `each` one at a
 /// time ([`Session::context_each`], never the whole branch), read from
-/// `source` and normalized on a thread of its own while `each` runs on
-/// this one: reading bodies and writing what they say take about as long,
-/// so two cores do both. At most [`READ_AHEAD`] messages wait between
-/// them. The first error of either ends it; `each`'s is returned first.
+/// the source `open` gives and normalized on a thread of their own while
+/// `each` runs on this one: reading bodies (and redacting them, for views)
+/// and writing what they say take about as long, so two cores do both.
+/// At most [`READ_AHEAD`] messages wait between them. The first error of
+/// either ends it; `each`'s is returned first.
 fn each_message<S, E>(
     session: &Session,
-    source: &mut S,
+    open: impl FnOnce() -> S + Send,
     leaf: EntryId,
     options: ContextOptions,
     mut each: impl FnMut(Message) -> Result<(), E>,
 ) -> Result<(), E>
 where
-    S: Source + Send + ?Sized,
+    S: Source,
     E: From<SourceError>,
 {
     /// Why the reading thread stopped early.
@@ -85,13 +88,16 @@ where
     std::thread::scope(|scope| {
         let (tx, rx) = std::sync::mpsc::sync_channel::<Message>(READ_AHEAD);
         let reader = scope.spawn(move || {
-            session.context_each(leaf, source, options, |m| {
+            let mut source = open();
+            session.context_each(leaf, &mut source, options, |m| {
                 tx.send(m).map_err(|_| Stop::Gone)
             })
         });
         let written = rx.into_iter().try_for_each(&mut each);
         // (The receiver is dropped: a reader still sending stops.)
-        let read = reader.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+        let read = reader
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
         written?;
         match read {
             Ok(()) | Err(Stop::Gone) => Ok(()),

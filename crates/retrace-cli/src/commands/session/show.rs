@@ -11,7 +11,7 @@ use anyhow::Result;
 use retrace_core::{ContextOptions, EntryId, Message, Session, Source, SourceError, ToolOutput};
 use serde::Serialize;
 
-use super::{leaf, warn_bad_bookmarks};
+use super::{each_message, leaf, warn_bad_bookmarks};
 use crate::args::{ColorChoice, OutputOptions, ReadArgs, ShowArgs};
 use crate::commands::Run;
 use crate::errors::InputError;
@@ -48,12 +48,13 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     // Read through the redacting source (unless `--show-sensitive`): what
     // is shown is what the viewer shows, hidden before it is shortened.
     if printer.is_json() {
-        // Each message on its own line as it is read: a long branch is
-        // never held.
-        let mut source = printer.shown(&mut loaded.source);
-        let written = loaded.session.context_each(
+        // Each message on its own line as it is read (and redacted, on a
+        // thread of its own): a long branch is never held.
+        let (by, source) = (printer.shown_by(), &mut loaded.source);
+        let written = each_message(
+            &loaded.session,
+            || by.over(source),
             leaf,
-            &mut source,
             ContextOptions::default(),
             |m| -> Result<(), Failed> {
                 let bookmarks = bookmarks_of(&m, &names);
