@@ -53,16 +53,19 @@ fn for_each_input(
     Ok(worst)
 }
 
-/// Messages read ahead of the one being written, at most.
-const READ_AHEAD: usize = 256;
+/// Messages handed from the reading thread at once (one at a time, the
+/// threads would spend their time waking each other), and batches read
+/// ahead of the one being written, at most.
+const BATCH: usize = 64;
+const READ_AHEAD: usize = 4;
 
 /// The messages of the branch ending at `leaf` handed to `each` one at a
 /// time ([`Session::context_each`], never the whole branch), read from
 /// the source `open` gives and normalized on a thread of their own while
 /// `each` runs on this one: reading bodies (and redacting them, for views)
 /// and writing what they say take about as long, so two cores do both.
-/// At most [`READ_AHEAD`] messages wait between them. The first error of
-/// either ends it; `each`'s is returned first.
+/// At most [`READ_AHEAD`] batches of [`BATCH`] messages wait between them.
+/// The first error of either ends it; `each`'s is returned first.
 fn each_message<S, E>(
     session: &Session,
     open: impl FnOnce() -> S + Send,
@@ -86,14 +89,21 @@ where
         }
     }
     std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Message>(READ_AHEAD);
+        let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<Message>>(READ_AHEAD);
         let reader = scope.spawn(move || {
             let mut source = open();
+            let mut batch = Vec::with_capacity(BATCH);
             session.context_each(leaf, &mut source, options, |m| {
-                tx.send(m).map_err(|_| Stop::Gone)
-            })
+                batch.push(m);
+                if batch.len() == BATCH {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH));
+                    tx.send(full).map_err(|_| Stop::Gone)?;
+                }
+                Ok::<_, Stop>(())
+            })?;
+            tx.send(batch).map_err(|_| Stop::Gone)
         });
-        let written = rx.into_iter().try_for_each(&mut each);
+        let written = rx.into_iter().flatten().try_for_each(&mut each);
         // (The receiver is dropped: a reader still sending stops.)
         let read = reader
             .join()
