@@ -147,7 +147,7 @@ fn figures(samples: &[(f64, f64)]) -> (f64, f64) {
 fn measure(time: &Path, retrace: &Path, args: &[&str], input: &Path) -> Result<(f64, f64)> {
     let report = input.with_extension("time");
     let status = Command::new(time)
-        .args(["-f", "%e %M", "-o"])
+        .args(["-f", "%e %M %U %S", "-o"])
         .arg(&report)
         .arg(retrace)
         .args(args)
