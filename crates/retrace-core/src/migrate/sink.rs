@@ -182,9 +182,12 @@ mod tests {
     /// What `Pretty` writes of items and fields is what serde_json writes
     /// of the body they make, and a history of system prompts writes
     /// nothing.
+    /// A body's list elements and its fields after the list.
+    type Body<'a> = (&'a [Value], &'a [(&'a str, Value)]);
+
     #[test]
     fn pretty_is_serde_json_pretty() {
-        let bodies: &[(&[Value], &[(&str, Value)])] = &[
+        let bodies: &[Body] = &[
             (&[], &[]),
             (&[], &[("system", json!("be brief"))]),
             (&[json!({"role": "user", "content": "hi"})], &[]),

@@ -34,7 +34,7 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
     let leaf = leaf(&loaded, args.branch.leaf.as_deref())?;
     // Payloads too: images and signatures are what a provider needs back.
     let options = ContextOptions { payloads: true };
-    let unreadable = |e: SourceError| anyhow::Error::from(InputError::new(e).on(path));
+    let unreadable = |e: SourceError| InputError::new(e).on(path);
     // Two passes over the branch's messages, neither holding them: the
     // first plans (pairing, ids), the second writes the body as it goes;
     // in each, the messages are read on a thread of their own.
@@ -60,9 +60,7 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
     // full disk); to a file, it says which.
     let failed = |f: Failed, cannot_write: &dyn Fn(std::io::Error) -> anyhow::Error| match f {
         Failed::Read(e) => unreadable(e),
-        Failed::Stream(StreamError::Refused(e)) => {
-            InputError::new(format!("{at}: {e}")).on(path).into()
-        }
+        Failed::Stream(StreamError::Refused(e)) => InputError::new(format!("{at}: {e}")).on(path),
         Failed::Stream(StreamError::Write(e)) => cannot_write(e),
     };
     let report = match &args.output {
@@ -73,7 +71,7 @@ fn run(args: &MigrateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Exi
                 |e: &dyn std::fmt::Display| InputError::new(e).on(format!("{file}: cannot write"));
             let mut dest = AtomicFile::create(Path::new(file)).map_err(|e| cannot(&e))?;
             let report = write_body(&mut loaded, leaf, plan, &mut dest)
-                .map_err(|f| failed(f, &|e| cannot(&e).into()))?;
+                .map_err(|f| failed(f, &|e| cannot(&e)))?;
             dest.commit().map_err(|e| cannot(&e))?;
             report
         }

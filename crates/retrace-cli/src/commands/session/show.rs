@@ -71,7 +71,7 @@ fn run(args: &ShowArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
         );
         return match written {
             Ok(()) => Ok(ExitStatus::Success),
-            Err(Failed::Read(e)) => Err(InputError::new(e).on(path).into()),
+            Err(Failed::Read(e)) => Err(InputError::new(e).on(path)),
             Err(Failed::Write(e)) => Err(e.into()),
         };
     }
