@@ -16,7 +16,8 @@ use anyhow::{bail, Context, Result};
 use crate::cmd::{built_binary, cargo, step};
 use crate::root;
 
-const APIS: [&str; 4] = ["anthropic", "openai-chat", "openai-responses", "google"];
+/// What `migrate --to` takes.
+const APIS: [&str; 4] = ["anthropic", "openai", "openai-responses", "google"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut base = None;
@@ -44,6 +45,12 @@ pub fn run(args: &[String]) -> Result<()> {
             built_binary(&root, "release", "retrace")?
         }
     };
+    // A name `--to` does not take would fail alike with both binaries.
+    let help = Command::new(&new).args(["migrate", "--help"]).output()?;
+    let help = String::from_utf8_lossy(&help.stdout);
+    if let Some(api) = APIS.iter().find(|a| !help.contains(*a)) {
+        bail!("`retrace migrate --to` does not take `{api}`");
+    }
     let mut files = Vec::new();
     for dir in [root.join("../shared/corpus"), root.join("tests/fixtures")] {
         walk(&dir, &mut files)?;
