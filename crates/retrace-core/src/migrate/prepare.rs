@@ -470,8 +470,40 @@ fn place_results(
             }
         }
     }
+    after_results(turns);
     // A turn that held only results moved away.
     turns.retain(|t| !t.items.is_empty());
+}
+
+/// Moves what a run of tool turns holds besides results (the text of a
+/// result that answers no call, an image beside it) after the run's last
+/// result: written where it was, it became a user message between the
+/// results of one turn's calls, which OpenAI Chat refuses, and which a
+/// migration of the migrated history moved (found by the `migrate` fuzz
+/// target).
+fn after_results(turns: &mut [Turn]) {
+    let mut start = 0;
+    while start < turns.len() {
+        if turns[start].role != Role::Tool {
+            start += 1;
+            continue;
+        }
+        let end = start
+            + turns[start..]
+                .iter()
+                .take_while(|t| t.role == Role::Tool)
+                .count();
+        let mut others = Vec::new();
+        for t in &mut turns[start..end] {
+            let (results, rest): (Vec<Item>, Vec<Item>) = std::mem::take(&mut t.items)
+                .into_iter()
+                .partition(|i| matches!(i, Item::Result { .. }));
+            t.items = results;
+            others.extend(rest);
+        }
+        turns[end - 1].items.extend(others);
+        start = end;
+    }
 }
 
 #[cfg(test)]
