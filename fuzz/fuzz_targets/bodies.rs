@@ -9,7 +9,8 @@
 //! - rows cover the branch: each entry on at most one row, a row's
 //!   entries in file order and on the branch;
 //! - a message survives serde (what the viewer's worker sends the page):
-//!   serialized and read back, it is the same message.
+//!   serialized and read back, it is the same message but for the fields
+//!   that are not serialized (`runs`, `part_extras`).
 //!
 //! Control bytes: [0] the chunking, [1] the format (odd: forced, one of
 //! `Format::NAMES`; even: detected).
@@ -21,10 +22,16 @@ use libfuzzer_sys::fuzz_target;
 use retrace_core::{ContextOptions, EntryId, Message, ReaderOptions};
 use retrace_fuzz::{chunking, format_of, read, split};
 
+/// What crosses as JSON: all but `runs` and `part_extras`, which are not
+/// serialized (the viewer gets runs merged into results; provider data
+/// stays in the engine).
 fn round_trips(m: &Message) {
     let json = serde_json::to_string(m).expect("a message serializes");
     let back: Message = serde_json::from_str(&json).expect("a message reads back");
-    assert_eq!(&back, m, "a message changed through serde: {json}");
+    let mut sent = m.clone();
+    sent.runs.clear();
+    sent.part_extras.clear();
+    assert_eq!(back, sent, "a message changed through serde: {json}");
 }
 
 fuzz_target!(|data: &[u8]| {

@@ -83,6 +83,9 @@ pub fn read(name: &str, bytes: &[u8], chunks: &[Range<usize>], options: ReaderOp
     reader.finish()
 }
 
+/// The lines the reader samples to detect a format.
+const SAMPLED_LINES: usize = 8;
+
 /// How far into a file `retrace-io` looks to decide how to split it.
 const HEAD: usize = 64 << 10;
 
@@ -91,7 +94,8 @@ const HEAD: usize = 64 << 10;
 /// would cut: a line start for JSON lines, an element's start
 /// (`ElementStarts`) for a document, the second part appended to the
 /// first (a document part that guessed wrong is pushed again, as
-/// `retrace-io` does). `None` when there is no such place.
+/// `retrace-io` does), the first part holding the detection sample.
+/// `None` when there is no such place.
 pub fn read_in_parts(name: &str, bytes: &[u8], share: u8, options: ReaderOptions) -> Option<Session> {
     let head = &bytes[..bytes.len().min(HEAD)];
     let from = usize::from(share) * bytes.len() / 256;
@@ -108,6 +112,19 @@ pub fn read_in_parts(name: &str, bytes: &[u8], share: u8, options: ReaderOptions
             first.push(&bytes[at..]);
         }
     } else {
+        // Detection samples the first part only (`retrace-io` splits files
+        // of 32 MiB or more, so its first part always holds the sample):
+        // cut after it, at least 8 lines that are not blank.
+        let sampled = bytes
+            .split_inclusive(|&b| b == b'\n')
+            .scan(0, |at, line| {
+                *at += line.len();
+                Some((*at, line))
+            })
+            .filter(|(_, l)| l.ends_with(b"\n") && !l.iter().all(u8::is_ascii_whitespace))
+            .nth(SAMPLED_LINES - 1)?
+            .0;
+        let from = from.max(sampled - 1);
         let at = from + memchr::memchr(b'\n', &bytes[from..])? + 1;
         if at >= bytes.len() {
             return None;
@@ -253,34 +270,60 @@ pub fn assert_lossless(s: &Session, file: FileId, bytes: &[u8]) {
 }
 
 /// `retrace cat` of the default branch (`export_branch`) writes a
-/// byte-exact subsequence of the file: whole lines of it in file order
-/// (JSON lines), or a document's head, elements and tail each taken from
-/// it in order; nothing made up, nothing reordered.
+/// byte-exact subsequence of the file. For JSON lines: whole lines of it,
+/// each line of the file at most once. For a document: the branch's
+/// elements byte for byte and between them (and before the first, after
+/// the last) stretches that are each somewhere in the file: its head, the
+/// gap it has between two elements (the same one repeated: where the file
+/// lacks a comma between two elements, `cat` writes one it has elsewhere),
+/// its tail. Nothing is made up.
+///
+/// In file order, when the branch is: `cat` writes the branch from its
+/// root to its leaf, so a file that writes an entry before its parent (or
+/// a format whose later record replaces an earlier one) gets them back in
+/// the branch's order, which is no subsequence.
 pub fn assert_cat_is_subsequence(s: &Session, bytes: &[u8]) {
     let Some(leaf) = s.tree().default_leaf() else {
         return;
     };
     let mut out = Vec::new();
     export_branch(s, &mut &bytes[..], leaf, &mut out).expect("cat of bytes in memory");
+    let branch = s.standalone_branch(leaf);
+    let in_file_order = branch.windows(2).all(|w| s.entry(w[0]).offset < s.entry(w[1]).offset);
     if s.files()[0].document.is_none() {
-        let mut lines = bytes.split_inclusive(|&b| b == b'\n');
+        let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+        let mut used = vec![false; lines.len()];
+        let mut last = None;
         for (i, line) in out.split_inclusive(|&b| b == b'\n').enumerate() {
-            assert!(
-                lines.any(|l| l == line),
-                "line {} of cat is no later line of the file: {:?}",
-                i + 1,
-                String::from_utf8_lossy(&line[..line.len().min(120)])
-            );
+            let at = (0..lines.len())
+                .find(|&k| !used[k] && lines[k] == line && (!in_file_order || Some(k) > last))
+                .unwrap_or_else(|| {
+                    panic!(
+                        "line {} of cat is no{} line of the file: {:?}",
+                        i + 1,
+                        if in_file_order { " later" } else { " unused" },
+                        String::from_utf8_lossy(&line[..line.len().min(120)])
+                    )
+                });
+            used[at] = true;
+            last = Some(at);
         }
         return;
     }
-    let mut rest = bytes.iter();
-    for (i, b) in out.iter().enumerate() {
-        assert!(
-            rest.any(|x| x == b),
-            "cat wrote byte {i} ({:?}) that does not follow in the file: {:?}",
-            *b as char,
-            String::from_utf8_lossy(&out[i.saturating_sub(40)..(i + 40).min(out.len())])
-        );
+    if out.is_empty() {
+        return;
     }
+    let in_file = |piece: &[u8]| piece.is_empty() || memchr::memmem::find(bytes, piece).is_some();
+    let mut at = 0;
+    for e in branch {
+        let entry = s.entry(e);
+        let element = &bytes[entry.range().start as usize..entry.range().end as usize];
+        let found = memchr::memmem::find(&out[at..], element)
+            .unwrap_or_else(|| panic!("element at byte {} is not in cat's output", entry.offset));
+        let gap = &out[at..at + found];
+        assert!(in_file(gap), "cat wrote {:?}, which is nowhere in the file", String::from_utf8_lossy(gap));
+        at += found + element.len();
+    }
+    let tail = &out[at..];
+    assert!(in_file(tail), "cat ended with {:?}, which is nowhere in the file", String::from_utf8_lossy(tail));
 }
