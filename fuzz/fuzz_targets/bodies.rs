@@ -44,8 +44,14 @@ fuzz_target!(|data: &[u8]| {
     let check = s.check(&mut &bytes[..]).expect("bytes in memory");
     let lines = s.files()[0].lines as u64;
     for d in &check.diagnostics {
-        assert!(d.offset <= bytes.len() as u64, "check diagnostic past the end: {d:?}");
-        assert!(u64::from(d.line) <= lines + 1, "check diagnostic past the last line: {d:?}");
+        assert!(
+            d.offset <= bytes.len() as u64,
+            "check diagnostic past the end: {d:?}"
+        );
+        assert!(
+            u64::from(d.line) <= lines + 1,
+            "check diagnostic past the last line: {d:?}"
+        );
     }
     for &tip in s.tree().tips().iter().take(8) {
         let branch = s.branch(tip);
@@ -71,19 +77,28 @@ fuzz_target!(|data: &[u8]| {
         let mut seen = HashSet::new();
         for row in s.rows(leaf) {
             for pair in row.entries.windows(2) {
-                assert!(pair[0] < pair[1], "a row's entries out of file order: {row:?}");
+                assert!(
+                    pair[0] < pair[1],
+                    "a row's entries out of file order: {row:?}"
+                );
             }
             for e in &row.entries {
                 assert!(seen.insert(*e), "entry {e:?} on two rows");
                 assert!(on_branch.contains(e), "row entry {e:?} not on the branch");
             }
-            if let Some(m) = s.row_message(&row, &mut &bytes[..]).expect("bytes in memory") {
+            if let Some(m) = s
+                .row_message(&row, &mut &bytes[..])
+                .expect("bytes in memory")
+            {
                 round_trips(&m);
             }
         }
     }
     for i in 0..s.entries().len().min(256) {
-        for m in s.messages(EntryId(i as u32), &mut &bytes[..]).expect("bytes in memory") {
+        for m in s
+            .messages(EntryId(i as u32), &mut &bytes[..])
+            .expect("bytes in memory")
+        {
             round_trips(&m);
         }
     }

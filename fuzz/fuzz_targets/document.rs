@@ -46,9 +46,17 @@ fuzz_target!(|data: &[u8]| {
     }
     let whole = read("f.json", &bytes, &[0..bytes.len()], options);
     let chunked = read("f.json", &bytes, &chunking(control[0], &bytes), options);
-    assert_eq!(fingerprint(&chunked), fingerprint(&whole), "the chunking changed the index");
+    assert_eq!(
+        fingerprint(&chunked),
+        fingerprint(&whole),
+        "the chunking changed the index"
+    );
     if let Some(parts) = read_in_parts("f.json", &bytes, control[3], options) {
-        assert_eq!(fingerprint(&parts), fingerprint(&whole), "reading in parts changed the index");
+        assert_eq!(
+            fingerprint(&parts),
+            fingerprint(&whole),
+            "reading in parts changed the index"
+        );
     }
     assert_lossless(&whole, FileId(0), &bytes);
     assert_cat_is_subsequence(&whole, &bytes);

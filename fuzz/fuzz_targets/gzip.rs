@@ -18,7 +18,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use retrace_core::{export_branch, DiagnosticKind, FileId, Inflated, ReaderOptions, Session, Source};
+use retrace_core::{
+    export_branch, DiagnosticKind, FileId, Inflated, ReaderOptions, Session, Source,
+};
 use retrace_fuzz::{assert_lossless, chunking, fingerprint, read, split};
 
 fn member(plain: &[u8], level: u8) -> Vec<u8> {
@@ -59,7 +61,11 @@ fuzz_target!(|data: &[u8]| {
         let gz = [&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3][..], plain].concat();
         let whole = read("f.jsonl.gz", &gz, &[0..gz.len()], options);
         let chunked = read("f.jsonl.gz", &gz, &chunking(control[0], &gz), options);
-        assert_eq!(fingerprint(&chunked), fingerprint(&whole), "the chunking changed the index");
+        assert_eq!(
+            fingerprint(&chunked),
+            fingerprint(&whole),
+            "the chunking changed the index"
+        );
         return;
     }
     let level = control[1] % 10;
@@ -85,18 +91,35 @@ fuzz_target!(|data: &[u8]| {
     }
     let whole = read("f.jsonl.gz", &gz, &[0..gz.len()], options);
     let chunked = read("f.jsonl.gz", &gz, &chunking(control[0], &gz), options);
-    assert_eq!(fingerprint(&chunked), fingerprint(&whole), "the chunking changed the index");
+    assert_eq!(
+        fingerprint(&chunked),
+        fingerprint(&whole),
+        "the chunking changed the index"
+    );
     let reference = read("f.jsonl", plain, &[0..plain.len()], options);
     match damage {
         0 | 6 => {
-            assert_eq!(fingerprint(&whole), fingerprint(&reference), "gzip changed the index");
+            assert_eq!(
+                fingerprint(&whole),
+                fingerprint(&reference),
+                "gzip changed the index"
+            );
             assert_lossless(&whole, FileId(0), plain);
             let mut inflated = Inflated::new(&gz[..], whole.files());
             for e in whole.entries() {
-                let got = inflated.read(FileId(0), e.range()).expect("an entry's bytes");
-                assert_eq!(&*got, &plain[e.range().start as usize..e.range().end as usize]);
+                let got = inflated
+                    .read(FileId(0), e.range())
+                    .expect("an entry's bytes");
+                assert_eq!(
+                    &*got,
+                    &plain[e.range().start as usize..e.range().end as usize]
+                );
             }
-            assert_eq!(cat(&whole, &mut inflated), cat(&reference, &mut &plain[..]), "cat");
+            assert_eq!(
+                cat(&whole, &mut inflated),
+                cat(&reference, &mut &plain[..]),
+                "cat"
+            );
         }
         1 | 2 if at < gz.len() && Some(at) != boundary => {
             let stop = gzip_problem(&whole).expect("a cut stream is reported");
@@ -106,12 +129,19 @@ fuzz_target!(|data: &[u8]| {
                         .entries()
                         .iter()
                         .any(|r| (r.offset, r.len, r.line) == (e.offset, e.len, e.line));
-                    assert!(same, "entry at {} before the cut differs from the plain file's", e.offset);
+                    assert!(
+                        same,
+                        "entry at {} before the cut differs from the plain file's",
+                        e.offset
+                    );
                 }
             }
         }
         5 => {
-            assert!(gzip_problem(&whole).is_some(), "a broken trailer is reported");
+            assert!(
+                gzip_problem(&whole).is_some(),
+                "a broken trailer is reported"
+            );
         }
         _ => {}
     }

@@ -38,7 +38,11 @@ fuzz_target!(|data: &[u8]| {
     for api in Api::ALL {
         let m = migrate(&messages, api);
         assert_eq!(report(&messages, api), m.report, "{api}: report");
-        assert_eq!(migrate(&messages, api).body, m.body, "{api}: not deterministic");
+        assert_eq!(
+            migrate(&messages, api).body,
+            m.body,
+            "{api}: not deterministic"
+        );
         let written = serde_json::to_vec(&m.body).expect("a body serializes");
         let options = ReaderOptions {
             format: Some(Format::MessageList { api }),
@@ -54,8 +58,7 @@ fuzz_target!(|data: &[u8]| {
         assert!(malformed.is_empty(), "{api}: {malformed:?}");
         let again = migrate(&history(&back, &written), api);
         assert_eq!(
-            again.body,
-            m.body,
+            again.body, m.body,
             "{api}: migrating the migrated history changed it"
         );
     }

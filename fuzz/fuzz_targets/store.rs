@@ -50,7 +50,9 @@ fn fixture() -> &'static Fixture {
             last_active_time: at,
             extra: serde_json::Map::new(),
         };
-        store.create(&meta, &serde_json::json!({})).expect("a session");
+        store
+            .create(&meta, &serde_json::json!({}))
+            .expect("a session");
         let dir = store.session_dir(&id);
         Fixture { store, id, dir }
     })
@@ -75,7 +77,12 @@ fn log_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
         .unwrap()
         .map(|e| e.unwrap())
         .filter(|e| e.file_name().to_string_lossy().starts_with("events"))
-        .map(|e| (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).unwrap()))
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
         .collect();
     out.sort();
     out
@@ -129,7 +136,11 @@ fuzz_target!(|data: &[u8]| {
                 })
             };
             if !ended {
-                assert!(reported(at as u64), "{}:{number}: a torn line is not reported", part.name);
+                assert!(
+                    reported(at as u64),
+                    "{}:{number}: a torn line is not reported",
+                    part.name
+                );
                 assert!(
                     next.is_none_or(|e| e.line != text),
                     "{}:{number}: a torn line read as an event",
@@ -161,10 +172,18 @@ fuzz_target!(|data: &[u8]| {
     f.store.repair_events(&f.id).expect("repair");
     let repaired = log_files(&f.dir);
     let last = parts.last().expect("at least one part");
-    let keep = last.bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let keep = last
+        .bytes
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
     for (name, content) in &repaired {
         if *name == last.name {
-            assert_eq!(content.as_slice(), &last.bytes[..keep], "the last part cut at its last newline");
+            assert_eq!(
+                content.as_slice(),
+                &last.bytes[..keep],
+                "the last part cut at its last newline"
+            );
         } else if name.ends_with(".torn") {
             let mut want = last.bytes[keep..].to_vec();
             want.push(b'\n');
@@ -181,8 +200,13 @@ fuzz_target!(|data: &[u8]| {
         "a side-car exactly when there was a torn tail"
     );
     let after = f.store.read_events(&f.id).expect("the log reads");
-    let lines = |r: &retrace_store::EventsRead| r.events.iter().map(|e| e.line.clone()).collect::<Vec<_>>();
+    let lines =
+        |r: &retrace_store::EventsRead| r.events.iter().map(|e| e.line.clone()).collect::<Vec<_>>();
     assert_eq!(lines(&after), lines(&before), "repair changed the events");
     f.store.repair_events(&f.id).expect("repair again");
-    assert_eq!(log_files(&f.dir), repaired, "a second repair changed the log");
+    assert_eq!(
+        log_files(&f.dir),
+        repaired,
+        "a second repair changed the log"
+    );
 });

@@ -96,7 +96,12 @@ const HEAD: usize = 64 << 10;
 /// first (a document part that guessed wrong is pushed again, as
 /// `retrace-io` does), the first part holding the detection sample.
 /// `None` when there is no such place.
-pub fn read_in_parts(name: &str, bytes: &[u8], share: u8, options: ReaderOptions) -> Option<Session> {
+pub fn read_in_parts(
+    name: &str,
+    bytes: &[u8],
+    share: u8,
+    options: ReaderOptions,
+) -> Option<Session> {
     let head = &bytes[..bytes.len().min(HEAD)];
     let from = usize::from(share) * bytes.len() / 256;
     let mut first = Reader::with_options(options);
@@ -209,8 +214,14 @@ pub fn assert_lossless(s: &Session, file: FileId, bytes: &[u8]) {
     let entries = &s.entries()[info.first_entry as usize..info.end_entry as usize];
     let mut skipped_elements = Vec::new();
     for d in s.diagnostics().iter().filter(|d| d.file == file) {
-        assert!(d.offset <= bytes.len() as u64, "diagnostic past the end: {d:?}");
-        assert!(d.line as usize <= lines + 1, "diagnostic past the last line: {d:?}");
+        assert!(
+            d.offset <= bytes.len() as u64,
+            "diagnostic past the end: {d:?}"
+        );
+        assert!(
+            d.line as usize <= lines + 1,
+            "diagnostic past the last line: {d:?}"
+        );
         if d.kind == DiagnosticKind::LineTooLong {
             let start = d.offset as usize;
             let in_document = info.document.as_ref().is_some_and(|doc| {
@@ -261,7 +272,10 @@ pub fn assert_lossless(s: &Session, file: FileId, bytes: &[u8]) {
         assert!(start >= at, "entries overlap at byte {start}");
         assert!(end <= bytes.len(), "entry past the end: {start}+{}", e.len);
         gap_ok(at, start);
-        newlines += bytes[at.min(start)..start].iter().filter(|&&b| b == b'\n').count();
+        newlines += bytes[at.min(start)..start]
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count();
         assert_eq!(e.line as usize, newlines + 1, "line number of byte {start}");
         newlines += bytes[start..end].iter().filter(|&&b| b == b'\n').count();
         at = end;
@@ -289,7 +303,9 @@ pub fn assert_cat_is_subsequence(s: &Session, bytes: &[u8]) {
     let mut out = Vec::new();
     export_branch(s, &mut &bytes[..], leaf, &mut out).expect("cat of bytes in memory");
     let branch = s.standalone_branch(leaf);
-    let in_file_order = branch.windows(2).all(|w| s.entry(w[0]).offset < s.entry(w[1]).offset);
+    let in_file_order = branch
+        .windows(2)
+        .all(|w| s.entry(w[0]).offset < s.entry(w[1]).offset);
     if s.files()[0].document.is_none() {
         let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
         let mut used = vec![false; lines.len()];
@@ -321,9 +337,17 @@ pub fn assert_cat_is_subsequence(s: &Session, bytes: &[u8]) {
         let found = memchr::memmem::find(&out[at..], element)
             .unwrap_or_else(|| panic!("element at byte {} is not in cat's output", entry.offset));
         let gap = &out[at..at + found];
-        assert!(in_file(gap), "cat wrote {:?}, which is nowhere in the file", String::from_utf8_lossy(gap));
+        assert!(
+            in_file(gap),
+            "cat wrote {:?}, which is nowhere in the file",
+            String::from_utf8_lossy(gap)
+        );
         at += found + element.len();
     }
     let tail = &out[at..];
-    assert!(in_file(tail), "cat ended with {:?}, which is nowhere in the file", String::from_utf8_lossy(tail));
+    assert!(
+        in_file(tail),
+        "cat ended with {:?}, which is nowhere in the file",
+        String::from_utf8_lossy(tail)
+    );
 }

@@ -22,6 +22,7 @@
 //! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
 //!   warm, and a search's latency across them.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
+//! - `fuzz`: every fuzz target in turn, with executions per target.
 
 mod bench_export;
 mod bench_player;
@@ -33,6 +34,7 @@ mod cmd;
 mod deps;
 mod engine;
 mod export_page;
+mod fuzz;
 mod layers;
 mod player;
 mod package;
@@ -62,6 +64,7 @@ fn main() -> ExitCode {
         Some("bench-redact") => bench_redact::run(&args[1..]),
         Some("bench-serve") => bench_serve::run(&args[1..]),
         Some("bench-export") => bench_export::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -131,6 +134,11 @@ commands:
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,
               peak memory, output size (target/export-bench)
+  fuzz        [--seconds N] [--max-len N] [--sanitizer address|none]
+              [TARGET…] every fuzz target of fuzz/ in turn (read,
+              document, gzip, bodies, migrate, store, redact), N seconds
+              each (60), seeded from ../shared/corpus and tests/fixtures;
+              executions per target and in total; fails on a crash
 ";
 
 /// The workspace root (the parent of this crate): from the environment

@@ -280,11 +280,24 @@ fn a_result_answering_no_call_follows_the_turns_results() {
         .collect();
     assert_eq!(
         roles,
-        ["system", "developer", "user", "assistant", "tool", "tool", "user", "assistant", "user"]
+        [
+            "system",
+            "developer",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "user",
+            "assistant",
+            "user"
+        ]
     );
     let orphan = &chat.body["messages"][6]["content"];
     assert!(
-        orphan.as_str().unwrap().starts_with("[result of tool call call_Yx3bQk9N2vU8m:1wR5sH0pLc]"),
+        orphan
+            .as_str()
+            .unwrap()
+            .starts_with("[result of tool call call_Yx3bQk9N2vU8m:1wR5sH0pLc]"),
         "{orphan}"
     );
     assert_eq!(
