@@ -10,7 +10,7 @@
 //!   entries in file order and on the branch;
 //! - a message survives serde (what the viewer's worker sends the page):
 //!   serialized and read back, it is the same message but for the fields
-//!   that are not serialized (`runs`, `part_extras`).
+//!   that are not serialized (`runs`, `part_extras`, `extra`).
 //!
 //! Control bytes: [0] the chunking, [1] the format (odd: forced, one of
 //! `Format::NAMES`; even: detected).
@@ -22,15 +22,16 @@ use libfuzzer_sys::fuzz_target;
 use retrace_core::{ContextOptions, EntryId, Message, ReaderOptions};
 use retrace_fuzz::{chunking, format_of, read, split};
 
-/// What crosses as JSON: all but `runs` and `part_extras`, which are not
-/// serialized (the viewer gets runs merged into results; provider data
-/// stays in the engine).
+/// What crosses as JSON: all but `runs`, `part_extras` and `extra`,
+/// which are not serialized (the viewer gets runs merged into results;
+/// provider data stays in the engine).
 fn round_trips(m: &Message) {
     let json = serde_json::to_string(m).expect("a message serializes");
     let back: Message = serde_json::from_str(&json).expect("a message reads back");
     let mut sent = m.clone();
     sent.runs.clear();
     sent.part_extras.clear();
+    sent.extra = None;
     assert_eq!(back, sent, "a message changed through serde: {json}");
 }
 

@@ -284,13 +284,15 @@ pub fn assert_lossless(s: &Session, file: FileId, bytes: &[u8]) {
 }
 
 /// `retrace cat` of the default branch (`export_branch`) writes a
-/// byte-exact subsequence of the file. For JSON lines: whole lines of it,
-/// each line of the file at most once. For a document: the branch's
-/// elements byte for byte and between them (and before the first, after
-/// the last) stretches that are each somewhere in the file: its head, the
-/// gap it has between two elements (the same one repeated: where the file
-/// lacks a comma between two elements, `cat` writes one it has elsewhere),
-/// its tail. Nothing is made up.
+/// byte-exact subsequence of the file, but where the file is damaged. For
+/// JSON lines: whole lines of it, each line of the file at most once. For
+/// a document: the file's head (the bytes before its first element), the
+/// branch's elements byte for byte, joined by one separator, then the
+/// file's tail (the bytes after its last element through the document's
+/// end, and the rest of that line when blank). The separator is a gap the
+/// file has between two elements (one comma among blanks) or, when no
+/// gap is one (a damaged file), a comma before blanks: the only bytes
+/// `cat` makes up.
 ///
 /// In file order, when the branch is: `cat` writes the branch from its
 /// root to its leaf, so a file that writes an entry before its parent (or
@@ -303,10 +305,11 @@ pub fn assert_cat_is_subsequence(s: &Session, bytes: &[u8]) {
     let mut out = Vec::new();
     export_branch(s, &mut &bytes[..], leaf, &mut out).expect("cat of bytes in memory");
     let branch = s.standalone_branch(leaf);
-    let in_file_order = branch
-        .windows(2)
-        .all(|w| s.entry(w[0]).offset < s.entry(w[1]).offset);
-    if s.files()[0].document.is_none() {
+    let info = &s.files()[0];
+    let Some(doc) = &info.document else {
+        let in_file_order = branch
+            .windows(2)
+            .all(|w| s.entry(w[0]).offset < s.entry(w[1]).offset);
         let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
         let mut used = vec![false; lines.len()];
         let mut last = None;
@@ -325,29 +328,57 @@ pub fn assert_cat_is_subsequence(s: &Session, bytes: &[u8]) {
             last = Some(at);
         }
         return;
-    }
-    if out.is_empty() {
-        return;
-    }
-    let in_file = |piece: &[u8]| piece.is_empty() || memchr::memmem::find(bytes, piece).is_some();
-    let mut at = 0;
-    for e in branch {
-        let entry = s.entry(e);
-        let element = &bytes[entry.range().start as usize..entry.range().end as usize];
-        let found = memchr::memmem::find(&out[at..], element)
-            .unwrap_or_else(|| panic!("element at byte {} is not in cat's output", entry.offset));
-        let gap = &out[at..at + found];
+    };
+    let end = doc.end.unwrap_or(info.size);
+    let own = &s.entries()[info.first_entry as usize..info.end_entry as usize];
+    let elements: Vec<_> = own.iter().filter(|e| e.offset < end).collect();
+    let (Some(first), Some(last)) = (elements.first(), elements.last()) else {
         assert!(
-            in_file(gap),
-            "cat wrote {:?}, which is nowhere in the file",
-            String::from_utf8_lossy(gap)
+            out.is_empty(),
+            "cat of a document without elements wrote something"
         );
-        at += found + element.len();
+        return;
+    };
+    let head = &bytes[..first.offset as usize];
+    assert!(
+        out.starts_with(head),
+        "cat does not start with the file's head"
+    );
+    let mut at = head.len();
+    let mut separator: Option<Vec<u8>> = None;
+    for (i, e) in branch.iter().enumerate() {
+        let entry = s.entry(*e);
+        let element = &bytes[entry.range().start as usize..entry.range().end as usize];
+        if i > 0 {
+            let found = memchr::memmem::find(&out[at..], element)
+                .unwrap_or_else(|| panic!("element at byte {} not in cat", entry.offset));
+            let sep = &out[at..at + found];
+            let blank = |b: &u8| b.is_ascii_whitespace();
+            let one_comma = sep.iter().filter(|&&b| b == b',').count() == 1
+                && sep.iter().all(|b| *b == b',' || blank(b));
+            let made_up = sep.first() == Some(&b',') && sep[1..].iter().all(blank);
+            assert!(
+                one_comma && (made_up || memchr::memmem::find(bytes, sep).is_some()),
+                "cat joined elements with {:?}",
+                String::from_utf8_lossy(sep)
+            );
+            match &separator {
+                Some(first) => assert_eq!(first.as_slice(), sep, "cat's separators differ"),
+                None => separator = Some(sep.to_vec()),
+            }
+            at += found;
+        }
+        assert!(
+            out[at..].starts_with(element),
+            "cat does not write the element at byte {} byte for byte",
+            entry.offset
+        );
+        at += element.len();
     }
     let tail = &out[at..];
     assert!(
-        in_file(tail),
-        "cat ended with {:?}, which is nowhere in the file",
-        String::from_utf8_lossy(tail)
+        bytes[last.range().end as usize..].starts_with(tail),
+        "cat ends with {:?}, not the file's tail",
+        String::from_utf8_lossy(&tail[..tail.len().min(120)])
     );
 }

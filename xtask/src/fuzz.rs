@@ -304,17 +304,19 @@ fn list(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 }
 
 /// The `store` target's file stores (`retrace-fuzz-store-<pid>` in
-/// `/dev/shm` or the temporary folder), which libFuzzer's exit leaves.
+/// `/dev/shm` or the temporary folder), which libFuzzer's exit leaves:
+/// those whose process is gone (another run's may still be in use).
 fn remove_store_folders() {
     for base in [PathBuf::from("/dev/shm"), std::env::temp_dir()] {
         let Ok(entries) = fs::read_dir(&base) else {
             continue;
         };
         for e in entries.flatten() {
-            if e.file_name()
-                .to_string_lossy()
-                .starts_with("retrace-fuzz-store-")
-            {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let Some(pid) = name.strip_prefix("retrace-fuzz-store-") else {
+                continue;
+            };
+            if !Path::new("/proc").join(pid).exists() {
                 let _ = fs::remove_dir_all(e.path());
             }
         }
