@@ -475,12 +475,14 @@ fn place_results(
     turns.retain(|t| !t.items.is_empty());
 }
 
-/// Moves what a run of tool turns holds besides results (the text of a
-/// result that answers no call, an image beside it) after the run's last
-/// result: written where it was, it became a user message between the
-/// results of one turn's calls, which OpenAI Chat refuses, and which a
-/// migration of the migrated history moved (found by the `migrate` fuzz
-/// target).
+/// Moves the texts a run of tool turns holds (a result that answers no
+/// call, written as text) after the run's last result: written where it
+/// was, it became a user message between the results of one turn's calls,
+/// which OpenAI Chat refuses, and which a migration of the migrated
+/// history moved (found by the `migrate` fuzz target). Images stay where
+/// they are: a result's image read back from a Google body is an image
+/// beside it, which must stay there for a second migration to give the
+/// same body.
 fn after_results(turns: &mut [Turn]) {
     let mut start = 0;
     while start < turns.len() {
@@ -495,10 +497,10 @@ fn after_results(turns: &mut [Turn]) {
                 .count();
         let mut others = Vec::new();
         for t in &mut turns[start..end] {
-            let (results, rest): (Vec<Item>, Vec<Item>) = std::mem::take(&mut t.items)
+            let (kept, rest): (Vec<Item>, Vec<Item>) = std::mem::take(&mut t.items)
                 .into_iter()
-                .partition(|i| matches!(i, Item::Result { .. }));
-            t.items = results;
+                .partition(|i| !matches!(i, Item::Text { .. }));
+            t.items = kept;
             others.extend(rest);
         }
         turns[end - 1].items.extend(others);

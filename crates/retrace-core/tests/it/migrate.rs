@@ -324,3 +324,39 @@ fn a_result_answering_no_call_follows_the_turns_results() {
         assert_eq!(migrate(&again, api).body, m.body, "{api}");
     }
 }
+
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): an
+/// Anthropic list (mutated) whose tool result holds an image, beside a call
+/// left without a result. Google's body writes the image right after its
+/// `functionResponse`; read back, it is an image beside the results, which
+/// stays where it is, so migrating the migrated history gives the same
+/// body for every API.
+#[test]
+fn a_migrated_history_with_a_result_image_migrates_to_itself() {
+    let rel = "fuzz/google-result-image.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        let written = serde_json::to_vec(&m.body).unwrap();
+        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+            format: Some(retrace_core::Format::MessageList { api }),
+            ..Default::default()
+        });
+        reader.begin_file("body.json");
+        reader.push(&written);
+        let back = reader.finish();
+        let again = back
+            .context_with(
+                back.tree().default_leaf().unwrap(),
+                &mut &written[..],
+                ContextOptions { payloads: true },
+            )
+            .unwrap();
+        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+    }
+}
