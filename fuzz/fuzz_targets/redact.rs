@@ -1,6 +1,8 @@
 //! The redactor never panics, keeps the line count, and turns every JSON
 //! line into a JSON line with the same shape, however the input is
 //! chunked and whatever the mode.
+//!
+//! Control bytes: [0] the chunking, [1] the mode.
 #![no_main]
 
 use std::sync::{Arc, OnceLock};
@@ -24,19 +26,16 @@ fn shape(v: &Value) -> Value {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let Some((&control, input)) = data.split_first() else {
-        return;
-    };
-    let mode = match control % 3 {
+    let (control, input) = retrace_fuzz::split(data);
+    let mode = match control[1] % 3 {
         0 => Mode::Mask,
         1 => Mode::Typed,
         _ => Mode::Pseudo,
     };
-    let chunk = 1 + usize::from(control / 3) * 7;
     let mut r = Redactor::new(rules(), mode);
     let mut out = Vec::new();
-    for piece in input.chunks(chunk) {
-        r.push(piece, &mut out);
+    for piece in retrace_fuzz::chunking(control[0], input) {
+        r.push(&input[piece], &mut out);
         r.drain_findings().for_each(drop);
     }
     r.finish(&mut out);

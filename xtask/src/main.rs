@@ -26,6 +26,7 @@
 //!   stream, time and peak memory against a base binary.
 //! - `sweep-stream`: those commands' outputs on every corpus file and
 //!   fixture, byte for byte against a base binary.
+//! - `fuzz`: every fuzz target in turn, with executions per target.
 
 mod bench_export;
 mod bench_player;
@@ -38,6 +39,7 @@ mod cmd;
 mod deps;
 mod engine;
 mod export_page;
+mod fuzz;
 mod layers;
 mod player;
 mod package;
@@ -70,6 +72,7 @@ fn main() -> ExitCode {
         Some("bench-export") => bench_export::run(&args[1..]),
         Some("bench-stream") => bench_stream::run(&args[1..]),
         Some("sweep-stream") => sweep_stream::run(&args[1..]),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             print!("{USAGE}");
             return ExitCode::SUCCESS;
@@ -148,6 +151,11 @@ commands:
               migrate --to each API, show --json and cat on every corpus
               file and fixture: stdout, stderr and exit code the same
               bytes as the base binary's
+  fuzz        [--seconds N] [--max-len N] [--sanitizer address|none]
+              [TARGET…] every fuzz target of fuzz/ in turn (read,
+              document, gzip, bodies, migrate, store, redact), N seconds
+              each (60), seeded from ../shared/corpus and tests/fixtures;
+              executions per target and in total; fails on a crash
 ";
 
 /// The workspace root (the parent of this crate): from the environment

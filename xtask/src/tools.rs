@@ -104,6 +104,30 @@ pub fn ensure_rust_tools(root: &Path) -> Result<()> {
     Ok(())
 }
 
+/// cargo-fuzz, for `cargo xtask fuzz` (run on the stable toolchain with
+/// `RUSTC_BOOTSTRAP=1`: libFuzzer's flags are nightly-only).
+pub const CARGO_FUZZ_VERSION: &str = "0.13.2";
+
+/// cargo-fuzz at the pinned version.
+pub fn ensure_cargo_fuzz(root: &Path) -> Result<()> {
+    let want = format!("cargo-fuzz {CARGO_FUZZ_VERSION}");
+    if version_of(root, "cargo-fuzz").as_deref() == Some(&want) {
+        println!("==> {want}: already installed");
+        return Ok(());
+    }
+    step(
+        &format!("cargo install cargo-fuzz {CARGO_FUZZ_VERSION} (takes minutes, once)"),
+        root,
+        cargo().args([
+            "install",
+            "--locked",
+            "cargo-fuzz",
+            "--version",
+            CARGO_FUZZ_VERSION,
+        ]),
+    )
+}
+
 /// The npm packages of the e2e tests (playwright-core; binaryen and esbuild-wasm,
 /// which the release build of the viewer runs), from the lockfile.
 pub fn ensure_npm(root: &Path) -> Result<()> {

@@ -399,6 +399,10 @@ pub(crate) struct Emitter {
     /// Next in `plan.late`.
     next_late: usize,
     messages: usize,
+    /// The run of tool turns handed on last, held until the turn after it
+    /// ([`after_results`] moves texts to the run's end); empty turns are
+    /// dropped only then, as the whole list's were.
+    run: Vec<Turn>,
 }
 
 impl Emitter {
@@ -411,6 +415,7 @@ impl Emitter {
             held: None,
             next_late: 0,
             messages: 0,
+            run: Vec::new(),
         }
     }
 
@@ -470,9 +475,7 @@ impl Emitter {
             results.extend(self.plan.placed.pop_front().map(|p| p.2));
         }
         let place = held.place.clone();
-        if !held.items.is_empty() {
-            out(held);
-        }
+        self.emit(held, out);
         let next = match next {
             _ if results.is_empty() => next,
             Some((nt, mut t)) if t.role == Role::Tool => {
@@ -486,21 +489,47 @@ impl Emitter {
                 Some((nt, t))
             }
             next => {
-                out(Turn {
+                let results = Turn {
                     role: Role::Tool,
                     items: results,
                     place,
                     extra: None,
-                });
+                };
+                self.emit(results, out);
                 next
             }
         };
         self.held = next;
     }
 
+    /// Hands on `turn` through the run of tool turns: a tool turn joins
+    /// the run, any other turn ends it.
+    fn emit(&mut self, turn: Turn, out: &mut impl FnMut(Turn)) {
+        if turn.role == Role::Tool {
+            self.run.push(turn);
+            return;
+        }
+        self.end_run(out);
+        if !turn.items.is_empty() {
+            out(turn);
+        }
+    }
+
+    /// The run held, its texts after its results, without the turns left
+    /// empty.
+    fn end_run(&mut self, out: &mut impl FnMut(Turn)) {
+        after_results(&mut self.run);
+        for turn in self.run.drain(..) {
+            if !turn.items.is_empty() {
+                out(turn);
+            }
+        }
+    }
+
     /// Hands on the last turn.
     pub fn finish(mut self, mut out: impl FnMut(Turn)) {
         self.step(None, &mut out);
+        self.end_run(&mut out);
     }
 }
 
@@ -640,6 +669,39 @@ fn fnv1a(bytes: &[u8]) -> u64 {
         h = h.wrapping_mul(0x0100_0000_01b3);
     }
     h
+}
+
+/// Moves the texts a run of tool turns holds (a result that answers no
+/// call, written as text) after the run's last result: written where it
+/// was, it became a user message between the results of one turn's calls,
+/// which OpenAI Chat refuses, and which a migration of the migrated
+/// history moved (found by the `migrate` fuzz target). Images stay where
+/// they are: a result's image read back from a Google body is an image
+/// beside it, which must stay there for a second migration to give the
+/// same body.
+fn after_results(turns: &mut [Turn]) {
+    let mut start = 0;
+    while start < turns.len() {
+        if turns[start].role != Role::Tool {
+            start += 1;
+            continue;
+        }
+        let end = start
+            + turns[start..]
+                .iter()
+                .take_while(|t| t.role == Role::Tool)
+                .count();
+        let mut others = Vec::new();
+        for t in &mut turns[start..end] {
+            let (kept, rest): (Vec<Item>, Vec<Item>) = std::mem::take(&mut t.items)
+                .into_iter()
+                .partition(|i| !matches!(i, Item::Text { .. }));
+            t.items = kept;
+            others.extend(rest);
+        }
+        turns[end - 1].items.extend(others);
+        start = end;
+    }
 }
 
 #[cfg(test)]

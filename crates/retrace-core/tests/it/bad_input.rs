@@ -342,3 +342,43 @@ fn empty_and_blank_inputs_are_empty_sessions() {
         assert!(s.tree().default_leaf().is_none());
     }
 }
+
+/// Found by the `read` fuzz target (`tests/fixtures/fuzz/`): with a small
+/// `max_line`, a line longer than it was reported and skipped only when it
+/// spanned two chunks; pushed whole, it was indexed. Now each too-long line
+/// (here lines 2 and 7, 1,111 and 1,151 bytes) is reported and skipped
+/// however the bytes come, and the index is the same in every chunking.
+#[test]
+fn a_line_too_long_is_skipped_in_any_chunking() {
+    let rel = "fuzz/long-line-in-one-chunk.jsonl";
+    let bytes = fixture(rel);
+    let options = retrace_core::ReaderOptions {
+        max_line: 520,
+        ..Default::default()
+    };
+    let read = |chunk: usize| {
+        let mut reader = retrace_core::Reader::with_options(options);
+        reader.begin_file(rel);
+        for piece in bytes.chunks(chunk) {
+            reader.push(piece);
+        }
+        reader.finish()
+    };
+    let whole = read(bytes.len());
+    let skipped: Vec<(u32, u64)> = whole
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::LineTooLong)
+        .map(|d| (d.line, d.offset))
+        .collect();
+    assert_eq!(skipped, [(2, 236), (7, 2125)]);
+    assert!(whole.entries().iter().all(|e| e.line != 2 && e.line != 7));
+    assert_eq!(whole.entries().len(), 7);
+    for chunk in [1, 7, 64, 1000, 4096] {
+        assert_eq!(
+            fingerprint(&read(chunk)),
+            fingerprint(&whole),
+            "chunks of {chunk}"
+        );
+    }
+}

@@ -348,3 +348,108 @@ fn streamed_equals_the_value_on_every_file() {
     assert!(compared > 500, "{compared} bodies compared");
     assert!(refused > 0, "no refusal compared");
 }
+
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): an OpenAI
+/// Chat list whose first result names no call (its id changed by a byte).
+/// Its text used to be written where it was, a user message between the
+/// results of the assistant's two calls (which OpenAI refuses), and
+/// migrating the migrated history moved it. Now it follows the turn's
+/// results, for every API, and a migrated history migrates to itself.
+#[test]
+fn a_result_answering_no_call_follows_the_turns_results() {
+    let rel = "fuzz/openai-chat-orphan-result.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    let chat = migrate(&messages, Api::OpenAiChat);
+    let roles: Vec<&str> = chat.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "system",
+            "developer",
+            "user",
+            "assistant",
+            "tool",
+            "tool",
+            "user",
+            "assistant",
+            "user"
+        ]
+    );
+    let orphan = &chat.body["messages"][6]["content"];
+    assert!(
+        orphan
+            .as_str()
+            .unwrap()
+            .starts_with("[result of tool call call_Yx3bQk9N2vU8m:1wR5sH0pLc]"),
+        "{orphan}"
+    );
+    assert_eq!(
+        chat.body["messages"][4]["content"],
+        "[no result was recorded for this call]"
+    );
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        let written = serde_json::to_vec(&m.body).unwrap();
+        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+            format: Some(retrace_core::Format::MessageList { api }),
+            ..Default::default()
+        });
+        reader.begin_file("body.json");
+        reader.push(&written);
+        let back = reader.finish();
+        let again = back
+            .context_with(
+                back.tree().default_leaf().unwrap(),
+                &mut &written[..],
+                ContextOptions { payloads: true },
+            )
+            .unwrap();
+        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+    }
+}
+
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): an
+/// Anthropic list (mutated) whose tool result holds an image, beside a call
+/// left without a result. Google's body writes the image right after its
+/// `functionResponse`; read back, it is an image beside the results, which
+/// stays where it is, so migrating the migrated history gives the same
+/// body for every API.
+#[test]
+fn a_migrated_history_with_a_result_image_migrates_to_itself() {
+    let rel = "fuzz/google-result-image.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        let written = serde_json::to_vec(&m.body).unwrap();
+        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+            format: Some(retrace_core::Format::MessageList { api }),
+            ..Default::default()
+        });
+        reader.begin_file("body.json");
+        reader.push(&written);
+        let back = reader.finish();
+        let again = back
+            .context_with(
+                back.tree().default_leaf().unwrap(),
+                &mut &written[..],
+                ContextOptions { payloads: true },
+            )
+            .unwrap();
+        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+    }
+}

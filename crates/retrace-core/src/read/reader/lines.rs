@@ -77,6 +77,15 @@ impl Reader {
         let line_no = state.lines;
         let line_offset = state.offset;
         state.offset += raw.len() as u64 + u64::from(terminator);
+        if raw.len() > self.options.max_line {
+            // As a line carried over chunks is (`extend_carry`): the same
+            // index however the bytes were chunked (found by the `read`
+            // fuzz target).
+            let max = self.options.max_line;
+            let d = Diagnostic::line_too_long(file, line_no, line_offset, "line", max);
+            self.diagnostics.push(d);
+            return;
+        }
 
         let mut bytes = raw;
         let mut skip = 0u32;
