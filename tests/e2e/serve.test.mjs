@@ -3,12 +3,13 @@
 // the index page lists them (filtered, sorted, grouped by project), a
 // search across them opens the viewer at the hit, a session opens from its
 // row with its bytes read by range, and a file appended to while open
-// shows its new entries. Requests that try to leave the catalog (path
+// shows its new entries; a session of several 16 MiB pieces opens served
+// as it opens dropped. Requests that try to leave the catalog (path
 // traversal) or come under another site's name (DNS rebinding) are
 // refused.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -191,4 +192,48 @@ test('traversal and another site’s Host are refused', async () => {
   await p.goto(`${base}/`);
   const status = await p.evaluate(async () => (await fetch('/files/0000000000000000/0')).status);
   assert.equal(status, 404);
+});
+
+test('a session larger than a piece opens served as it opens dropped', async () => {
+  // 40 MB of pi session (gen_session.py, seeded): three of opening's 16
+  // MiB pieces cut from one streamed answer, lines crossing the cuts.
+  const file = path.join(dir, 'sessions', 'big', 'big.jsonl');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  execFileSync('python3', [path.join(corpus, '../tools/gen_session.py'), '--mb', '40', '--seed', '3', '--out', file]);
+  // The catalog is walked again when asked, at most every 2 s.
+  let id;
+  for (let i = 0; !id && i < 50; i++) {
+    const listing = await (await fetch(`${base}/api/sessions`)).json();
+    id = listing.sessions.find((s) => s.path === file && s.entries)?.id;
+    if (!id) await new Promise((ok) => setTimeout(ok, 300));
+  }
+  assert.ok(id, 'the catalog lists the new session');
+  const p = await page(ctx);
+  const ranges = [];
+  p.on('request', (r) => {
+    if (r.url().includes('/files/')) ranges.push(r.headers().range);
+  });
+  await p.goto(`${base}/view/?s=${id}`);
+  await opened(p);
+  const size = fs.statSync(file).size;
+  // One request for the opening's pieces, the whole file (then bodies,
+  // each by its range).
+  assert.equal(ranges[0], `bytes=0-${size - 1}`);
+  const long = ranges.filter((r) => {
+    const [from, to] = r.slice('bytes='.length).split('-').map(Number);
+    return to - from >= 1 << 20;
+  });
+  assert.deepEqual(long, [ranges[0]]);
+  const shown = (s) => s.replace(/indexed in [\d,]+ ms/, '').trim();
+  const served = shown(await p.textContent('.opened'));
+  const rows = await p.locator('.row').count();
+  assert.deepEqual(p.errors, []);
+  const q = await page(ctx);
+  await q.goto(`${base}/view/`);
+  await q.setInputFiles('#file', file);
+  await opened(q);
+  assert.equal(served, shown(await q.textContent('.opened')));
+  assert.match(served, /big\.jsonl · pi .*[\d,]+ entries/);
+  assert.equal(rows, await q.locator('.row').count());
+  assert.deepEqual(q.errors, []);
 });

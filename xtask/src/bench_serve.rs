@@ -1,6 +1,10 @@
 //! `cargo xtask bench-serve [--sessions N]`: `retrace serve`'s catalog of
 //! N session files (10,000 by default) cold (no cache) and warm (the
-//! cache of the cold start), and a search's latency across them. The
+//! cache of the cold start), and a search's latency across them.
+//! `--open FILE [--runs N] [--base RETRACE]` instead: FILE opened in the
+//! served viewer in headless Chromium, dropped and served side by side
+//! (`tests/e2e/bench-serve-open.mjs`), by this tree's `retrace` and, when
+//! given, another build of it (a base), runs interleaved. The
 //! files are corpus sessions (pi, Claude Code, Codex, Gemini CLI) copied
 //! under a Claude Code-like tree of project folders, each with a line of
 //! its own appended, in `target/serve-bench/` (made once per N). Figures
@@ -33,11 +37,18 @@ const QUERIES: &[&str] = &["the", "experiment", "zqxjv-nowhere"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut count = 10_000usize;
+    let (mut open, mut base, mut runs) = (None, None, 3usize);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--sessions" => count = it.next().context("--sessions needs a number")?.parse()?,
-            other => bail!("bench-serve: unknown argument `{other}` (takes --sessions N)"),
+            "--open" => open = Some(PathBuf::from(it.next().context("--open needs a file")?)),
+            "--base" => base = Some(PathBuf::from(it.next().context("--base needs a retrace")?)),
+            "--runs" => runs = it.next().context("--runs needs a number")?.parse()?,
+            other => bail!(
+                "bench-serve: unknown argument `{other}` \
+                 (takes --sessions N, or --open FILE [--runs N] [--base RETRACE])"
+            ),
         }
     }
     let root = root();
@@ -55,6 +66,9 @@ pub fn run(args: &[String]) -> Result<()> {
             .env(export_page::VIEWER_VAR, &dist),
     )?;
     let retrace = built_binary(&root, "release", "retrace")?;
+    if let Some(file) = open {
+        return open_bench(&root, &retrace, base.as_deref(), &file, runs);
+    }
     let work = crate::cmd::target_dir(&root)?.join("serve-bench");
     let sessions = work.join(format!("sessions-{count}"));
     if !sessions.join(".complete").is_file() {
@@ -101,6 +115,34 @@ pub fn run(args: &[String]) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// `bench-serve-open.mjs`: `file` dropped and served, by `retrace` and
+/// by `base` when given.
+fn open_bench(
+    root: &Path,
+    retrace: &Path,
+    base: Option<&Path>,
+    file: &Path,
+    runs: usize,
+) -> Result<()> {
+    let chromium = crate::tools::ensure_chromium()?;
+    let mut node = Command::new("node");
+    node.arg("bench-serve-open.mjs")
+        .arg("--runs")
+        .arg(runs.to_string());
+    if let Some(base) = base {
+        node.arg("--bin").arg(format!("{}=base", base.display()));
+    }
+    node.arg("--bin")
+        .arg(format!("{}=new", retrace.display()))
+        .arg(std::path::absolute(file)?)
+        .env("CHROMIUM", chromium);
+    step(
+        "node bench-serve-open.mjs (headless Chromium)",
+        &crate::tools::e2e_dir(root),
+        &mut node,
+    )
 }
 
 /// A `retrace serve` started and listening, with what it said of its

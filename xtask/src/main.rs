@@ -20,7 +20,8 @@
 //!   headless Chromium.
 //! - `bench-redact`: redaction quality (scored) and speed, native and wasm.
 //! - `bench-serve`: `retrace serve`'s catalog of 10,000 sessions cold and
-//!   warm, and a search's latency across them.
+//!   warm, and a search's latency across them; with `--open FILE`, a
+//!   session opened in the served viewer, dropped and served side by side.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
 //! - `bench-stream`: `migrate`, `show --json` and `cat` of a large event
 //!   stream, time and peak memory against a base binary.
@@ -138,6 +139,10 @@ commands:
               retrace serve's catalog of N session files (10,000) cold
               and warm, and a search's latency across them
               (target/serve-bench)
+  bench-serve --open FILE [--runs N] [--base RETRACE]
+              FILE in the served viewer in Chromium, dropped and served
+              side by side (indexed in, first rows; medians), by this
+              tree's retrace and another build of it, interleaved
   bench-export [--mb 100,1000] [--runs N]
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,
