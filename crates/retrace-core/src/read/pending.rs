@@ -12,6 +12,13 @@ use crate::read::fields::Slot;
 /// entry is, once the next line has been scanned meanwhile. Strings get
 /// their symbols in the same order whoever reads the line (a part reader
 /// or one pass), so parts still merge into what one pass gives.
+///
+/// A line may set a slot twice (a repeated key): the last value wins, as
+/// if each were interned at once. Whether a value is pending or interned
+/// at once depends on the strings seen just before (the interner's recent
+/// ones), which differ between one pass and a part that starts fresh; so a
+/// value interned at once drops the slot's earlier pending one, which
+/// would otherwise overwrite it on resolving.
 #[derive(Debug, Default)]
 pub(crate) struct PendingIds {
     ids: Vec<PendingId>,
@@ -21,11 +28,16 @@ pub(crate) struct PendingIds {
 
 #[derive(Debug, Clone, Copy)]
 struct PendingId {
+    /// The entry, or [`SUPERSEDED`] once a later value of its slot took
+    /// its place.
     entry: usize,
     target: Target,
     hash: u64,
     end: usize,
 }
+
+/// The entry of a pending id whose slot got a later value.
+const SUPERSEDED: usize = usize::MAX;
 
 /// Which symbol of an entry an id goes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +88,7 @@ impl PendingIds {
             return interner.intern_common(value);
         }
         if let Some(sym) = interner.recent(value) {
+            self.supersede(entry, target);
             return sym;
         }
         let hash = hash(value);
@@ -90,6 +103,17 @@ impl PendingIds {
         Sym::PENDING
     }
 
+    /// Drops the pending value of `target` of entry `entry`, if any: the
+    /// slot has a later one.
+    #[inline]
+    fn supersede(&mut self, entry: usize, target: Target) {
+        for p in self.ids.iter_mut().rev() {
+            if p.entry == entry && p.target == target {
+                p.entry = SUPERSEDED;
+            }
+        }
+    }
+
     /// Interns the ids held into the entries they belong to.
     #[inline]
     pub(crate) fn resolve(&mut self, interner: &mut Interner, entries: &mut [Entry]) {
@@ -97,6 +121,9 @@ impl PendingIds {
         for p in self.ids.drain(..) {
             let value = &self.bytes[start..p.end];
             start = p.end;
+            if p.entry == SUPERSEDED {
+                continue;
+            }
             *p.target.of(&mut entries[p.entry]) = interner.intern_hashed(value, p.hash);
         }
         self.bytes.clear();

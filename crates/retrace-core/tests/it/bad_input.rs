@@ -382,3 +382,65 @@ fn a_line_too_long_is_skipped_in_any_chunking() {
         );
     }
 }
+
+/// Found by the `read` fuzz target (`tests/fixtures/fuzz/`): a damaged
+/// line sets `uuid` twice, the second time to the id of the line before.
+/// The last value wins, in one pass and in a read split into two parts at
+/// any line start (as `retrace-io` reads a file of 32 MiB or more), in any
+/// chunking. It used to depend on which strings the reader had just seen:
+/// ids are interned a line late unless just seen, and the late first value
+/// overwrote the second, just-seen one in one pass, but not in a part that
+/// started on that line.
+#[test]
+fn a_repeated_id_key_keeps_its_last_value_in_parts() {
+    let rel = "fuzz/repeated-id-key.jsonl";
+    let bytes = fixture(rel);
+    let whole = Session::from_bytes(rel, &bytes);
+    assert_eq!(whole.format(), Format::ClaudeCode);
+    let ids: Vec<Option<&str>> = (0..whole.entries().len())
+        .map(|i| whole.id(retrace_core::EntryId(i as u32)))
+        .collect();
+    let u = |s| Some(s);
+    assert_eq!(
+        ids,
+        [
+            u("u1"),
+            u("a1"),
+            u("u2"),
+            u("a2"),
+            u("u3"),
+            u("a3"),
+            u("u4"),
+            u("a4"),
+            u("a4"),
+            u("a5")
+        ]
+    );
+    let expected = fingerprint(&whole);
+    for chunk in [1, 7, 64] {
+        let mut reader = retrace_core::Reader::new();
+        reader.begin_file(rel);
+        for piece in bytes.chunks(chunk) {
+            reader.push(piece);
+        }
+        assert_eq!(fingerprint(&reader.finish()), expected, "chunks of {chunk}");
+    }
+    // Every cut after the eight lines format detection samples.
+    let starts = bytes
+        .iter()
+        .enumerate()
+        .filter(|&(_, &b)| b == b'\n')
+        .map(|(i, _)| i + 1)
+        .skip(7)
+        .filter(|&at| at < bytes.len());
+    for at in starts {
+        let mut first = retrace_core::Reader::new();
+        first.begin_file(rel);
+        first.push(&bytes[..at]);
+        let mut part = retrace_core::Reader::new();
+        part.begin_part(rel, at as u64);
+        part.push(&bytes[at..]);
+        first.append_part(part);
+        assert_eq!(fingerprint(&first.finish()), expected, "cut at byte {at}");
+    }
+}
