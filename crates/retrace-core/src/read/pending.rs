@@ -121,10 +121,13 @@ impl PendingIds {
         for p in self.ids.drain(..) {
             let value = &self.bytes[start..p.end];
             start = p.end;
-            if p.entry == SUPERSEDED {
-                continue;
+            // Interned even when superseded: a part that read the line
+            // fresh interns both values, and one pass must number the
+            // strings as it does.
+            let sym = interner.intern_hashed(value, p.hash);
+            if p.entry != SUPERSEDED {
+                *p.target.of(&mut entries[p.entry]) = sym;
             }
-            *p.target.of(&mut entries[p.entry]) = interner.intern_hashed(value, p.hash);
         }
         self.bytes.clear();
     }

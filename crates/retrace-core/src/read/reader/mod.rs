@@ -724,6 +724,28 @@ mod tests {
         check(&parts, &want);
         // Down to the symbols: strings are numbered as one pass numbers them.
         same_index(&one_pass, &parts);
+        // A parent key repeated on a line, its second value the one just seen
+        // (interned at once in one pass, pending in a part that starts on
+        // that line): the last value wins, and strings are numbered alike.
+        let text = concat!(
+            r#"{"type":"session","version":3,"id":"s"}"#,
+            "\n",
+            r#"{"type":"message","id":"a","parentId":null}"#,
+            "\n",
+            r#"{"type":"message","id":"b","parentId":"x","parentId":"a"}"#,
+            "\n",
+            r#"{"type":"message","id":"c","parentId":"b"}"#,
+            "\n",
+        );
+        let want = [("s", None), ("a", None), ("b", Some("a")), ("c", Some("b"))];
+        let one_pass = Session::from_bytes("x.jsonl", text.as_bytes());
+        check(&one_pass, &want);
+        let split = text.find("{\"type\":\"message\",\"id\":\"b\"").unwrap();
+        let (mut first, part) = two_parts(text.as_bytes(), split);
+        first.append_part(part);
+        let parts = first.finish();
+        check(&parts, &want);
+        same_index(&one_pass, &parts);
         // A JSON document's elements, ended by the document's end.
         let doc = r#"{"sessionId":"d","messages":[{"id":"m1","type":"user","content":"hi"},{"id":"m2","type":"gemini","content":"yo"}]}"#;
         let session = Session::from_bytes("d.json", doc.as_bytes());
