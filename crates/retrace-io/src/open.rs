@@ -445,4 +445,61 @@ mod tests {
             assert_eq!(a.files()[0].document, b.files()[0].document);
         }
     }
+
+    /// A file of 32 MiB or more (the default `parallel_from`) on several
+    /// threads, every line setting its parent twice: a unique value, then
+    /// the line before's id, which one pass has just seen and a part that
+    /// starts on that line has not. Wherever the cuts land, every parent
+    /// is the last value, as one pass reads it (the `read` fuzz target's
+    /// `read-parts-index-differs`, at the size that takes this path).
+    #[test]
+    fn a_large_file_in_parts_keeps_a_repeated_keys_last_value() {
+        let dir = std::env::temp_dir().join(format!("retrace-io-parts-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("large.jsonl");
+        let mut text = String::new();
+        let mut n = 0;
+        while text.len() < 33 << 20 {
+            let kind = if n % 2 == 0 { "user" } else { "assistant" };
+            text.push_str(&format!(
+                concat!(
+                    r#"{{"type":"{}","timestamp":"2025-07-01T10:00:00.000Z","parentUuid":"junk-{}","#,
+                    r#""parentUuid":"id-{}","sessionId":"s1","uuid":"id-{}","message":{{"role":"{}","#,
+                    r#""content":"line {} of a long session, padded to a realistic length"}}}}"#,
+                    "\n"
+                ),
+                kind,
+                n,
+                n.max(1) - 1,
+                n,
+                kind,
+                n
+            ));
+            n += 1;
+        }
+        std::fs::write(&path, &text).unwrap();
+        let one = OpenOptions {
+            threads: 1,
+            ..OpenOptions::default()
+        };
+        let many = OpenOptions {
+            threads: 4,
+            ..OpenOptions::default()
+        };
+        assert!(text.len() as u64 >= many.parallel_from);
+        let a = open_files(&[Input::new(&path)], &one, None).unwrap();
+        let b = open_files(&[Input::new(&path)], &many, None).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(a.entries().len(), n);
+        assert_eq!(b.entries().len(), n);
+        for i in 1..n {
+            let e = retrace_core::EntryId(i as u32);
+            let parent = Some(retrace_core::EntryId(i as u32 - 1));
+            assert_eq!(a.tree().parent(e), parent, "one pass, line {}", i + 1);
+            assert_eq!(b.tree().parent(e), parent, "in parts, line {}", i + 1);
+        }
+        assert_eq!(a.diagnostics(), b.diagnostics());
+        assert_eq!(a.tree().tips(), b.tree().tips());
+    }
+
 }
