@@ -178,20 +178,26 @@ impl Head {
     ) -> Option<(Framing, usize)> {
         let mut start = 0;
         for nl in memchr_iter(b'\n', chunk) {
+            let line_start = self.line_start;
             self.push_line(&chunk[start..=nl]);
             start = nl + 1;
+            // A line too long decides at its newline as it would have
+            // decided partway had a chunk ended inside it: the same
+            // framing in any chunking.
+            if self.line_start - 1 - line_start > max_line && !self.opens_array() {
+                return Some((Framing::Lines, start));
+            }
             if let Some(framing) = self.decide(false, scan) {
                 return Some((framing, start));
             }
         }
         self.push_partial(&chunk[start..]);
         // Between newlines only two things can decide: an array document
-        // (its `[` is enough) and a first line too long to be anything but
-        // a reported JSON line. Deciding at newlines otherwise keeps the
-        // outcome independent of chunking (and the work linear).
-        let bytes = self.buf.strip_prefix(BOM).unwrap_or(&self.buf);
-        let first = bytes.iter().find(|&&b| !is_ws(b));
-        let decision = if first == Some(&b'[') {
+        // (its `[` is enough) and a line too long to be anything but a
+        // reported JSON line (checked at newlines too, above). Deciding at
+        // newlines otherwise keeps the outcome independent of chunking
+        // (and the work linear).
+        let decision = if self.opens_array() {
             Some(Framing::Document)
         } else if self.buf.len() - self.line_start > max_line {
             Some(Framing::Lines)
@@ -199,6 +205,13 @@ impl Head {
             None
         };
         decision.map(|framing| (framing, chunk.len()))
+    }
+
+    /// Whether the first byte held that is not a blank (after a BOM) is
+    /// `[`: an array document, whatever its lines' lengths.
+    fn opens_array(&self) -> bool {
+        let bytes = self.buf.strip_prefix(BOM).unwrap_or(&self.buf);
+        bytes.iter().find(|&&b| !is_ws(b)) == Some(&b'[')
     }
 
     /// The first entries of JSON lines, parsed, for format detection.

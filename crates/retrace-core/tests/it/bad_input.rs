@@ -444,3 +444,44 @@ fn a_repeated_id_key_keeps_its_last_value_in_parts() {
         assert_eq!(fingerprint(&first.finish()), expected, "cut at byte {at}");
     }
 }
+
+/// Found by the `document` fuzz target (`tests/fixtures/fuzz/`): with a
+/// `max_line` (16 bytes) shorter than a pretty-printed document's second
+/// line, the framing depended on the chunking: pushed whole, the head
+/// decided at that line's newline (a document); one byte at a time, the
+/// line was too long while still partial (JSON lines). A line too long now
+/// decides the same at its newline: JSON lines either way, its lines
+/// reported. With the default `max_line` it is the document it is.
+#[test]
+fn a_head_line_longer_than_max_line_frames_alike_in_any_chunking() {
+    let rel = "fuzz/pretty-document-small-max-line.json";
+    let bytes = fixture(rel);
+    let options = retrace_core::ReaderOptions {
+        max_line: 16,
+        ..Default::default()
+    };
+    let read = |chunk: usize| {
+        let mut reader = retrace_core::Reader::with_options(options);
+        reader.begin_file(rel);
+        for piece in bytes.chunks(chunk) {
+            reader.push(piece);
+        }
+        reader.finish()
+    };
+    let whole = read(bytes.len());
+    assert!(whole.files()[0].document.is_none());
+    assert!(whole
+        .diagnostics()
+        .iter()
+        .any(|d| d.kind == DiagnosticKind::LineTooLong && d.line == 2));
+    for chunk in [1, 2, 7, 20, 64] {
+        assert_eq!(
+            fingerprint(&read(chunk)),
+            fingerprint(&whole),
+            "chunks of {chunk}"
+        );
+    }
+    let default = Session::from_bytes(rel, &bytes);
+    assert!(default.files()[0].document.is_some());
+    assert_eq!(default.entries().len(), 1);
+}
