@@ -215,6 +215,12 @@ impl Reader {
     /// be the start of a line), so that several readers can index one large
     /// file in parallel. Line numbers count from the part's start until
     /// [`Reader::append_part`] puts the part after the one before it.
+    ///
+    /// A part is not sampled for format detection: only the first part is,
+    /// so it must hold the whole sample (its first 8 lines that are not
+    /// blank, or 64 KiB) for the parts to be detected as one pass detects
+    /// the file. `retrace-io` splits only files of 32 MiB or more, whose
+    /// first part is far longer.
     pub fn begin_part(&mut self, name: &str, offset: u64) -> FileId {
         let id = self.begin_file(name);
         // Parts are split at line starts of plain text: JSON lines.
