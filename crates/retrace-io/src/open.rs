@@ -501,5 +501,4 @@ mod tests {
         assert_eq!(a.diagnostics(), b.diagnostics());
         assert_eq!(a.tree().tips(), b.tree().tips());
     }
-
 }
