@@ -188,6 +188,10 @@ async fn accept(
             },
             _ = stopped.changed() => return Ok(()),
         };
+        // Without it a small answer's body, written after its head, waits
+        // for the head's ACK (Nagle), which the browser delays ~40 ms: a
+        // body read of a few kilobytes took 45 ms instead of 3.
+        let _ = stream.set_nodelay(true);
         let app = app.clone();
         tokio::spawn(async move {
             let service = service_fn(move |req| {

@@ -10,9 +10,13 @@
 //! per 16 MiB piece waited on each answer's last byte, and was about half
 //! as fast (the figures: `docs/architecture/serve.md`). Neither holds the
 //! file whole. A file that grows meanwhile is read up to the size it was
-//! described with.
+//! described with. Bodies are read through recent 32 KiB blocks
+//! ([`Recent`]): the first screen asks for neighbouring lines, and for
+//! the same ones again (previews, then rows), and each synchronous
+//! request is a round trip through the browser's network process.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -34,6 +38,8 @@ pub struct ServedFile {
     /// Opening's stream of the file, shared by the clones its pieces
     /// hold; taken out while a piece reads it.
     stream: Rc<RefCell<Option<Stream>>>,
+    /// Blocks body reads brought, shared by the clones.
+    recent: Rc<RefCell<Recent>>,
 }
 
 impl ServedFile {
@@ -68,6 +74,7 @@ impl ServedFile {
             name: field("name")?.as_string()?,
             size: field("size")?.as_f64()? as u64,
             stream: Rc::default(),
+            recent: Rc::default(),
         })
     }
 
@@ -76,12 +83,53 @@ impl ServedFile {
         format!("{}: the server did not send bytes {range:?}", self.name)
     }
 
-    /// `range` of the file, now, into `buf`.
+    /// `range` of the file, now, into `buf`: from the blocks kept where
+    /// they hold it, the others asked for in one request and kept.
     pub fn read(&self, range: Range<u64>, buf: &mut Vec<u8>) -> Result<(), String> {
         buf.clear();
         if range.is_empty() {
             return Ok(());
         }
+        if range.end - range.start > CACHED_UP_TO || range.end > self.size {
+            return self.ask(range, buf);
+        }
+        let blocks = range.start / BLOCK..(range.end - 1) / BLOCK + 1;
+        let mut recent = self.recent.borrow_mut();
+        let missing: Vec<u64> = blocks.clone().filter(|&b| !recent.has(b)).collect();
+        // The missing blocks, and any kept between them, in one request.
+        let mut asked = Vec::new();
+        let asked_from = match (missing.first(), missing.last()) {
+            (Some(&lo), Some(&hi)) => {
+                let bytes = lo * BLOCK..((hi + 1) * BLOCK).min(self.size);
+                self.ask(bytes, &mut asked)?;
+                lo..hi + 1
+            }
+            _ => 0..0,
+        };
+        for b in blocks.clone() {
+            let at = b * BLOCK;
+            let from = range.start.max(at) - at;
+            let to = range.end.min(at + BLOCK) - at;
+            if asked_from.contains(&b) {
+                let off = (at - asked_from.start * BLOCK) as usize;
+                buf.extend_from_slice(&asked[off + from as usize..off + to as usize]);
+            } else {
+                buf.extend_from_slice(
+                    &recent.get(b).expect("kept: not missing")[from as usize..to as usize],
+                );
+            }
+        }
+        for b in asked_from.clone() {
+            let off = ((b - asked_from.start) * BLOCK) as usize;
+            let end = (off + BLOCK as usize).min(asked.len());
+            recent.keep(b, asked[off..end].into());
+        }
+        Ok(())
+    }
+
+    /// `range` of the file, now, into `buf`, by a request of its own.
+    fn ask(&self, range: Range<u64>, buf: &mut Vec<u8>) -> Result<(), String> {
+        buf.clear();
         let bytes = get(
             &self.url,
             Some(&range),
@@ -133,6 +181,44 @@ impl ServedFile {
             *self.stream.borrow_mut() = Some(stream);
         }
         Ok(bytes)
+    }
+}
+
+/// The size of the blocks body reads are asked in: a screen's bodies are
+/// mostly neighbouring lines of a few kilobytes.
+const BLOCK: u64 = 32 << 10;
+/// How many blocks are kept (8 MiB): the summary's previews alone read
+/// about 150 across a large session, and the first rows read some again.
+const KEPT: usize = 256;
+/// Reads longer than this (a whole small file, a folder's listing) are
+/// asked as they are, not kept.
+const CACHED_UP_TO: u64 = 1 << 20;
+
+/// The blocks recent body reads brought, the least recently used first.
+#[derive(Default)]
+struct Recent {
+    blocks: VecDeque<(u64, Rc<[u8]>)>,
+}
+
+impl Recent {
+    fn has(&self, block: u64) -> bool {
+        self.blocks.iter().any(|(b, _)| *b == block)
+    }
+
+    /// Block `block`, now the most recently used.
+    fn get(&mut self, block: u64) -> Option<Rc<[u8]>> {
+        let i = self.blocks.iter().position(|(b, _)| *b == block)?;
+        let kept = self.blocks.remove(i)?;
+        self.blocks.push_back(kept.clone());
+        Some(kept.1)
+    }
+
+    fn keep(&mut self, block: u64, bytes: Rc<[u8]>) {
+        self.blocks.retain(|(b, _)| *b != block);
+        self.blocks.push_back((block, bytes));
+        while self.blocks.len() > KEPT {
+            self.blocks.pop_front();
+        }
     }
 }
 
