@@ -264,12 +264,14 @@ fn median(mut values: Vec<f64>) -> f64 {
 /// Medians of one job's successful runs; `None` when none succeeded.
 fn medians(samples: &[Sample]) -> Option<Figures> {
     let ok: Vec<Figures> = samples.iter().filter_map(|s| s.ok).collect();
+    // A job that failed every run (pi at 1 GB) has no median to take.
+    let size = ok.first()?.size;
     let of = |f: fn(&Figures) -> f64| median(ok.iter().map(f).collect());
     Some(Figures {
         wall: of(|f| f.wall),
         cpu: of(|f| f.cpu),
         rss: of(|f| f.rss),
-        size: ok.first()?.size,
+        size,
     })
 }
 
