@@ -18,7 +18,24 @@ pub fn read(relative: &str) -> Vec<u8> {
 
 /// Every session-like file under the corpus, sorted.
 pub fn corpus_files() -> Vec<PathBuf> {
-    let mut stack = vec![corpus()];
+    let files = files_under(corpus(), &["jsonl", "json"]);
+    assert!(
+        files.len() > 40,
+        "corpus not found at {}",
+        corpus().display()
+    );
+    files
+}
+
+/// Every file under the fixtures folder, sorted (folders of several files,
+/// side-cars and non-sessions included: whatever a session of them reads).
+pub fn fixture_files() -> Vec<PathBuf> {
+    files_under(fixtures(), &["jsonl", "json", "gz"])
+}
+
+/// Every file under `root` whose extension is one of `extensions`, sorted.
+fn files_under(root: PathBuf, extensions: &[&str]) -> Vec<PathBuf> {
+    let mut stack = vec![root];
     let mut files = Vec::new();
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).unwrap() {
@@ -27,18 +44,13 @@ pub fn corpus_files() -> Vec<PathBuf> {
                 stack.push(path);
             } else if path
                 .extension()
-                .is_some_and(|x| x == "jsonl" || x == "json")
+                .is_some_and(|x| extensions.iter().any(|e| x == *e))
             {
                 files.push(path);
             }
         }
     }
     files.sort();
-    assert!(
-        files.len() > 40,
-        "corpus not found at {}",
-        corpus().display()
-    );
     files
 }
 

@@ -256,28 +256,6 @@ fn assistant_items_without_id(body: &serde_json::Value) -> usize {
         .count()
 }
 
-/// Every file under a fixtures folder, sorted (folders of several files,
-/// side-cars and non-sessions included: whatever a session of them reads).
-fn fixture_tree() -> Vec<std::path::PathBuf> {
-    let mut stack = vec![fixtures()];
-    let mut files = Vec::new();
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|x| x == "jsonl" || x == "json" || x == "gz")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
-
 /// The streamed migration (two passes over `Session::context_each`,
 /// written as it goes) writes the bytes `serde_json::to_writer_pretty`
 /// writes of the body `try_migrate` builds from the whole context, with the
@@ -288,7 +266,7 @@ fn streamed_equals_the_value_on_every_file() {
     use retrace_core::migrate::{try_migrate, Planner, StreamError, Streamed};
     let mut files: Vec<(String, Vec<u8>)> = corpus_files()
         .into_iter()
-        .chain(fixture_tree())
+        .chain(fixture_files())
         .map(|p| {
             let name = p.to_string_lossy().into_owned();
             let bytes = std::fs::read(&p).unwrap();
