@@ -13,7 +13,7 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use crate::cmd::{built_binary, cargo, output, step};
+use crate::cmd::{output, release_retrace, step};
 use crate::{root, wasm};
 
 /// The targets from the redaction issue.
@@ -44,12 +44,7 @@ pub fn run(args: &[String]) -> Result<()> {
         }
     }
     let root = root();
-    step(
-        "build retrace (release)",
-        &root,
-        cargo().args(["build", "--release", "-p", "retrace-cli"]),
-    )?;
-    let retrace = built_binary(&root, "release", "retrace")?;
+    let retrace = release_retrace(&root)?;
     wasm::ensure_target()?;
     let module = crate::bench_wasm::build_module(&root)?;
     let dir = root.join("target/redact-bench");

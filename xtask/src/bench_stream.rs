@@ -13,7 +13,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::{built_binary, cargo, step};
+use crate::cmd::release_retrace;
 use crate::{root, tools};
 
 #[path = "../../crates/retrace-io/benches/open/generate.rs"]
@@ -58,14 +58,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let time = tools::ensure_gnu_time()?;
     let new = match new {
         Some(new) => new,
-        None => {
-            step(
-                "build retrace (release)",
-                &root,
-                cargo().args(["build", "--release", "-p", "retrace-cli"]),
-            )?;
-            built_binary(&root, "release", "retrace")?
-        }
+        None => release_retrace(&root)?,
     };
     let dir = root.join("target/stream-bench");
     std::fs::create_dir_all(&dir)?;

@@ -62,6 +62,17 @@ pub fn built_binary(root: &Path, profile: &str, name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// `retrace` built in release (without the viewer), for the benches that
+/// run the CLI as it ships.
+pub fn release_retrace(root: &Path) -> Result<PathBuf> {
+    step(
+        "build retrace (release)",
+        root,
+        cargo().args(["build", "--release", "-p", "retrace-cli"]),
+    )?;
+    built_binary(root, "release", "retrace")
+}
+
 /// The standard output of a command, for queries like `rustup target list`.
 pub fn output(command: &mut Command) -> Result<String> {
     let out = command

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::{built_binary, cargo, step};
+use crate::cmd::release_retrace;
 use crate::root;
 
 /// What `migrate --to` takes.
@@ -36,14 +36,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let root = root();
     let new = match new {
         Some(new) => new,
-        None => {
-            step(
-                "build retrace (release)",
-                &root,
-                cargo().args(["build", "--release", "-p", "retrace-cli"]),
-            )?;
-            built_binary(&root, "release", "retrace")?
-        }
+        None => release_retrace(&root)?,
     };
     // A name `--to` does not take would fail alike with both binaries.
     let help = Command::new(&new).args(["migrate", "--help"]).output()?;
