@@ -356,14 +356,7 @@ fn a_line_too_long_is_skipped_in_any_chunking() {
         max_line: 520,
         ..Default::default()
     };
-    let read = |chunk: usize| {
-        let mut reader = retrace_core::Reader::with_options(options);
-        reader.begin_file(rel);
-        for piece in bytes.chunks(chunk) {
-            reader.push(piece);
-        }
-        reader.finish()
-    };
+    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
     let whole = read(bytes.len());
     let skipped: Vec<(u32, u64)> = whole
         .diagnostics()
@@ -460,14 +453,7 @@ fn a_head_line_longer_than_max_line_frames_alike_in_any_chunking() {
         max_line: 16,
         ..Default::default()
     };
-    let read = |chunk: usize| {
-        let mut reader = retrace_core::Reader::with_options(options);
-        reader.begin_file(rel);
-        for piece in bytes.chunks(chunk) {
-            reader.push(piece);
-        }
-        reader.finish()
-    };
+    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
     let whole = read(bytes.len());
     assert!(whole.files()[0].document.is_none());
     assert!(whole

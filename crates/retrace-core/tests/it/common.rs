@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use retrace_core::{Reader, Session};
+use retrace_core::{Reader, ReaderOptions, Session};
 
 /// The shared corpus beside the repository.
 pub fn corpus() -> PathBuf {
@@ -56,7 +56,17 @@ fn files_under(root: PathBuf, extensions: &[&str]) -> Vec<PathBuf> {
 
 /// Reads `bytes` as one file, pushed in chunks of `chunk` bytes.
 pub fn open_chunked(name: &str, bytes: &[u8], chunk: usize) -> Session {
-    let mut reader = Reader::new();
+    open_chunked_with(ReaderOptions::default(), name, bytes, chunk)
+}
+
+/// [`open_chunked`] with a reader's options.
+pub fn open_chunked_with(
+    options: ReaderOptions,
+    name: &str,
+    bytes: &[u8],
+    chunk: usize,
+) -> Session {
+    let mut reader = Reader::with_options(options);
     reader.begin_file(name);
     for piece in bytes.chunks(chunk.max(1)) {
         reader.push(piece);
