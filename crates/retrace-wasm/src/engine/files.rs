@@ -25,7 +25,10 @@ pub trait Files: Sized + 'static {
     fn read(&mut self, i: usize, range: Range<u64>) -> Result<Cow<'_, [u8]>, String>;
     /// The bytes of `range` of file `i`, in the background: opening keeps
     /// a few of these in flight, since a host may read a file slower than
-    /// the core indexes it (a browser does).
+    /// the core indexes it (a browser does). The read should start when
+    /// this is called, not when the future is first polled, or nothing is
+    /// read ahead (a host whose reads must follow one another, like a
+    /// served file's one stream, may start on the first poll instead).
     fn fetch(&self, i: usize, range: Range<u64>) -> Fetch;
     /// Files `which` of these, in that order (a folder's session).
     fn pick(&self, which: &[usize]) -> Self;

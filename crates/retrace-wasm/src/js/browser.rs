@@ -145,11 +145,16 @@ impl Files for BrowserFiles {
             Held::Dropped(file) => file.clone(),
             Held::Served(file) => return Box::pin(file.clone().fetch(range)),
         };
+        // The read starts here, when the promise is made, not when the
+        // future is first polled: opening keeps a few pieces in flight and
+        // awaits them in turn, so a read started inside the async block
+        // would begin only once the pieces before it were indexed.
+        let reading = file
+            .slice_with_f64_and_f64(range.start as f64, range.end as f64)
+            .map(|blob| JsFuture::from(blob.array_buffer()));
         Box::pin(async move {
-            let blob = file
-                .slice_with_f64_and_f64(range.start as f64, range.end as f64)
-                .map_err(|_| "cannot slice the file".to_owned())?;
-            let array = JsFuture::from(blob.array_buffer())
+            let array = reading
+                .map_err(|_| "cannot slice the file".to_owned())?
                 .await
                 .map_err(|_| "cannot read the file".to_owned())?;
             Ok(Uint8Array::new(&array).to_vec())
