@@ -17,6 +17,7 @@ use super::chars::is_b64;
 use super::exceptions::value_hash;
 use super::hit::Hit;
 use super::kind::KindId;
+use super::number;
 use super::rules::Rules;
 
 /// How deep JSON held in strings is followed (a string of JSON of a
@@ -43,6 +44,9 @@ pub(crate) struct Edit {
     /// Left in place, marked, rather than replaced (an exception the rules
     /// mark: [`Rules::marking_exceptions`](super::Rules::marking_exceptions)).
     pub reveal: bool,
+    /// The match is a whole JSON number: its placeholder is written as a
+    /// string, quotes included.
+    pub number: bool,
 }
 
 /// A container being walked, for paths.
@@ -284,7 +288,11 @@ impl Engine {
                     Some(b't') => i = literal(buf, i, b"true")?,
                     Some(b'f') => i = literal(buf, i, b"false")?,
                     Some(b'n') => i = literal(buf, i, b"null")?,
-                    Some(b'-' | b'0'..=b'9') => i = number_end(buf, i)?,
+                    Some(b'-' | b'0'..=b'9') => {
+                        let end = number_end(buf, i)?;
+                        self.number(buf, i, end, parent, out, frames);
+                        i = end;
+                    }
                     _ => return Err(i),
                 }
                 expect_value = false;
@@ -453,6 +461,7 @@ impl Engine {
                         path: path.clone(),
                         span: h.start..h.end,
                         reveal: false,
+                        number: false,
                     });
                 }
             }
@@ -475,6 +484,63 @@ impl Engine {
         self.levels[depth].decoded = decoded;
         self.levels[depth].escapes = escapes;
         self.levels[depth].inner = inner;
+    }
+}
+
+impl Engine {
+    /// One JSON number, `buf[start..end]`: an integer of the digits a
+    /// card, a phone number, an SSN or a PIN has is given to the number
+    /// rules with its key; a match is the whole number.
+    fn number(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        end: usize,
+        parent: Option<&PathCtx>,
+        out: &mut Vec<Edit>,
+        frames: &[Frame],
+    ) {
+        let digits = &buf[start..end];
+        if !(number::MIN_DIGITS..=number::MAX_DIGITS).contains(&digits.len())
+            || !digits.iter().all(u8::is_ascii_digit)
+        {
+            return;
+        }
+        if self.filter && parent.is_none() && self.untouched(start, end) {
+            return;
+        }
+        let key = match frames.last() {
+            Some(f) if f.object => Some(&buf[f.key.0..f.key.1]),
+            _ => None,
+        };
+        // Nothing but a card is found without a key.
+        if key.is_none() && digits.len() < 13 {
+            return;
+        }
+        let mut hits = std::mem::take(&mut self.hits);
+        self.rules.scan_number(digits, key, &mut hits);
+        if let Some(h) = hits.iter().max_by_key(|h| h.rank) {
+            let ctx = PathCtx {
+                parent,
+                buf,
+                frames,
+            };
+            let mut path = String::new();
+            render(&ctx, &mut path);
+            out.push(Edit {
+                start,
+                end,
+                levels: 0,
+                kind: h.kind,
+                hash: fingerprint(digits),
+                id: value_hash(digits),
+                path,
+                span: 0..digits.len(),
+                reveal: false,
+                number: true,
+            });
+        }
+        self.hits = hits;
     }
 }
 

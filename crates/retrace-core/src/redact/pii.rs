@@ -149,9 +149,7 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
         return ipv4(sc, i, &g);
     }
     if g.shape(&[3, 2, 4], b'-') {
-        let d = g.digits(s, 3);
-        let area = num(&d[..3]);
-        if area != 0 && area != 666 && area < 900 && num(&d[3..5]) != 0 && num(&d[5..]) != 0 {
+        if ssn_ok(&g.digits(s, 3)) {
             sc.hit(i, g.end(3), k::SSN, rank::PII);
             return Some(g.end(3));
         }
@@ -172,13 +170,25 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
     card(sc, i, &g)
 }
 
-fn num(d: &[u8]) -> u32 {
+/// Nine digits of a US social security number in the issued ranges: an
+/// area other than 000, 666 and 900–999, and no group or serial of zeros.
+pub(crate) fn ssn_ok(d: &[u8]) -> bool {
+    let area = num(&d[..3]);
+    d.len() == 9
+        && area != 0
+        && area != 666
+        && area < 900
+        && num(&d[3..5]) != 0
+        && num(&d[5..]) != 0
+}
+
+pub(crate) fn num(d: &[u8]) -> u32 {
     d.iter().fold(0, |n, &b| n * 10 + u32::from(b - b'0'))
 }
 
 /// Ten NANP digits with a valid area code and exchange (neither starts
 /// with 0 or 1).
-fn nanp(d: &[u8]) -> bool {
+pub(crate) fn nanp(d: &[u8]) -> bool {
     d.len() == 10 && d[0] >= b'2' && d[3] >= b'2'
 }
 
@@ -257,7 +267,7 @@ fn card(sc: &mut Scanner, i: usize, g: &Groups) -> Option<usize> {
 }
 
 /// The number starts like a card of some network and has its length.
-fn card_brand(d: &[u8]) -> bool {
+pub(crate) fn card_brand(d: &[u8]) -> bool {
     let n = d.len();
     let p2 = num(&d[..2]);
     let p3 = num(&d[..3]);

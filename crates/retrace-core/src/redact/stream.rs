@@ -409,7 +409,22 @@ impl Redactor {
                 .placeholders
                 .text(self.engine.rules.kinds(), e.kind, e.hash);
             let from = out.len();
-            if self.reveal || e.reveal {
+            if e.number {
+                // A number's placeholder is a string: quoted, the quotes
+                // escaped for each string the number sits in.
+                let mut quoted = Vec::with_capacity(text.len() + 8);
+                quoted.push(b'"');
+                if self.reveal || e.reveal {
+                    quoted.extend_from_slice(REVEAL_OPEN.to_string().as_bytes());
+                    quoted.extend_from_slice(&content[e.start..e.end]);
+                    quoted.extend_from_slice(REVEAL_CLOSE.to_string().as_bytes());
+                } else {
+                    quoted.extend_from_slice(text.as_bytes());
+                }
+                quoted.push(b'"');
+                write_escaped(&quoted, e.levels, &mut out, &mut self.scratch);
+                self.summary.numbers_as_strings += 1;
+            } else if self.reveal || e.reveal {
                 // Private-use characters: JSON needs no escape for them at
                 // any level, and no rule matches them.
                 let mut open = [0; 4];
@@ -430,6 +445,7 @@ impl Redactor {
                 span: e.span.clone(),
                 replacement: text,
                 hash: e.id,
+                number: e.number,
             });
         }
         out.extend_from_slice(&content[at..]);

@@ -1,0 +1,159 @@
+//! Redaction's edges (issue 21): personal data stored as JSON numbers.
+
+use std::sync::Arc;
+
+use retrace_core::redact::{Finding, Mode, Redactor, Rules, Summary};
+use serde_json::Value;
+
+fn run(input: &str, mode: Mode, chunk: usize) -> (String, Summary, Vec<Finding>) {
+    let mut r = Redactor::new(Arc::new(Rules::builtin()), mode);
+    let mut out = Vec::new();
+    let mut findings = Vec::new();
+    for piece in input.as_bytes().chunks(chunk) {
+        r.push(piece, &mut out);
+        findings.extend(r.drain_findings());
+    }
+    r.finish(&mut out);
+    findings.extend(r.drain_findings());
+    (
+        String::from_utf8(out).unwrap(),
+        r.summary().clone(),
+        findings,
+    )
+}
+
+/// The output of `input` in `mode` is JSON on every line, the same line
+/// count, and redacting it again finds nothing.
+fn settled(input: &str, mode: Mode) -> String {
+    let (out, summary, _) = run(input, mode, 1 << 20);
+    assert_eq!(summary.leftovers, 0, "{:?}", summary.leftover);
+    assert_eq!(out.lines().count(), input.lines().count());
+    for line in out.lines() {
+        serde_json::from_str::<Value>(line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    }
+    if mode != Mode::Pseudo {
+        let (again, second, _) = run(&out, mode, 1 << 20);
+        assert_eq!((second.findings(), again.as_str()), (0, out.as_str()));
+    }
+    out
+}
+
+#[test]
+fn personal_data_in_json_numbers_is_written_as_placeholder_strings() {
+    let line = r#"{"card": 4111111111111111, "phone": 14155550123, "ssn": 219099999, "pin": {"password": 4921}, "on_file": [378282246310005, 12]}"#;
+    let input = format!("{line}\n");
+    assert_eq!(
+        settled(&input, Mode::Typed),
+        concat!(
+            r#"{"card": "[REDACTED:credit-card]", "phone": "[REDACTED:phone-number]", "ssn": "[REDACTED:us-ssn]", "#,
+            r#""pin": {"password": "[REDACTED:password-assignment]"}, "on_file": ["[REDACTED:credit-card]", 12]}"#,
+            "\n"
+        )
+    );
+    assert_eq!(
+        settled(&input, Mode::Mask),
+        r#"{"card": "***", "phone": "***", "ssn": "***", "pin": {"password": "***"}, "on_file": ["***", 12]}"#
+            .to_owned()
+            + "\n"
+    );
+    assert_eq!(
+        settled(&input, Mode::Pseudo),
+        concat!(
+            r#"{"card": "<credit-card-1>", "phone": "<phone-number-1>", "ssn": "<us-ssn-1>", "#,
+            r#""pin": {"password": "<password-assignment-1>"}, "on_file": ["<credit-card-2>", 12]}"#,
+            "\n"
+        )
+    );
+    // The report says which findings were numbers, and counts them.
+    let (_, summary, findings) = run(&input, Mode::Typed, 7);
+    assert_eq!(summary.numbers_as_strings, 5);
+    assert_eq!(summary.findings(), 5);
+    let paths: Vec<(&str, bool)> = findings
+        .iter()
+        .map(|f| (f.path.as_str(), f.number))
+        .collect();
+    assert_eq!(
+        paths,
+        [
+            ("card", true),
+            ("phone", true),
+            ("ssn", true),
+            ("pin.password", true),
+            ("on_file[0]", true)
+        ]
+    );
+    assert_eq!(findings[0].span, 0..16);
+    // A number next to a string finding: only the number is counted as one.
+    let (_, summary, _) = run(
+        "{\"mail\":\"jane.doe@fastmail.com\",\"card\":4111111111111111}\n",
+        Mode::Typed,
+        3,
+    );
+    assert_eq!((summary.findings(), summary.numbers_as_strings), (2, 1));
+}
+
+#[test]
+fn numbers_inside_json_held_in_strings_are_quoted_for_their_level() {
+    // A tool's output that is JSON (one level), and JSON in a string of
+    // that (two levels): the placeholder's quotes are escaped once per
+    // string the number sits in.
+    let input = concat!(
+        r#"{"output":"{\"customer\":{\"phone\":14155550123,\"orders\":3}}"}"#,
+        "\n",
+        r#"{"a":"{\"b\":\"{\\\"card\\\": 4111111111111111}\"}"}"#,
+        "\n"
+    );
+    let out = settled(input, Mode::Typed);
+    assert_eq!(
+        out,
+        concat!(
+            r#"{"output":"{\"customer\":{\"phone\":\"[REDACTED:phone-number]\",\"orders\":3}}"}"#,
+            "\n",
+            r#"{"a":"{\"b\":\"{\\\"card\\\": \\\"[REDACTED:credit-card]\\\"}\"}"}"#,
+            "\n"
+        )
+    );
+    let (_, _, findings) = run(input, Mode::Typed, 1 << 20);
+    assert_eq!(findings[0].path, "output.$json.customer.phone");
+    assert_eq!(findings[1].path, "a.$json.b.$json.card");
+    // Chunking does not change a byte.
+    for chunk in [1, 5, 64] {
+        assert_eq!(run(input, Mode::Typed, chunk).0, out);
+    }
+}
+
+#[test]
+fn figures_stay_numbers() {
+    // Usage figures, times and ids, including ones that pass Luhn with a
+    // card's prefix under keys that name ids, times and counts; phone-sized
+    // numbers without a phone key; floats, negatives and exponents.
+    let input = concat!(
+        r#"{"timestamp": 1732752000000, "ns": 1732752000000000000, "usage": {"input_tokens": 4111111111111111, "output_tokens": 14155550123, "cache_read_input_tokens": 219099999}}"#,
+        "\n",
+        r#"{"order_id": 4111111111111111, "id": 378282246310005, "createdAt": 4111111111111111, "duration_ms": 4111111111111111, "size": 14155550123}"#,
+        "\n",
+        r#"{"values": [2125550142, 14155550123, 219099999, 4111111111111112], "card": 4111111111111111.5, "phone": -14155550123, "x": 4.111111111111111e15}"#,
+        "\n",
+        r#"{"phone": 5550123, "ssn": 666099999, "zip": 219099999, "max_tokens": 12345678, "total": 4111111111111111}"#,
+        "\n"
+    );
+    let (out, summary, _) = run(input, Mode::Typed, 1 << 20);
+    assert_eq!(out, input);
+    assert_eq!((summary.findings(), summary.numbers_as_strings), (0, 0));
+}
+
+#[test]
+fn a_revealing_redactor_keeps_numbers_valid_json() {
+    let mut r = Redactor::new(Arc::new(Rules::builtin()), Mode::Typed);
+    r.set_reveal(true);
+    let mut out = Vec::new();
+    r.push(
+        b"{\"card\":4111111111111111,\"out\":\"{\\\"phone\\\":14155550123}\"}\n",
+        &mut out,
+    );
+    r.finish(&mut out);
+    let v: Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(v["card"], "\u{E000}4111111111111111\u{E001}");
+    let inner: Value = serde_json::from_str(v["out"].as_str().unwrap()).unwrap();
+    assert_eq!(inner["phone"], "\u{E000}14155550123\u{E001}");
+}
