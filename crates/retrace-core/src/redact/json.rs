@@ -547,8 +547,13 @@ impl Engine {
 /// Keys no rule can match in, not scanned: shorter than the shortest
 /// match (`a@b.io`, `1.2.3.4`), or a name of letters and underscores
 /// (`content`, `cache_read_input_tokens`), the keys of nearly every line.
+/// A run of 20 letters or more between underscores is not a name but may
+/// be a token of letters only: a Hugging Face token (`hf_` and 34
+/// letters), an AWS key id whose random part has no digit.
 fn name_like(raw: &[u8]) -> bool {
-    raw.len() < 6 || raw.iter().all(|&b| b.is_ascii_alphabetic() || b == b'_')
+    raw.len() < 6
+        || (raw.iter().all(|&b| b.is_ascii_alphabetic() || b == b'_')
+            && raw.split(|&b| b == b'_').all(|word| word.len() < 20))
 }
 
 /// Values that are binary data in base64, left as they are: images,
@@ -946,6 +951,10 @@ mod tests {
         assert!(name_like(b"a@b.i"));
         assert!(!name_like(b"a@b.io"));
         assert!(!name_like(b"/home/x"));
+        // Letters only, but a token's length: scanned.
+        assert!(!name_like(b"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"));
+        assert!(!name_like(b"ASIALNUYUGXPGNSTREKE"));
+        assert!(name_like(b"isVisibleInTranscriptOnly".split_at(19).0));
     }
 
     #[test]

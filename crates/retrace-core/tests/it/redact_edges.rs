@@ -1,4 +1,5 @@
-//! Redaction's edges (issue 21): personal data stored as JSON numbers.
+//! Redaction's edges (issue 21): personal data stored as JSON numbers,
+//! secrets used as object keys.
 
 use std::sync::Arc;
 
@@ -156,4 +157,32 @@ fn a_revealing_redactor_keeps_numbers_valid_json() {
     assert_eq!(v["card"], "\u{E000}4111111111111111\u{E001}");
     let inner: Value = serde_json::from_str(v["out"].as_str().unwrap()).unwrap();
     assert_eq!(inner["phone"], "\u{E000}14155550123\u{E001}");
+}
+
+#[test]
+fn secrets_of_letters_only_are_found_in_keys() {
+    // A Hugging Face token is `hf_` and letters; an AWS key id's random
+    // part may have no digit. As keys they were taken for names.
+    let input = concat!(
+        r#"{"tokens":{"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":{"scopes":["read"]}}}"#,
+        "\n",
+        r#"{"profiles":{"ASIALNUYUGXPGNSTREKE":"ci","jane.doe@quantumleap-labs.io":"admin"}}"#,
+        "\n",
+        r#"{"isVisibleInTranscriptOnly":true,"cache_read_input_tokens":1,"thinkingMetadata":{}}"#,
+        "\n"
+    );
+    assert_eq!(
+        settled(input, Mode::Typed),
+        concat!(
+            r#"{"tokens":{"[REDACTED:huggingface-token]":{"scopes":["read"]}}}"#,
+            "\n",
+            r#"{"profiles":{"[REDACTED:aws-access-key-id]":"ci","[REDACTED:email]":"admin"}}"#,
+            "\n",
+            r#"{"isVisibleInTranscriptOnly":true,"cache_read_input_tokens":1,"thinkingMetadata":{}}"#,
+            "\n"
+        )
+    );
+    let (_, _, findings) = run(input, Mode::Typed, 1 << 20);
+    let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
+    assert_eq!(paths, ["tokens[*]", "profiles[*]", "profiles[*]"]);
 }
