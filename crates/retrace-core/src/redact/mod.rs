@@ -37,6 +37,7 @@ mod kind;
 mod placeholder;
 mod hit;
 mod home;
+mod svg;
 mod assign;
 mod pem;
 mod pii;

@@ -8,6 +8,7 @@ use super::chars::{at_nocase, byte, is_alnum, is_hex, is_word, run, run_back};
 use super::checksum::{iban_ok, luhn_ok};
 use super::hit::{rank, Scanner};
 use super::kind::k;
+use super::svg;
 
 /// PII that starts at the word `s[i..e]`: digits (IP, phone, card, SSN),
 /// hex groups (MAC, IPv6), or an IBAN's country code.
@@ -144,6 +145,10 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
     // A lone number is only ever a card, which has 13 digits or more.
     if g.n == 0 || (g.n == 1 && g.len(0) < 13) {
         return None;
+    }
+    // Coordinates of an SVG path (`m1.5 1.5.75.75`), not an address.
+    if g.n >= 2 && g.seps[0] == b'.' && svg::in_path_data(sc, i) {
+        return Some(g.end(g.n));
     }
     if g.n >= 4 && g.seps[..3].iter().all(|&c| c == b'.') && (g.n == 4 || g.seps[3] != b'.') {
         return ipv4(sc, i, &g);

@@ -1,5 +1,6 @@
 //! Redaction's edges (issue 21): personal data stored as JSON numbers,
-//! secrets used as object keys.
+//! secrets used as object keys, and SVG path data that looks like IPv4
+//! addresses.
 
 use std::sync::Arc;
 
@@ -185,4 +186,61 @@ fn secrets_of_letters_only_are_found_in_keys() {
     let (_, _, findings) = run(input, Mode::Typed, 1 << 20);
     let paths: Vec<&str> = findings.iter().map(|f| f.path.as_str()).collect();
     assert_eq!(paths, ["tokens[*]", "profiles[*]", "profiles[*]"]);
+}
+
+#[test]
+fn svg_path_data_is_not_an_address() {
+    // svgo-minified markup in a tool's output: `m4.5 4.5.75.75-1.5 1.5` is
+    // the numbers 4.5 4.5 .75 .75 -1.5 1.5, and `1.5.75.75` reads as the
+    // public address 1.5.75.75. The same dotted quad in prose, or in an
+    // attribute that is no path data, is still an address.
+    let svg = concat!(
+        r#"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><path fill-rule="evenodd" "#,
+        r#"d="M3 3h18v18H3zm4.5 4.5.75.75-1.5 1.5m9.25 2.25.5.5 3.5 3.5"/>"#,
+        r#"<polyline points="1.5.75.75 9 3 12.25.5.25 5"/><path id="a" data-d="x" title="93.184.216.34" d='M1 1l2.5.25.75.75-2 2'/></svg>"#,
+    );
+    let line = serde_json::json!({
+        "type": "tool_result",
+        "content": format!("Fetched the icon from 93.184.216.34:\n{svg}\nand 1.5.75.75 answered too."),
+        "toolUseResult": {"d": "M0 0 4.5.75.75-1.5 1.5", "points": "1.5.75.75 2 2", "host": "1.5.75.75"},
+    });
+    let input = format!("{line}\n");
+    let out = settled(&input, Mode::Typed);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let content = v["content"].as_str().unwrap();
+    // Every path attribute is as it was.
+    for kept in [
+        r#"d="M3 3h18v18H3zm4.5 4.5.75.75-1.5 1.5m9.25 2.25.5.5 3.5 3.5""#,
+        r#"points="1.5.75.75 9 3 12.25.5.25 5""#,
+        r#"d='M1 1l2.5.25.75.75-2 2'"#,
+    ] {
+        assert!(content.contains(kept), "{kept} changed: {content}");
+    }
+    assert_eq!(v["toolUseResult"]["d"], "M0 0 4.5.75.75-1.5 1.5");
+    assert_eq!(v["toolUseResult"]["points"], "1.5.75.75 2 2");
+    // Addresses in prose and in other attributes and values are redacted.
+    assert!(!content.contains("93.184.216.34"), "{content}");
+    assert!(
+        content.contains("and [REDACTED:ipv4-public] answered"),
+        "{content}"
+    );
+    assert_eq!(v["toolUseResult"]["host"], "[REDACTED:ipv4-public]");
+    let (_, summary, _) = run(&input, Mode::Typed, 1 << 20);
+    assert_eq!(summary.findings(), 4);
+}
+
+#[test]
+fn long_path_data_is_read_once() {
+    // Many dotted quads in one value, with and without an attribute
+    // opening them: each candidate looks back only to the one before it,
+    // so this is linear (quadratic would take minutes).
+    let data = "1.5.75.75 ".repeat(40_000);
+    let line = serde_json::json!({
+        "svg": format!("<path d=\"M0 0 {data}\"/>"),
+        "text": format!("hosts {data}"),
+    });
+    let (out, summary, _) = run(&format!("{line}\n"), Mode::Typed, 1 << 20);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["svg"], line["svg"]);
+    assert_eq!(summary.findings(), 40_000);
 }
