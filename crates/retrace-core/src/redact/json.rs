@@ -47,6 +47,18 @@ pub(crate) struct Edit {
     /// The match is a whole JSON number: its placeholder is written as a
     /// string, quotes included.
     pub number: bool,
+    /// The key the match is in, if it is in one.
+    pub key: Option<KeyOf>,
+}
+
+/// A key holding matches: the object it is a key of (numbered in the
+/// line, embedded JSON included) and its raw bytes between the quotes, so
+/// two keys of one object that redact to the same text can be told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeyOf {
+    pub object: u32,
+    pub start: usize,
+    pub end: usize,
 }
 
 /// A container being walked, for paths.
@@ -60,6 +72,8 @@ struct Frame {
     hidden: bool,
     /// The current element (arrays).
     index: u32,
+    /// The object's number in the line (objects).
+    id: u32,
 }
 
 /// Where a decoded string's bytes came from: one escape sequence.
@@ -98,6 +112,8 @@ pub(crate) struct Engine {
     /// line are scanned (the verify pass: see `line_around`).
     around: Vec<std::ops::Range<usize>>,
     filter: bool,
+    /// Objects opened so far in the line.
+    objects: u32,
 }
 
 /// The long strings already scanned on this line, with their hits: a
@@ -175,6 +191,7 @@ impl Engine {
             seen: Seen::default(),
             around: Vec::new(),
             filter: false,
+            objects: 0,
         }
     }
 
@@ -183,6 +200,7 @@ impl Engine {
     pub(crate) fn line(&mut self, line: &[u8], out: &mut Vec<Edit>) -> Result<(), usize> {
         let start = out.len();
         self.seen.clear();
+        self.objects = 0;
         let r = self.walk(line, 0, None, out);
         if r.is_err() {
             out.truncate(start);
@@ -249,11 +267,13 @@ impl Engine {
                 i = skip_ws(buf, i);
                 match buf.get(i).copied() {
                     Some(b'{') => {
+                        self.objects += 1;
                         frames.push(Frame {
                             object: true,
                             key: (0, 0),
                             hidden: false,
                             index: 0,
+                            id: self.objects,
                         });
                         i = skip_ws(buf, i + 1);
                         if buf.get(i) == Some(&b'}') {
@@ -271,6 +291,7 @@ impl Engine {
                             key: (0, 0),
                             hidden: false,
                             index: 0,
+                            id: 0,
                         });
                         i = skip_ws(buf, i + 1);
                         if buf.get(i) == Some(&b']') {
@@ -462,22 +483,33 @@ impl Engine {
                         span: h.start..h.end,
                         reveal: false,
                         number: false,
+                        key: None,
                     });
                 }
             }
             self.hits = hits;
         }
-        for mut e in inner.drain(..) {
-            let (s, t) = if esc {
+        let raw_range = |a: usize, b: usize| {
+            if esc {
                 (
-                    to_raw(&escapes, e.start, false),
-                    to_raw(&escapes, e.end, true),
+                    start + to_raw(&escapes, a, false),
+                    start + to_raw(&escapes, b, true),
                 )
             } else {
-                (e.start, e.end)
-            };
-            e.start = start + s;
-            e.end = start + t;
+                (start + a, start + b)
+            }
+        };
+        for mut e in inner.drain(..) {
+            (e.start, e.end) = raw_range(e.start, e.end);
+            if let Some(k) = &mut e.key {
+                (k.start, k.end) = raw_range(k.start, k.end);
+            } else if is_key {
+                e.key = frames.last().map(|f| KeyOf {
+                    object: f.id,
+                    start,
+                    end,
+                });
+            }
             e.levels += 1;
             out.push(e);
         }
@@ -538,6 +570,7 @@ impl Engine {
                 span: 0..digits.len(),
                 reveal: false,
                 number: true,
+                key: None,
             });
         }
         self.hits = hits;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use memchr::memchr;
 
 use super::hit::Hit;
-use super::json::{escape_into, Edit, Engine};
+use super::json::{escape_into, Edit, Engine, KeyOf};
 use super::kind::KindId;
 use super::mode::{Mode, Placeholders};
 use super::report::{BrokenLine, Finding, Leftover, Summary};
@@ -63,6 +63,24 @@ pub struct Redactor {
     /// Matches are marked in place, not replaced (see
     /// [`Redactor::set_reveal`]).
     reveal: bool,
+}
+
+/// A key being written by `apply`: where it starts in the output, and
+/// where its last placeholder ends.
+#[derive(Debug, Clone, Copy)]
+struct OpenKey {
+    key: KeyOf,
+    out_start: usize,
+    last_end: usize,
+}
+
+/// A key `apply` wrote: its object, its bytes in the input and in the
+/// output.
+#[derive(Debug)]
+struct KeyWritten {
+    object: u32,
+    was: Vec<u8>,
+    text: Vec<u8>,
 }
 
 /// A whole-document input being collected.
@@ -403,7 +421,24 @@ impl Redactor {
         let mut out = Vec::with_capacity(content.len() + 32 * edits.len());
         let mut at = 0;
         self.written.clear();
+        // Keys written so far, to tell apart two keys of an object that
+        // redact to the same text; the key being written.
+        let mut keys: Vec<KeyWritten> = Vec::new();
+        let mut open: Option<OpenKey> = None;
         for e in edits {
+            if let Some(k) = open.filter(|k| e.key != Some(k.key)) {
+                out.extend_from_slice(&content[at..k.key.end]);
+                at = k.key.end;
+                self.close_key(k, content, &mut out, &mut keys);
+                open = None;
+            }
+            if let (Some(key), None) = (e.key, open) {
+                open = Some(OpenKey {
+                    key,
+                    out_start: out.len() + key.start.saturating_sub(at),
+                    last_end: 0,
+                });
+            }
             out.extend_from_slice(&content[at..e.start]);
             let text = self
                 .placeholders
@@ -447,9 +482,65 @@ impl Redactor {
                 hash: e.id,
                 number: e.number,
             });
+            if let Some(k) = &mut open {
+                k.last_end = out.len();
+            }
+        }
+        if let Some(k) = open {
+            out.extend_from_slice(&content[at..k.key.end]);
+            at = k.key.end;
+            self.close_key(k, content, &mut out, &mut keys);
         }
         out.extend_from_slice(&content[at..]);
         out
+    }
+
+    /// A key of `out` has been written whole (from `k.out_start` to the
+    /// end of `out`). If an earlier key of its object reads the same (two
+    /// addresses as keys, both `[REDACTED:email]`), it gets `#2` (`#3`, …)
+    /// after its last placeholder: parsers keep one of two equal keys, and
+    /// what the other held would be lost to whoever reads the output.
+    /// (Keys that were equal in the input stay equal.)
+    fn close_key(
+        &mut self,
+        k: OpenKey,
+        content: &[u8],
+        out: &mut Vec<u8>,
+        keys: &mut Vec<KeyWritten>,
+    ) {
+        let mut text = out[k.out_start..].to_vec();
+        let was = &content[k.key.start..k.key.end];
+        let taken = |keys: &[KeyWritten], t: &[u8]| {
+            keys.iter()
+                .any(|w| w.object == k.key.object && w.text == t && w.was != was)
+        };
+        if !self.reveal && taken(keys, &text) {
+            let at = k.last_end - k.out_start;
+            let (head, tail) = text.split_at(at);
+            let (suffix, unique) = (2u32..)
+                .map(|n| {
+                    let suffix = format!("#{n}");
+                    let mut t = head.to_vec();
+                    t.extend_from_slice(suffix.as_bytes());
+                    t.extend_from_slice(tail);
+                    (suffix, t)
+                })
+                .find(|(_, t)| !taken(keys, t))
+                .expect("finitely many keys are taken");
+            out.splice(k.last_end..k.last_end, suffix.bytes());
+            if let Some(f) = self.findings.last_mut() {
+                f.replacement.push_str(&suffix);
+            }
+            if let Some(w) = self.written.last_mut() {
+                w.end += suffix.len();
+            }
+            text = unique;
+        }
+        keys.push(KeyWritten {
+            object: k.key.object,
+            was: was.to_vec(),
+            text,
+        });
     }
 
     fn leftover(&mut self, kind: Option<KindId>, path: String) {

@@ -244,3 +244,49 @@ fn long_path_data_is_read_once() {
     assert_eq!(v["svg"], line["svg"]);
     assert_eq!(summary.findings(), 40_000);
 }
+
+#[test]
+fn keys_that_redact_to_the_same_text_stay_apart() {
+    // Typed and mask placeholders name a kind, not a value: two addresses
+    // as keys of one object would become one key twice, and a parser keeps
+    // only one of them. The later ones get `#2`, `#3` after their last
+    // placeholder; keys of other objects, and keys that were equal in the
+    // input, are left as they come.
+    let input = concat!(
+        r#"{"members":{"jane.doe@fastmail.com":"admin","wei.chen@delta.dev":"dev","maria.okafor@amber.io":"ops"},"#,
+        r#""owners":{"bob.smith@fastmail.com":1},"#,
+        r#""trust":"{\"/home/jane/src\":1,\"/home/bob/src\":2}","#,
+        r#""dup":{"jane.doe@fastmail.com":1,"jane.doe@fastmail.com":2}}"#,
+        "\n"
+    );
+    let out = settled(input, Mode::Typed);
+    assert_eq!(
+        out,
+        concat!(
+            r#"{"members":{"[REDACTED:email]":"admin","[REDACTED:email]#2":"dev","[REDACTED:email]#3":"ops"},"#,
+            r#""owners":{"[REDACTED:email]":1},"#,
+            r#""trust":"{\"/home/[REDACTED:home-username]/src\":1,\"/home/[REDACTED:home-username]#2/src\":2}","#,
+            r#""dup":{"[REDACTED:email]":1,"[REDACTED:email]":2}}"#,
+            "\n"
+        )
+    );
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["members"].as_object().unwrap().len(), 3);
+    let mask = settled(input, Mode::Mask);
+    assert!(mask.starts_with(r#"{"members":{"***":"admin","***#2":"dev","***#3":"ops"}"#));
+    // Pseudonyms are distinct for distinct values already.
+    let pseudo = settled(input, Mode::Pseudo);
+    assert!(pseudo
+        .starts_with(r#"{"members":{"<email-1>":"admin","<email-2>":"dev","<email-3>":"ops"}"#));
+    // The report says what each key became.
+    let (_, _, findings) = run(input, Mode::Typed, 1 << 20);
+    let written: Vec<&str> = findings.iter().map(|f| f.replacement.as_str()).collect();
+    assert_eq!(
+        &written[..3],
+        [
+            "[REDACTED:email]",
+            "[REDACTED:email]#2",
+            "[REDACTED:email]#3"
+        ]
+    );
+}
