@@ -38,9 +38,17 @@ pub(crate) fn run(sc: &mut Scanner) {
         sc.hit(0, n, k::CREDIT_CARD, rank::PII);
     } else if names.phone && phone_digits(d) {
         sc.hit(0, n, k::PHONE, rank::PII);
-    } else if names.ssn && n == 9 && ssn_ok(d) {
+    } else if names.ssn && (7..=9).contains(&n) && ssn_ok(&zero_padded(d)) {
         sc.hit(0, n, k::SSN, rank::PII);
     }
+}
+
+/// Nine digits, as an SSN is written: a number drops the leading zeros of
+/// an area below 100 (`060-55-0147` stored as `60550147`).
+fn zero_padded(d: &[u8]) -> [u8; 9] {
+    let mut out = [b'0'; 9];
+    out[9 - d.len()..].copy_from_slice(d);
+    out
 }
 
 /// A phone number's digits, as a `+` number is read (`pii::phone_punct`):
@@ -139,6 +147,9 @@ mod tests {
         assert_eq!(kinds("2125550142", Some("tel")), [k::PHONE]);
         assert_eq!(kinds("219099999", Some("ssn")), [k::SSN]);
         assert_eq!(kinds("219099999", Some("social_security_number")), [k::SSN]);
+        // 060-55-0147 stored as a number.
+        assert_eq!(kinds("60550147", Some("ssn")), [k::SSN]);
+        assert_eq!(kinds("6550147", Some("SSN")), [k::SSN]);
         assert_eq!(kinds("90210", Some("pin_code")), []);
         assert_eq!(kinds("4921", Some("password")), [k::PASSWORD]);
     }
@@ -161,6 +172,7 @@ mod tests {
         // An SSN needs its key and an issued area.
         assert!(kinds("219099999", Some("zip")).is_empty());
         assert!(kinds("666099999", Some("ssn")).is_empty());
+        assert!(kinds("550147", Some("ssn")).is_empty());
         assert!(kinds("12345678", Some("max_tokens")).is_empty());
     }
 }
