@@ -7,6 +7,8 @@ use std::sync::Arc;
 use retrace_core::redact::{Finding, Mode, Redactor, Rules, Summary};
 use serde_json::Value;
 
+use crate::common;
+
 fn run(input: &str, mode: Mode, chunk: usize) -> (String, Summary, Vec<Finding>) {
     let mut r = Redactor::new(Arc::new(Rules::builtin()), mode);
     let mut out = Vec::new();
@@ -227,6 +229,20 @@ fn svg_path_data_is_not_an_address() {
     assert_eq!(v["toolUseResult"]["host"], "[REDACTED:ipv4-public]");
     let (_, summary, _) = run(&input, Mode::Typed, 1 << 20);
     assert_eq!(summary.findings(), 4);
+}
+
+#[test]
+fn the_github_mark_in_a_corpus_session_keeps_its_path() {
+    // The false positive as found: pi's session writes a page with
+    // GitHub's mark inline, whose path has `.118 3.176.77.84 1.235`.
+    let bytes = common::read("pi/badlogic__pi-mono/session.jsonl");
+    let text = std::str::from_utf8(&bytes).unwrap();
+    let path = ".118 3.176.77.84 1.235 1.911";
+    assert!(text.contains(path));
+    let (out, summary, _) = run(text, Mode::Typed, 64 << 10);
+    assert!(out.contains(path));
+    let ipv4 = Rules::builtin().kind_id("ipv4-public").unwrap();
+    assert_eq!(summary.counts.get(ipv4.0 as usize).copied().unwrap_or(0), 0);
 }
 
 #[test]
