@@ -51,20 +51,18 @@ fn zero_padded(d: &[u8]) -> [u8; 9] {
     out
 }
 
-/// A phone number's digits, as a `+` number is read (`pii::phone_punct`):
-/// 10 to 15 digits; a leading 1 is NANP's country code (then 11 digits
-/// with a valid area code and exchange), 44 the UK's (12 digits). (A JSON
-/// number has no leading zero.)
+/// A phone number's digits: ten, written nationally (NANP's `2125550142`,
+/// whatever its area code), or 11 to 15 with a country code, checked as a
+/// `+` number is (`pii::phone_punct`): after a 1, NANP's ten digits with a
+/// valid area code and exchange; after 44, the UK's ten. (A JSON number
+/// has no leading zero.)
 fn phone_digits(d: &[u8]) -> bool {
-    let n = d.len();
-    if !(10..=15).contains(&n) {
-        return false;
-    }
-    match (d[0], d[1]) {
-        (b'1', _) => n == 11 && nanp(&d[1..]),
-        (b'4', b'4') => n == 12 && d[2] != b'0',
-        // Any other country code, or ten digits written without one.
-        _ => true,
+    match (d.len(), d[0], d[1]) {
+        (10, _, _) => true,
+        (11..=15, b'1', _) => d.len() == 11 && nanp(&d[1..]),
+        (11..=15, b'4', b'4') => d.len() == 12 && d[2] != b'0',
+        (11..=15, _, _) => true,
+        _ => false,
     }
 }
 
@@ -145,6 +143,8 @@ mod tests {
         assert_eq!(kinds("14155550123", Some("contactPhone")), [k::PHONE]);
         assert_eq!(kinds("447700900123", Some("mobile_number")), [k::PHONE]);
         assert_eq!(kinds("2125550142", Some("tel")), [k::PHONE]);
+        // A NANP area code of 44x is no UK country code.
+        assert_eq!(kinds("4435550151", Some("phone")), [k::PHONE]);
         assert_eq!(kinds("219099999", Some("ssn")), [k::SSN]);
         assert_eq!(kinds("219099999", Some("social_security_number")), [k::SSN]);
         // 060-55-0147 stored as a number.
