@@ -5,6 +5,7 @@
 //! cut: the CLI's 256 KiB reads and the browser's `File.slice` pieces give
 //! the same file.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use memchr::memchr;
@@ -74,13 +75,14 @@ struct OpenKey {
     last_end: usize,
 }
 
-/// A key `apply` wrote: its object, its bytes in the input and in the
-/// output.
-#[derive(Debug)]
-struct KeyWritten {
-    object: u32,
-    was: Vec<u8>,
-    text: Vec<u8>,
+/// The keys `apply` wrote in one line: (object, text written) → the key's
+/// bytes in the input; and per (object, text a key would have had) the
+/// next `#n` to try, so a thousand keys that redact alike cost a thousand
+/// look-ups, not a million.
+#[derive(Debug, Default)]
+struct KeysWritten {
+    written: HashMap<(u32, Vec<u8>), Vec<u8>>,
+    next: HashMap<(u32, Vec<u8>), u32>,
 }
 
 /// A whole-document input being collected.
@@ -423,7 +425,7 @@ impl Redactor {
         self.written.clear();
         // Keys written so far, to tell apart two keys of an object that
         // redact to the same text; the key being written.
-        let mut keys: Vec<KeyWritten> = Vec::new();
+        let mut keys = KeysWritten::default();
         let mut open: Option<OpenKey> = None;
         for e in edits {
             if let Some(k) = open.filter(|k| e.key != Some(k.key)) {
@@ -501,32 +503,31 @@ impl Redactor {
     /// after its last placeholder: parsers keep one of two equal keys, and
     /// what the other held would be lost to whoever reads the output.
     /// (Keys that were equal in the input stay equal.)
-    fn close_key(
-        &mut self,
-        k: OpenKey,
-        content: &[u8],
-        out: &mut Vec<u8>,
-        keys: &mut Vec<KeyWritten>,
-    ) {
+    fn close_key(&mut self, k: OpenKey, content: &[u8], out: &mut Vec<u8>, keys: &mut KeysWritten) {
+        let object = k.key.object;
         let mut text = out[k.out_start..].to_vec();
         let was = &content[k.key.start..k.key.end];
-        let taken = |keys: &[KeyWritten], t: &[u8]| {
-            keys.iter()
-                .any(|w| w.object == k.key.object && w.text == t && w.was != was)
+        let taken = |keys: &KeysWritten, t: Vec<u8>| {
+            keys.written
+                .get(&(object, t))
+                .is_some_and(|w| w.as_slice() != was)
         };
-        if !self.reveal && taken(keys, &text) {
+        if !self.reveal && taken(keys, text.clone()) {
             let at = k.last_end - k.out_start;
             let (head, tail) = text.split_at(at);
-            let (suffix, unique) = (2u32..)
-                .map(|n| {
-                    let suffix = format!("#{n}");
-                    let mut t = head.to_vec();
-                    t.extend_from_slice(suffix.as_bytes());
-                    t.extend_from_slice(tail);
-                    (suffix, t)
-                })
-                .find(|(_, t)| !taken(keys, t))
-                .expect("finitely many keys are taken");
+            let with = |n: u32| {
+                let suffix = format!("#{n}");
+                let mut t = head.to_vec();
+                t.extend_from_slice(suffix.as_bytes());
+                t.extend_from_slice(tail);
+                (suffix, t)
+            };
+            let mut n = keys.next.get(&(object, text.clone())).copied().unwrap_or(2);
+            while taken(keys, with(n).1) {
+                n += 1;
+            }
+            keys.next.insert((object, text.clone()), n + 1);
+            let (suffix, unique) = with(n);
             out.splice(k.last_end..k.last_end, suffix.bytes());
             if let Some(f) = self.findings.last_mut() {
                 f.replacement.push_str(&suffix);
@@ -536,11 +537,9 @@ impl Redactor {
             }
             text = unique;
         }
-        keys.push(KeyWritten {
-            object: k.key.object,
-            was: was.to_vec(),
-            text,
-        });
+        keys.written
+            .entry((object, text))
+            .or_insert_with(|| was.to_vec());
     }
 
     fn leftover(&mut self, kind: Option<KindId>, path: String) {

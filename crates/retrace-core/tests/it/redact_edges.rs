@@ -306,3 +306,20 @@ fn keys_that_redact_to_the_same_text_stay_apart() {
         ]
     );
 }
+
+#[test]
+fn many_keys_that_redact_alike_stay_apart_in_linear_time() {
+    // A hostile object: thousands of addresses as keys of one object, all
+    // `[REDACTED:email]`. Each finds its `#n` by one look-up.
+    let n = 20_000;
+    let members: serde_json::Map<String, Value> = (0..n)
+        .map(|i| (format!("user{i}@fastmail.com"), Value::from(i)))
+        .collect();
+    let line = serde_json::json!({ "members": members });
+    let (out, summary, _) = run(&format!("{line}\n"), Mode::Typed, 1 << 20);
+    assert_eq!(summary.findings(), n as u64);
+    let v: Value = serde_json::from_str(&out).unwrap();
+    let keys = v["members"].as_object().unwrap();
+    assert_eq!(keys.len(), n);
+    assert!(keys.contains_key(&format!("[REDACTED:email]#{n}")));
+}
