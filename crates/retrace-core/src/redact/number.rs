@@ -28,12 +28,14 @@ pub(crate) fn run(sc: &mut Scanner) {
     debug_assert!(d.iter().all(u8::is_ascii_digit));
     let key = sc.key.unwrap_or(b"");
     let n = d.len();
-    // A password or PIN under a name for one, as `"password": "1234"`.
-    if sc.key.is_some() {
-        assign::key_value(sc);
-    }
     let mut names = KeyNames::default();
     for_each_word(key, |w| names.see(w));
+    // A password or PIN under a name for one, as `"password": "1234"`
+    // (the assignment rule decides; a name of another secret wants
+    // letters too, so only password names are asked about).
+    if names.password {
+        assign::key_value(sc);
+    }
     if (13..=19).contains(&n) && !names.figure && card_brand(d) && luhn_ok(d.iter().copied()) {
         sc.hit(0, n, k::CREDIT_CARD, rank::PII);
     } else if names.phone && phone_digits(d) {
@@ -74,6 +76,8 @@ struct KeyNames {
     social: bool,
     /// An id, a time, a size or a count: never a card.
     figure: bool,
+    /// A word the assignment rule reads as a password's name.
+    password: bool,
 }
 
 impl KeyNames {
@@ -82,6 +86,9 @@ impl KeyNames {
             b"phone" | b"phonenumber" | b"mobile" | b"cell" | b"cellphone" | b"tel"
             | b"telephone" | b"fax" | b"msisdn" | b"whatsapp" | b"sms" => self.phone = true,
             b"ssn" => self.ssn = true,
+            b"password" | b"passwd" | b"pwd" | b"pass" | b"passphrase" | b"passcode" | b"pword" => {
+                self.password = true
+            }
             b"social" => self.social = true,
             b"security" if self.social => self.ssn = true,
             b"id" | b"ids" | b"uuid" | b"seq" | b"sequence" | b"offset" | b"count" | b"total"
