@@ -153,11 +153,9 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
     if g.n >= 4 && g.seps[..3].iter().all(|&c| c == b'.') && (g.n == 4 || g.seps[3] != b'.') {
         return ipv4(sc, i, &g);
     }
-    if g.shape(&[3, 2, 4], b'-') {
-        if ssn_ok(&g.digits(s, 3)) {
-            sc.hit(i, g.end(3), k::SSN, rank::PII);
-            return Some(g.end(3));
-        }
+    if g.shape(&[3, 2, 4], b'-') && ssn_ok(&g.digits(s, 3)) {
+        sc.hit(i, g.end(3), k::SSN, rank::PII);
+        return Some(g.end(3));
     }
     for sep in [b'-', b'.'] {
         if g.shape(&[3, 3, 4], sep) && nanp(&g.digits(s, 3)) {
@@ -178,13 +176,11 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
 /// Nine digits of a US social security number in the issued ranges: an
 /// area other than 000, 666 and 900–999, and no group or serial of zeros.
 pub(crate) fn ssn_ok(d: &[u8]) -> bool {
+    if d.len() != 9 {
+        return false;
+    }
     let area = num(&d[..3]);
-    d.len() == 9
-        && area != 0
-        && area != 666
-        && area < 900
-        && num(&d[3..5]) != 0
-        && num(&d[5..]) != 0
+    area != 0 && area != 666 && area < 900 && num(&d[3..5]) != 0 && num(&d[5..]) != 0
 }
 
 pub(crate) fn num(d: &[u8]) -> u32 {
