@@ -1,6 +1,9 @@
 //! `cargo xtask bench-redact [--mb N] [--seeds 1,2,3]`: redaction quality
 //! and speed in one run. For each seed it generates an evaluation corpus
 //! with `../shared/tools/redact_corpus.py` (kept in `target/redact-bench`),
+//! extends it with the repository's `xtask/redact_shapes.py` (personal data
+//! as JSON numbers, secrets as keys, SVG path data beside addresses: issue
+//! 21's shapes, with their truth, appended),
 //! redacts it with the release `retrace redact` (native, best of 5 wall
 //! times) and with the core as wasm in Node (best of 3, reads and writes
 //! included), checks the two outputs are the same bytes, scores the output
@@ -71,6 +74,25 @@ pub fn run(args: &[String]) -> Result<()> {
                     .arg(&corpus),
             )?;
         }
+        // The shapes the shared generator has no slot for, appended with
+        // their truth; scored with the rest, so every figure covers them.
+        let base = (corpus, truth);
+        let corpus = dir.join(format!("{name}-x.jsonl"));
+        let truth = dir.join(format!("{name}-x.truth.json"));
+        step(
+            &format!("extend {name}"),
+            &root,
+            Command::new("python3")
+                .env("REDACT_CORPUS_TOOLS", &tools)
+                .arg(root.join("xtask/redact_shapes.py"))
+                .arg("--corpus")
+                .arg(&base.0)
+                .arg("--truth")
+                .arg(&base.1)
+                .arg("--out")
+                .arg(&corpus)
+                .args(["--seed", &seed.to_string()]),
+        )?;
         let bytes = std::fs::metadata(&corpus)?.len() as f64;
         let native_out = dir.join(format!("{name}.native.jsonl"));
         let mut native_best = f64::MAX;
@@ -130,6 +152,7 @@ pub fn run(args: &[String]) -> Result<()> {
         row.native_cpu_mbps = bytes / native_cpu / 1e6;
         rows.push(row);
         rows.last().map(Row::print);
+        print_shapes(&s);
     }
     println!();
     println!(
@@ -150,6 +173,40 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         bail!("{} target(s) missed", failed.len())
     }
+}
+
+/// The figures of the shapes `redact_shapes.py` adds (kinds named
+/// `kind/shape`, its decoy kinds), summed per shape.
+fn print_shapes(s: &Value) {
+    let mut shapes: std::collections::BTreeMap<&str, (f64, f64)> = Default::default();
+    if let Some(kinds) = s["recall_by_kind"].as_object() {
+        for (name, v) in kinds {
+            if let Some((_, shape)) = name.split_once('/') {
+                let planted = v["planted"].as_f64().unwrap_or(0.0);
+                let e = shapes.entry(shape).or_default();
+                e.0 += planted;
+                e.1 += planted * v["recall"].as_f64().unwrap_or(0.0);
+            }
+        }
+    }
+    let mut parts: Vec<String> = shapes
+        .iter()
+        .map(|(shape, (planted, gone))| {
+            format!(
+                "{shape} recall {:.2} % of {planted}",
+                gone / planted.max(1.0) * 100.0
+            )
+        })
+        .collect();
+    for decoy in ["number-figure", "svg-path-data"] {
+        let d = &s["decoys"]["by_kind"][format!("hard:{decoy}")];
+        parts.push(format!(
+            "{decoy} altered {}/{}",
+            d["altered"].as_u64().unwrap_or(0),
+            d["total"].as_u64().unwrap_or(0)
+        ));
+    }
+    println!("    issue 21 shapes: {}", parts.join(" | "));
 }
 
 /// CPU seconds (user + system) of the children this process waited for,

@@ -635,3 +635,55 @@ fn redact_a_folder_into_another() {
         stderr(&o)
     );
 }
+
+#[test]
+fn numbers_keys_and_svg_paths() {
+    // Issue 21's three edges in one session: personal data stored as JSON
+    // numbers, a token used as a key, and SVG path data beside an address.
+    let input = concat!(
+        r#"{"type":"tool_result","toolUseResult":{"customer":{"card":4111111111111111,"phone":14155550123,"orders":12,"created_ms":1732752000000}}}"#,
+        "\n",
+        r#"{"type":"tool_result","toolUseResult":{"tokens":{"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":{"scopes":["read"]}}}}"#,
+        "\n",
+        r#"{"type":"tool_result","content":"<svg viewBox=\"0 0 24 24\"><path d=\"M3 3zm4.5 4.5.75.75-1.5 1.5\"/></svg> from 93.184.216.34"}"#,
+        "\n",
+    );
+    let dir = scratch("redact-edges");
+    let report = dir.join("report.json");
+    let o = with_stdin(
+        &["redact", "-", "--report", report.to_str().unwrap()],
+        input.as_bytes(),
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        concat!(
+            r#"{"type":"tool_result","toolUseResult":{"customer":{"card":"[REDACTED:credit-card]","phone":"[REDACTED:phone-number]","orders":12,"created_ms":1732752000000}}}"#,
+            "\n",
+            r#"{"type":"tool_result","toolUseResult":{"tokens":{"[REDACTED:huggingface-token]":{"scopes":["read"]}}}}"#,
+            "\n",
+            r#"{"type":"tool_result","content":"<svg viewBox=\"0 0 24 24\"><path d=\"M3 3zm4.5 4.5.75.75-1.5 1.5\"/></svg> from [REDACTED:ipv4-public]"}"#,
+            "\n",
+        )
+    );
+    // The note says the type changed where it did.
+    insta::assert_snapshot!(filter(&stderr(&o)), @"retrace: -: redacted 4 match(es) in 3 of 3 lines: credit-card 1, huggingface-token 1, ipv4-public 1, phone-number 1; 2 number(s) written as strings");
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(r["numbers_as_strings"], 2);
+    let numbers: Vec<(&str, bool)> = r["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["path"].as_str().unwrap(), f["number"] == true))
+        .collect();
+    assert_eq!(
+        numbers,
+        [
+            ("toolUseResult.customer.card", true),
+            ("toolUseResult.customer.phone", true),
+            ("toolUseResult.tokens[*]", false),
+            ("content", false),
+        ]
+    );
+}

@@ -30,12 +30,19 @@ pub(crate) struct Scanner<'a> {
     pub s: &'a [u8],
     /// The JSON key whose value this string is, if any.
     pub key: Option<&'a [u8]>,
+    /// The last place `svg::in_path_data` was asked about, and its answer.
+    pub svg: Option<(usize, bool)>,
     hits: &'a mut Vec<Hit>,
 }
 
 impl<'a> Scanner<'a> {
     pub(crate) fn new(s: &'a [u8], key: Option<&'a [u8]>, hits: &'a mut Vec<Hit>) -> Self {
-        Scanner { s, key, hits }
+        Scanner {
+            s,
+            key,
+            svg: None,
+            hits,
+        }
     }
 
     pub(crate) fn hit(&mut self, start: usize, end: usize, kind: KindId, rank: u8) {

@@ -17,6 +17,7 @@ use super::chars::is_b64;
 use super::exceptions::value_hash;
 use super::hit::Hit;
 use super::kind::KindId;
+use super::number;
 use super::rules::Rules;
 
 /// How deep JSON held in strings is followed (a string of JSON of a
@@ -43,6 +44,21 @@ pub(crate) struct Edit {
     /// Left in place, marked, rather than replaced (an exception the rules
     /// mark: [`Rules::marking_exceptions`](super::Rules::marking_exceptions)).
     pub reveal: bool,
+    /// The match is a whole JSON number: its placeholder is written as a
+    /// string, quotes included.
+    pub number: bool,
+    /// The key the match is in, if it is in one.
+    pub key: Option<KeyOf>,
+}
+
+/// A key holding matches: the object it is a key of (numbered in the
+/// line, embedded JSON included) and its raw bytes between the quotes, so
+/// two keys of one object that redact to the same text can be told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct KeyOf {
+    pub object: u32,
+    pub start: usize,
+    pub end: usize,
 }
 
 /// A container being walked, for paths.
@@ -56,6 +72,8 @@ struct Frame {
     hidden: bool,
     /// The current element (arrays).
     index: u32,
+    /// The object's number in the line (objects).
+    id: u32,
 }
 
 /// Where a decoded string's bytes came from: one escape sequence.
@@ -94,6 +112,8 @@ pub(crate) struct Engine {
     /// line are scanned (the verify pass: see `line_around`).
     around: Vec<std::ops::Range<usize>>,
     filter: bool,
+    /// Objects opened so far in the line.
+    objects: u32,
 }
 
 /// The long strings already scanned on this line, with their hits: a
@@ -171,6 +191,7 @@ impl Engine {
             seen: Seen::default(),
             around: Vec::new(),
             filter: false,
+            objects: 0,
         }
     }
 
@@ -179,6 +200,7 @@ impl Engine {
     pub(crate) fn line(&mut self, line: &[u8], out: &mut Vec<Edit>) -> Result<(), usize> {
         let start = out.len();
         self.seen.clear();
+        self.objects = 0;
         let r = self.walk(line, 0, None, out);
         if r.is_err() {
             out.truncate(start);
@@ -245,11 +267,13 @@ impl Engine {
                 i = skip_ws(buf, i);
                 match buf.get(i).copied() {
                     Some(b'{') => {
+                        self.objects += 1;
                         frames.push(Frame {
                             object: true,
                             key: (0, 0),
                             hidden: false,
                             index: 0,
+                            id: self.objects,
                         });
                         i = skip_ws(buf, i + 1);
                         if buf.get(i) == Some(&b'}') {
@@ -267,6 +291,7 @@ impl Engine {
                             key: (0, 0),
                             hidden: false,
                             index: 0,
+                            id: 0,
                         });
                         i = skip_ws(buf, i + 1);
                         if buf.get(i) == Some(&b']') {
@@ -284,7 +309,11 @@ impl Engine {
                     Some(b't') => i = literal(buf, i, b"true")?,
                     Some(b'f') => i = literal(buf, i, b"false")?,
                     Some(b'n') => i = literal(buf, i, b"null")?,
-                    Some(b'-' | b'0'..=b'9') => i = number_end(buf, i)?,
+                    Some(b'-' | b'0'..=b'9') => {
+                        let end = number_end(buf, i)?;
+                        self.number(buf, i, end, parent, out, frames);
+                        i = end;
+                    }
                     _ => return Err(i),
                 }
                 expect_value = false;
@@ -453,22 +482,34 @@ impl Engine {
                         path: path.clone(),
                         span: h.start..h.end,
                         reveal: false,
+                        number: false,
+                        key: None,
                     });
                 }
             }
             self.hits = hits;
         }
-        for mut e in inner.drain(..) {
-            let (s, t) = if esc {
+        let raw_range = |a: usize, b: usize| {
+            if esc {
                 (
-                    to_raw(&escapes, e.start, false),
-                    to_raw(&escapes, e.end, true),
+                    start + to_raw(&escapes, a, false),
+                    start + to_raw(&escapes, b, true),
                 )
             } else {
-                (e.start, e.end)
-            };
-            e.start = start + s;
-            e.end = start + t;
+                (start + a, start + b)
+            }
+        };
+        for mut e in inner.drain(..) {
+            (e.start, e.end) = raw_range(e.start, e.end);
+            if let Some(k) = &mut e.key {
+                (k.start, k.end) = raw_range(k.start, k.end);
+            } else if is_key {
+                e.key = frames.last().map(|f| KeyOf {
+                    object: f.id,
+                    start,
+                    end,
+                });
+            }
             e.levels += 1;
             out.push(e);
         }
@@ -478,11 +519,86 @@ impl Engine {
     }
 }
 
+impl Engine {
+    /// One JSON number, `buf[start..end]`: an integer of the digits a
+    /// card, a phone number, an SSN or a PIN has is given to the number
+    /// rules with its key; a match is the whole number.
+    fn number(
+        &mut self,
+        buf: &[u8],
+        start: usize,
+        end: usize,
+        parent: Option<&PathCtx>,
+        out: &mut Vec<Edit>,
+        frames: &[Frame],
+    ) {
+        let digits = &buf[start..end];
+        if !(number::MIN_DIGITS..=number::MAX_DIGITS).contains(&digits.len())
+            || !digits.iter().all(u8::is_ascii_digit)
+        {
+            return;
+        }
+        if self.filter && parent.is_none() && self.untouched(start, end) {
+            return;
+        }
+        let key = match frames.last() {
+            Some(f) if f.object => Some(&buf[f.key.0..f.key.1]),
+            _ => None,
+        };
+        // Nothing but a card is found without a key.
+        if key.is_none() && digits.len() < 13 {
+            return;
+        }
+        let mut hits = std::mem::take(&mut self.hits);
+        self.rules.scan_number(digits, key, &mut hits);
+        if let Some(h) = hits.iter().max_by_key(|h| h.rank) {
+            let ctx = PathCtx {
+                parent,
+                buf,
+                frames,
+            };
+            let mut path = String::new();
+            render(&ctx, &mut path);
+            out.push(Edit {
+                start,
+                end,
+                levels: 0,
+                kind: h.kind,
+                hash: fingerprint(digits),
+                id: value_hash(digits),
+                path,
+                span: 0..digits.len(),
+                reveal: false,
+                number: true,
+                key: None,
+            });
+        }
+        self.hits = hits;
+    }
+}
+
 /// Keys no rule can match in, not scanned: shorter than the shortest
 /// match (`a@b.io`, `1.2.3.4`), or a name of letters and underscores
 /// (`content`, `cache_read_input_tokens`), the keys of nearly every line.
+/// A run of 20 letters or more between underscores is not a name but may
+/// be a token of letters only: a Hugging Face token (`hf_` and 34
+/// letters), an AWS key id whose random part has no digit.
 fn name_like(raw: &[u8]) -> bool {
-    raw.len() < 6 || raw.iter().all(|&b| b.is_ascii_alphabetic() || b == b'_')
+    if raw.len() < 6 {
+        return true;
+    }
+    // One pass: nearly every key of every line comes here.
+    let mut run = 0;
+    for &b in raw {
+        if b == b'_' {
+            run = 0;
+        } else if b.is_ascii_alphabetic() && run < 19 {
+            run += 1;
+        } else {
+            return false;
+        }
+    }
+    true
 }
 
 /// Values that are binary data in base64, left as they are: images,
@@ -880,6 +996,10 @@ mod tests {
         assert!(name_like(b"a@b.i"));
         assert!(!name_like(b"a@b.io"));
         assert!(!name_like(b"/home/x"));
+        // Letters only, but a token's length: scanned.
+        assert!(!name_like(b"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"));
+        assert!(!name_like(b"ASIALNUYUGXPGNSTREKE"));
+        assert!(name_like(b"isVisibleInTranscriptOnly".split_at(19).0));
     }
 
     #[test]

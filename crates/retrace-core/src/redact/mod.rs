@@ -20,24 +20,30 @@
 //!   placeholders.
 //!
 //! The rules see decoded string values, also inside JSON held in strings
-//! (tool arguments and outputs); only matched bytes of the raw line are
-//! rewritten, so everything else keeps its bytes. Base64 payloads (images,
+//! (tool arguments and outputs), and keys; only matched bytes of the raw
+//! line are rewritten, so everything else keeps its bytes. Integers that
+//! are personal data (a card number, a phone number under a `phone` key)
+//! are replaced whole, by their placeholder as a string: the one change
+//! of a value's type (counted in [`Summary::numbers_as_strings`]). Base64 payloads (images,
 //! thinking signatures, encrypted reasoning) are skipped. The output does
 //! not depend on chunking and uses no clock or randomness.
 
 // Declared bottom-up: a module uses only those above it. The detectors
-// (`home` … `url`) write to `hit`; `scanner` runs them; `rules` runs it.
+// (`home` … `number`) write to `hit`; `scanner` runs the text ones, `rules`
+// runs it and the number rules.
 mod chars;
 mod checksum;
 mod kind;
 mod placeholder;
 mod hit;
 mod home;
+mod svg;
 mod assign;
 mod pem;
 mod pii;
 mod tokens;
 mod url;
+mod number;
 mod scanner;
 mod rules;
 mod exceptions;

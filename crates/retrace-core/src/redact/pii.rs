@@ -8,6 +8,7 @@ use super::chars::{at_nocase, byte, is_alnum, is_hex, is_word, run, run_back};
 use super::checksum::{iban_ok, luhn_ok};
 use super::hit::{rank, Scanner};
 use super::kind::k;
+use super::svg;
 
 /// PII that starts at the word `s[i..e]`: digits (IP, phone, card, SSN),
 /// hex groups (MAC, IPv6), or an IBAN's country code.
@@ -145,16 +146,16 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
     if g.n == 0 || (g.n == 1 && g.len(0) < 13) {
         return None;
     }
+    // Coordinates of an SVG path (`m1.5 1.5.75.75`), not an address.
+    if g.n >= 2 && g.seps[0] == b'.' && svg::in_path_data(sc, i) {
+        return Some(g.end(g.n));
+    }
     if g.n >= 4 && g.seps[..3].iter().all(|&c| c == b'.') && (g.n == 4 || g.seps[3] != b'.') {
         return ipv4(sc, i, &g);
     }
-    if g.shape(&[3, 2, 4], b'-') {
-        let d = g.digits(s, 3);
-        let area = num(&d[..3]);
-        if area != 0 && area != 666 && area < 900 && num(&d[3..5]) != 0 && num(&d[5..]) != 0 {
-            sc.hit(i, g.end(3), k::SSN, rank::PII);
-            return Some(g.end(3));
-        }
+    if g.shape(&[3, 2, 4], b'-') && ssn_ok(&g.digits(s, 3)) {
+        sc.hit(i, g.end(3), k::SSN, rank::PII);
+        return Some(g.end(3));
     }
     for sep in [b'-', b'.'] {
         if g.shape(&[3, 3, 4], sep) && nanp(&g.digits(s, 3)) {
@@ -172,13 +173,23 @@ fn digits(sc: &mut Scanner, i: usize) -> Option<usize> {
     card(sc, i, &g)
 }
 
-fn num(d: &[u8]) -> u32 {
+/// Nine digits of a US social security number in the issued ranges: an
+/// area other than 000, 666 and 900–999, and no group or serial of zeros.
+pub(crate) fn ssn_ok(d: &[u8]) -> bool {
+    if d.len() != 9 {
+        return false;
+    }
+    let area = num(&d[..3]);
+    area != 0 && area != 666 && area < 900 && num(&d[3..5]) != 0 && num(&d[5..]) != 0
+}
+
+pub(crate) fn num(d: &[u8]) -> u32 {
     d.iter().fold(0, |n, &b| n * 10 + u32::from(b - b'0'))
 }
 
 /// Ten NANP digits with a valid area code and exchange (neither starts
 /// with 0 or 1).
-fn nanp(d: &[u8]) -> bool {
+pub(crate) fn nanp(d: &[u8]) -> bool {
     d.len() == 10 && d[0] >= b'2' && d[3] >= b'2'
 }
 
@@ -257,7 +268,7 @@ fn card(sc: &mut Scanner, i: usize, g: &Groups) -> Option<usize> {
 }
 
 /// The number starts like a card of some network and has its length.
-fn card_brand(d: &[u8]) -> bool {
+pub(crate) fn card_brand(d: &[u8]) -> bool {
     let n = d.len();
     let p2 = num(&d[..2]);
     let p3 = num(&d[..3]);

@@ -26,6 +26,9 @@ pub struct Finding {
     /// finding in a rules file's exceptions (an `--report` leaves it out:
     /// a hash of a short value can be guessed back).
     pub hash: u64,
+    /// The value was a JSON number, and its placeholder was written as a
+    /// string (the path is the number's; the span covers its digits).
+    pub number: bool,
 }
 
 /// A line that is not JSON: passed through unchanged.
@@ -65,6 +68,9 @@ pub struct Summary {
     /// Findings left in place by the rules' single-finding exceptions
     /// (not in `counts`).
     pub allowed: u64,
+    /// Findings that were JSON numbers (a card, a phone number under a
+    /// `phone` key), written as strings: the output's type differs there.
+    pub numbers_as_strings: u64,
     /// Lines that are not JSON (passed through unchanged).
     pub broken_lines: u64,
     /// Matches seen (and left) in broken lines.
@@ -104,6 +110,7 @@ impl Summary {
             *a += b;
         }
         self.allowed += other.allowed;
+        self.numbers_as_strings += other.numbers_as_strings;
         self.broken_lines += other.broken_lines;
         self.broken_matches += other.broken_matches;
         let room = Self::KEEP.saturating_sub(self.broken.len());

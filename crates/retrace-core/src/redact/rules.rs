@@ -11,7 +11,7 @@ use regex::bytes::Regex;
 use super::hit::rank;
 use super::hit::{resolve, Hit, Scanner};
 use super::kind::{k, KindId, KindInfo, BUILTIN};
-use super::scanner;
+use super::{number, scanner};
 
 /// A user-written rule: a regular expression, optionally gated by keywords.
 #[cfg(feature = "custom-rules")]
@@ -141,6 +141,20 @@ impl Rules {
         if !self.custom.is_empty() {
             self.scan_custom(s, hits);
         }
+        self.filter_and_merge(s, hits);
+    }
+
+    /// The hits in the digits of one JSON integer under `key` (the number
+    /// rules: cards, phones and SSNs by their key, PINs), less the
+    /// allowlisted and disabled. Custom rules are for text and are not run
+    /// here (a loose pattern would start taking counts).
+    pub(crate) fn scan_number(&self, digits: &[u8], key: Option<&[u8]>, hits: &mut Vec<Hit>) {
+        hits.clear();
+        number::run(&mut Scanner::new(digits, key, hits));
+        self.filter_and_merge(digits, hits);
+    }
+
+    fn filter_and_merge(&self, s: &[u8], hits: &mut Vec<Hit>) {
         if self.filters && !hits.is_empty() {
             hits.retain(|h| {
                 let text = &s[h.start..h.end];

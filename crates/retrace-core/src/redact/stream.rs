@@ -5,12 +5,13 @@
 //! cut: the CLI's 256 KiB reads and the browser's `File.slice` pieces give
 //! the same file.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use memchr::memchr;
 
 use super::hit::Hit;
-use super::json::{escape_into, Edit, Engine};
+use super::json::{escape_into, Edit, Engine, KeyOf};
 use super::kind::KindId;
 use super::mode::{Mode, Placeholders};
 use super::report::{BrokenLine, Finding, Leftover, Summary};
@@ -63,6 +64,25 @@ pub struct Redactor {
     /// Matches are marked in place, not replaced (see
     /// [`Redactor::set_reveal`]).
     reveal: bool,
+}
+
+/// A key being written by `apply`: where it starts in the output, and
+/// where its last placeholder ends.
+#[derive(Debug, Clone, Copy)]
+struct OpenKey {
+    key: KeyOf,
+    out_start: usize,
+    last_end: usize,
+}
+
+/// The keys `apply` wrote in one line: (object, text written) → the key's
+/// bytes in the input; and per (object, text a key would have had) the
+/// next `#n` to try, so a thousand keys that redact alike cost a thousand
+/// look-ups, not a million.
+#[derive(Debug, Default)]
+struct KeysWritten {
+    written: HashMap<(u32, Vec<u8>), Vec<u8>>,
+    next: HashMap<(u32, Vec<u8>), u32>,
 }
 
 /// A whole-document input being collected.
@@ -403,13 +423,45 @@ impl Redactor {
         let mut out = Vec::with_capacity(content.len() + 32 * edits.len());
         let mut at = 0;
         self.written.clear();
+        // Keys written so far, to tell apart two keys of an object that
+        // redact to the same text; the key being written.
+        let mut keys = KeysWritten::default();
+        let mut open: Option<OpenKey> = None;
         for e in edits {
+            if let Some(k) = open.filter(|k| e.key != Some(k.key)) {
+                out.extend_from_slice(&content[at..k.key.end]);
+                at = k.key.end;
+                self.close_key(k, content, &mut out, &mut keys);
+                open = None;
+            }
+            if let (Some(key), None) = (e.key, open) {
+                open = Some(OpenKey {
+                    key,
+                    out_start: out.len() + key.start.saturating_sub(at),
+                    last_end: 0,
+                });
+            }
             out.extend_from_slice(&content[at..e.start]);
             let text = self
                 .placeholders
                 .text(self.engine.rules.kinds(), e.kind, e.hash);
             let from = out.len();
-            if self.reveal || e.reveal {
+            if e.number {
+                // A number's placeholder is a string: quoted, the quotes
+                // escaped for each string the number sits in.
+                let mut quoted = Vec::with_capacity(text.len() + 8);
+                quoted.push(b'"');
+                if self.reveal || e.reveal {
+                    quoted.extend_from_slice(REVEAL_OPEN.to_string().as_bytes());
+                    quoted.extend_from_slice(&content[e.start..e.end]);
+                    quoted.extend_from_slice(REVEAL_CLOSE.to_string().as_bytes());
+                } else {
+                    quoted.extend_from_slice(text.as_bytes());
+                }
+                quoted.push(b'"');
+                write_escaped(&quoted, e.levels, &mut out, &mut self.scratch);
+                self.summary.numbers_as_strings += 1;
+            } else if self.reveal || e.reveal {
                 // Private-use characters: JSON needs no escape for them at
                 // any level, and no rule matches them.
                 let mut open = [0; 4];
@@ -430,10 +482,64 @@ impl Redactor {
                 span: e.span.clone(),
                 replacement: text,
                 hash: e.id,
+                number: e.number,
             });
+            if let Some(k) = &mut open {
+                k.last_end = out.len();
+            }
+        }
+        if let Some(k) = open {
+            out.extend_from_slice(&content[at..k.key.end]);
+            at = k.key.end;
+            self.close_key(k, content, &mut out, &mut keys);
         }
         out.extend_from_slice(&content[at..]);
         out
+    }
+
+    /// A key of `out` has been written whole (from `k.out_start` to the
+    /// end of `out`). If an earlier key of its object reads the same (two
+    /// addresses as keys, both `[REDACTED:email]`), it gets `#2` (`#3`, …)
+    /// after its last placeholder: parsers keep one of two equal keys, and
+    /// what the other held would be lost to whoever reads the output.
+    /// (Keys that were equal in the input stay equal.)
+    fn close_key(&mut self, k: OpenKey, content: &[u8], out: &mut Vec<u8>, keys: &mut KeysWritten) {
+        let object = k.key.object;
+        let mut text = out[k.out_start..].to_vec();
+        let was = &content[k.key.start..k.key.end];
+        let taken = |keys: &KeysWritten, t: Vec<u8>| {
+            keys.written
+                .get(&(object, t))
+                .is_some_and(|w| w.as_slice() != was)
+        };
+        if !self.reveal && taken(keys, text.clone()) {
+            let at = k.last_end - k.out_start;
+            let (head, tail) = text.split_at(at);
+            let with = |n: u32| {
+                let suffix = format!("#{n}");
+                let mut t = head.to_vec();
+                t.extend_from_slice(suffix.as_bytes());
+                t.extend_from_slice(tail);
+                (suffix, t)
+            };
+            let mut n = keys.next.get(&(object, text.clone())).copied().unwrap_or(2);
+            while taken(keys, with(n).1) {
+                n += 1;
+            }
+            keys.next.insert((object, text.clone()), n + 1);
+            let (suffix, unique) = with(n);
+            out.splice(k.last_end..k.last_end, suffix.bytes());
+            if let Some(f) = self.findings.last_mut() {
+                f.replacement.push_str(&suffix);
+            }
+            if let Some(w) = self.written.last_mut() {
+                w.end += suffix.len();
+            }
+            text = unique;
+        }
+        keys.written
+            .entry((object, text))
+            .or_insert_with(|| was.to_vec());
     }
 
     fn leftover(&mut self, kind: Option<KindId>, path: String) {

@@ -31,6 +31,7 @@ mod migrate;
 mod reading;
 mod reading_kinds;
 mod redact;
+mod redact_edges;
 mod repair;
 mod seal;
 mod shared_logic;

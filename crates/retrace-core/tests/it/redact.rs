@@ -65,7 +65,13 @@ fn check_invariant(input: &[u8], output: &[u8]) {
                     String::from_utf8_lossy(y)
                 )
             });
-            assert_eq!(shape(&before), shape(&after), "line {} structure", n + 1);
+            assert!(
+                same_shape(&shape(&before), &shape(&after)),
+                "line {} structure: {} became {}",
+                n + 1,
+                String::from_utf8_lossy(x),
+                String::from_utf8_lossy(y)
+            );
         }
     }
 }
@@ -74,6 +80,41 @@ fn trim(l: &[u8]) -> &[u8] {
     let l = l.strip_suffix(b"\n").unwrap_or(l);
     let l = l.strip_suffix(b"\r").unwrap_or(l);
     l.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(l)
+}
+
+/// Two shapes are the same, but for a number of personal data written as
+/// a placeholder string (the one change of type redaction makes: a JSON
+/// number has no room for a placeholder).
+fn same_shape(before: &Value, after: &Value) -> bool {
+    match (before, after) {
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_shape(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|((_, x), (_, y))| same_shape(x, y))
+        }
+        // Strings are compared by type (`shape` keeps only placeholders).
+        (Value::String(_), Value::String(_)) => true,
+        (Value::Number(_), Value::String(p)) => is_placeholder(p),
+        (a, b) => a == b,
+    }
+}
+
+/// What a mode writes for one whole value: `***`, `[REDACTED:kind]`, `<kind-N>`.
+pub(crate) fn is_placeholder(s: &str) -> bool {
+    let kind = |k: &str| {
+        !k.is_empty()
+            && k.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    };
+    s == "***"
+        || s.strip_prefix("[REDACTED:")
+            .and_then(|r| r.strip_suffix(']'))
+            .is_some_and(kind)
+        || s.strip_prefix('<')
+            .and_then(|r| r.strip_suffix('>'))
+            .and_then(|r| r.rsplit_once('-'))
+            .is_some_and(|(k, n)| kind(k) && n.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// Keys, types and non-string values; strings holding JSON are compared
@@ -90,6 +131,7 @@ fn shape(v: &Value) -> Value {
                 Err(_) => Value::String(String::new()),
             }
         }
+        Value::String(s) if is_placeholder(s) => Value::String(s.clone()),
         Value::String(_) => Value::String(String::new()),
         other => other.clone(),
     }
@@ -109,6 +151,9 @@ fn every_corpus_file_redacts_to_valid_json_and_verifies_clean() {
             path.display(),
             summary.leftover
         );
+        // Usage figures, times and ids are numbers that stay numbers: no
+        // corpus file holds personal data as a number.
+        assert_eq!(summary.numbers_as_strings, 0, "{}", path.display());
         // Redacting the output again finds nothing (placeholders are not
         // findings, nothing was left half-redacted).
         let (again, second) = redact_chunked(&out, Mode::Typed, 64 << 10);

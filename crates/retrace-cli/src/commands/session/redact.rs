@@ -259,6 +259,7 @@ impl ReportWriter {
             "bytes": s.bytes,
             "total": s.findings(),
             "counts": counts,
+            "numbers_as_strings": s.numbers_as_strings,
             "broken_lines": s.broken_lines,
             "broken": broken,
             "leftovers": s.leftovers,
@@ -291,6 +292,9 @@ impl ReportWriter {
             "span": [f.span.start, f.span.end],
             "replacement": f.replacement,
         });
+        if f.number {
+            v["number"] = true.into();
+        }
         if let Some(file) = file {
             v["file"] = file.into();
         }
@@ -388,6 +392,12 @@ pub(super) fn note_counts(
     } else {
         format!(": {}", list.join(", "))
     };
+    if s.numbers_as_strings > 0 {
+        detail.push_str(&format!(
+            "; {} number(s) written as strings",
+            s.numbers_as_strings
+        ));
+    }
     if s.allowed > 0 {
         detail.push_str(&format!(
             "; {} left in place by the rules' exceptions",
