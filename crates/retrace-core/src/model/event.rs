@@ -386,8 +386,10 @@ impl<'de> Deserialize<'de> for Event {
     }
 }
 
-/// Timestamps as RFC 3339 in UTC to the microsecond; read also as Unix
-/// seconds (a number), as some frameworks write them.
+/// Timestamps as RFC 3339 in UTC to the microsecond, or to the nanosecond
+/// when a time read has digits past the microsecond (written shorter, it
+/// would not read back as the same time); read also as Unix seconds (a
+/// number), as some frameworks write them.
 mod timestamp {
     use super::*;
 
@@ -395,7 +397,12 @@ mod timestamp {
         t: &DateTime<Utc>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&t.to_rfc3339_opts(SecondsFormat::Micros, true))
+        let digits = if t.timestamp_subsec_nanos() % 1_000 == 0 {
+            SecondsFormat::Micros
+        } else {
+            SecondsFormat::Nanos
+        };
+        s.serialize_str(&t.to_rfc3339_opts(digits, true))
     }
 
     pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(

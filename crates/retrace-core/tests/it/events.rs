@@ -363,3 +363,24 @@ fn a_compaction_event_cuts_the_context_to_its_summary_and_the_events_it_kept() {
         2
     );
 }
+
+/// Found by the `store` fuzz target: a time with digits past the
+/// microsecond was written back to the microsecond, so the event read again
+/// was another (`tests/fixtures/fuzz/event-nanosecond-timestamp.jsonl`).
+/// Written now to the nanosecond when it has them, and as before when not.
+#[test]
+fn an_event_keeps_its_time_to_the_nanosecond_through_serde() {
+    let bytes = read_fixture("fuzz/event-nanosecond-timestamp.jsonl");
+    let mut written = Vec::new();
+    for line in bytes.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let event: retrace_core::Event = serde_json::from_slice(line).unwrap();
+        let json = serde_json::to_value(&event).unwrap();
+        let back: retrace_core::Event = serde_json::from_value(json.clone()).unwrap();
+        assert_eq!(back, event);
+        written.push(json["timestamp"].as_str().unwrap().to_owned());
+    }
+    assert_eq!(
+        written,
+        ["2026-03-05T09:00:00.444444444Z", "2026-03-05T09:00:01.200000Z"]
+    );
+}
