@@ -214,12 +214,15 @@ impl Head {
         bytes.iter().find(|&&b| !is_ws(b)) == Some(&b'[')
     }
 
-    /// The first entries of JSON lines, parsed, for format detection.
-    pub(crate) fn sample(&self) -> Vec<serde_json::Value> {
+    /// The first entries of JSON lines, parsed, for format detection. A
+    /// line over `max_line` is skipped, not indexed, so it is not sampled
+    /// either: a head cut partway through it (a chunk ending inside) never
+    /// holds it whole, and the format must not depend on the chunking.
+    pub(crate) fn sample(&self, max_line: usize) -> Vec<serde_json::Value> {
         self.lines
             .iter()
             .map(|r| &self.buf[r.clone()])
-            .filter(|l| !is_blank(l) && l.len() <= SAMPLE_ENTRY_MAX)
+            .filter(|l| !is_blank(l) && l.len() <= SAMPLE_ENTRY_MAX && l.len() <= max_line)
             .take(SAMPLE_ENTRIES)
             .filter_map(|l| {
                 let l = l.strip_prefix(BOM).unwrap_or(l);

@@ -471,3 +471,30 @@ fn a_head_line_longer_than_max_line_frames_alike_in_any_chunking() {
     assert!(default.files()[0].document.is_some());
     assert_eq!(default.entries().len(), 1);
 }
+
+/// Found by the `read` target: with every line longer than `max_line`, a
+/// Gemini CLI file was detected as Gemini CLI when pushed in small chunks
+/// and as generic JSON lines when pushed whole
+/// (`tests/fixtures/fuzz/gemini-every-line-too-long.jsonl`, its first two
+/// lines). A line too long is never indexed, so it is not sampled either.
+#[test]
+fn lines_too_long_are_not_sampled_for_the_format_in_any_chunking() {
+    let rel = "fuzz/gemini-every-line-too-long.jsonl";
+    let bytes = fixture(rel);
+    let options = retrace_core::ReaderOptions {
+        max_line: 24,
+        ..Default::default()
+    };
+    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
+    let whole = read(bytes.len());
+    assert_eq!(whole.entries().len(), 0);
+    for chunk in [1, 2, 7, 20, 64, 200] {
+        let chunked = read(chunk);
+        assert_eq!(chunked.format(), whole.format(), "chunks of {chunk}");
+        assert_eq!(
+            fingerprint(&chunked),
+            fingerprint(&whole),
+            "chunks of {chunk}"
+        );
+    }
+}

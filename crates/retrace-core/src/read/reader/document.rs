@@ -39,7 +39,7 @@ impl Reader {
         match framing {
             Framing::Lines | Framing::Head => {
                 self.framing = Framing::Lines;
-                let values = head.sample();
+                let values = head.sample(self.max_line());
                 let sniff = Sniff::from_values(&values);
                 let file = self.current_file();
                 self.files[file].sniff = sniff;
