@@ -381,6 +381,9 @@ fn an_event_keeps_its_time_to_the_nanosecond_through_serde() {
     }
     assert_eq!(
         written,
-        ["2026-03-05T09:00:00.444444444Z", "2026-03-05T09:00:01.200000Z"]
+        [
+            "2026-03-05T09:00:00.444444444Z",
+            "2026-03-05T09:00:01.200000Z"
+        ]
     );
 }
