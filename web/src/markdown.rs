@@ -160,7 +160,8 @@ fn code_block(
         // Lines lose as much of the fence's indentation as they have.
         let line = lines[i];
         let strip = line.len() - line.trim_start_matches(' ').len();
-        escape(&line[strip.min(indent)..], out);
+        // Code shows its invisible characters, as code viewers do.
+        crate::invisible::push_marked(&line[strip.min(indent)..], out);
         out.push('\n');
         i += 1;
     }
@@ -421,7 +422,7 @@ fn inline_at(text: &str, out: &mut String, depth: usize) {
                         } else {
                             code
                         };
-                        escape(code, out);
+                        crate::invisible::push_marked(code, out);
                         out.push_str("</code>");
                         i = end + run;
                         plain = i;

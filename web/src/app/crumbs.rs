@@ -6,6 +6,7 @@ use leptos::prelude::*;
 
 use super::{history, viewer};
 use crate::markdown::escape;
+use crate::invisible::{attr_text, name_html};
 use crate::state::{crumbs, path_segments};
 
 /// Segments a breadcrumb shows before it shortens the path.
@@ -65,9 +66,9 @@ pub fn Crumbs() -> impl IntoView {
             out.push_str(&format!(
                 "<li><button data-entry=\"{first}\"{current} title=\""
             ));
-            escape(&label, &mut out);
+            escape(&attr_text(&label), &mut out);
             out.push_str("\">");
-            escape(&short, &mut out);
+            out.push_str(&name_html(&short));
             out.push_str("</button></li>");
         }
         Some(out)

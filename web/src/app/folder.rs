@@ -6,6 +6,7 @@
 
 use js_sys::{Array, Promise};
 use leptos::prelude::*;
+use crate::invisible::{attr_text, name_view};
 use retrace_core::Listed;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -257,10 +258,10 @@ pub fn FolderList() -> impl IntoView {
                     view! {
                         <tr class:picked=picked>
                             <td class="title">
-                                <button on:click=move |_| open_listed(v, i) title=name.clone()>
-                                    {title}
+                                <button on:click=move |_| open_listed(v, i) title=attr_text(&name)>
+                                    {move || name_view(title())}
                                 </button>
-                                <span class="path">{name.clone()}</span>
+                                <span class="path">{name_view(name.clone())}</span>
                             </td>
                             <td>{start}</td>
                             <td>{format}</td>

@@ -5,6 +5,7 @@
 //! (`Message::harness`); no tag is ever shown.
 
 use leptos::prelude::*;
+use crate::invisible::name_view;
 use retrace_core::{Marks, Piece, UserClass};
 
 use crate::markdown::to_html;
@@ -25,13 +26,13 @@ fn piece_view(piece: Piece) -> AnyView {
         }
         Piece::Command { name, args } => view! {
             <div class="command-chip" title="slash command">
-                <code class="command-name">{name}</code>
-                {(!args.is_empty()).then(|| view! { <code class="command-args">{args}</code> })}
+                <code class="command-name">{name_view(name)}</code>
+                {(!args.is_empty()).then(|| view! { <code class="command-args">{name_view(args)}</code> })}
             </div>
         }
         .into_any(),
         Piece::ShellInput { command } => {
-            view! { <pre class="terminal shell-input">{command}</pre> }.into_any()
+            view! { <pre class="terminal shell-input">{name_view(command)}</pre> }.into_any()
         }
         // Output as a tool's: its terminal colours drawn, long output cut
         // until "show all", stderr apart.
