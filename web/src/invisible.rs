@@ -136,7 +136,10 @@ pub fn copy_originals(ev: web_sys::ClipboardEvent) {
         return;
     }
     for i in 0..marks.length() {
-        let Some(mark) = marks.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) else {
+        let Some(mark) = marks
+            .item(i)
+            .and_then(|n| n.dyn_into::<web_sys::Element>().ok())
+        else {
             continue;
         };
         let c = mark
@@ -180,7 +183,10 @@ mod tests {
         let mut out = String::new();
         push_marked(&all, &mut out);
         assert!(!has_invisible(&out));
-        assert_eq!(out.matches("class=\"invisible\"").count(), all.chars().count());
+        assert_eq!(
+            out.matches("class=\"invisible\"").count(),
+            all.chars().count()
+        );
     }
 
     #[test]

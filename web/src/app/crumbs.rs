@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 
 use super::{history, viewer};
-use crate::markdown::escape;
 use crate::invisible::{attr_text, name_html};
+use crate::markdown::escape;
 use crate::state::{crumbs, path_segments};
 
 /// Segments a breadcrumb shows before it shortens the path.

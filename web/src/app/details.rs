@@ -1,8 +1,8 @@
 //! The details panel: files, time span, branches, tokens per model, tool
 //! calls and failures, and the core's diagnostics with their lines.
 
-use leptos::prelude::*;
 use crate::invisible::{attr_text, name_view};
+use leptos::prelude::*;
 
 use super::viewer;
 use crate::state::{bytes, count, duration, fixed};

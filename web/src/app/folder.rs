@@ -4,9 +4,9 @@
 //! Titles fill in as the worker reads them; a session opens by click or
 //! Enter, and "Sessions in this folder" comes back to the list.
 
+use crate::invisible::{attr_text, name_view};
 use js_sys::{Array, Promise};
 use leptos::prelude::*;
-use crate::invisible::{attr_text, name_view};
 use retrace_core::Listed;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;

@@ -4,8 +4,8 @@
 //! row, an interruption as a line. The pieces come recognised from the core
 //! (`Message::harness`); no tag is ever shown.
 
-use leptos::prelude::*;
 use crate::invisible::name_view;
+use leptos::prelude::*;
 use retrace_core::{Marks, Piece, UserClass};
 
 use crate::markdown::to_html;

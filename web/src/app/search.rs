@@ -3,8 +3,8 @@
 //! row (switching branch when it is on another one); matches are
 //! highlighted in the snippets and in the rows on screen.
 
-use leptos::prelude::*;
 use crate::invisible::{name_view, push_marked};
+use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
 use super::{crumbs::segment_label, history, viewer, Viewer};

@@ -1,8 +1,8 @@
 //! The branch tree: one item per segment (a run without real forks), real
 //! rewinds as nested branches, the current path highlighted.
 
-use leptos::prelude::*;
 use crate::invisible::{attr_text, name_view};
+use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use super::viewer;
