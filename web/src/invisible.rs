@@ -199,6 +199,28 @@ mod tests {
     }
 
     #[test]
+    fn code_is_marked_prose_is_kept() {
+        let html = crate::markdown::to_html("a\u{202E}b `c\u{202E}d`\n\n```\ne\u{200B}f\n```");
+        assert!(html.contains("a\u{202E}b"), "{html}");
+        assert!(
+            html.contains("<code>c<span class=\"invisible\" data-c=\"8238\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("e<span class=\"invisible\" data-c=\"8203\""),
+            "{html}"
+        );
+        let code = crate::highlight::code_html("let s = \"\u{2066}\";", Some("rust"));
+        assert!(
+            code.contains("<span class=\"hl-s\">&quot;<span class=\"invisible\" data-c=\"8294\""),
+            "{code}"
+        );
+        assert!(!has_invisible(&code));
+        let out = crate::highlight::ansi_html("\x1b[31mred\u{202E}\x1b[0m");
+        assert!(!has_invisible(&out), "{out}");
+    }
+
+    #[test]
     fn plain_and_right_to_left_text_is_kept() {
         assert_eq!(name_html("Bash"), "<bdi>Bash</bdi>");
         assert_eq!(name_html("עברית"), "<bdi>עברית</bdi>");

@@ -771,6 +771,8 @@ mod tests {
             "javascript:",
             "<b>",
             "\t",
+            "\u{202E}",
+            "\u{200B}",
         ];
         let allowed = [
             "p",
@@ -797,6 +799,8 @@ mod tests {
             "del",
             "a",
             "input",
+            // An invisible character's mark in code (`invisible.rs`).
+            "span",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..4000 {
