@@ -9,8 +9,10 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
-import { browserSuite, drop, files, opened, retraceBin, root, shot } from './harness.mjs';
+import { browserSuite, drop, files, opened, out, retraceBin, root, shot } from './harness.mjs';
 import { builtPlayer, drawn, waitEvents } from './player-kit.mjs';
 
 const fixture = `${root}/tests/fixtures/hostile/visible.jsonl`;
@@ -241,6 +243,19 @@ test('<retrace-player> draws names with marks too', async () => {
     poster: 'Read invoiceU+202Etxt.exe and say what it holds',
     posterMark: 'U+202E: an invisible character',
   });
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('the page retrace export --html writes draws the marks too', async () => {
+  const file = path.join(out, 'visible.export.html');
+  execFileSync(retraceBin, ['export', '--html', '-q', fixture, '-o', file], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const p = await suite.page();
+  await p.goto(pathToFileURL(file).href);
+  await opened(p);
+  await p.waitForSelector('.tool-block .call-id');
+  assert.equal(await p.locator('.tool-block .call-id').first().textContent(), 'toolu_RLOabc123');
+  assert.deepEqual(await p.locator('.row .meta').first().locator('.invisible').evaluateAll((ms) => ms.map((m) => Number(m.dataset.c))), ALL);
   assert.deepEqual(p.errors, []);
   await p.close();
 });

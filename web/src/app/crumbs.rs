@@ -79,6 +79,8 @@ pub fn Crumbs() -> impl IntoView {
                 let entry = ev
                     .target()
                     .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                    // The click lands on the label's <bdi> or a mark in it.
+                    .and_then(|el| el.closest("[data-entry]").ok().flatten())
                     .and_then(|el| el.get_attribute("data-entry"))
                     .and_then(|e| e.parse::<u32>().ok());
                 if let (Some(entry), Some(leaf)) = (entry, v.leaf.get_untracked()) {
