@@ -22,7 +22,7 @@ pub fn harness_view(pieces: Vec<Piece>, class: UserClass) -> impl IntoView {
 fn piece_view(piece: Piece) -> AnyView {
     match piece {
         Piece::Prompt { text } => {
-            view! { <div class="md" inner_html=to_html(&text)></div> }.into_any()
+            super::row::md_view(&text, to_html(&text), "md")
         }
         Piece::Command { name, args } => view! {
             <div class="command-chip" title="slash command">

@@ -379,8 +379,8 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                 };
                 view! {
                     <details class="thinking">
-                        <summary>{summary}</summary>
-                        <div class="md" inner_html=html></div>
+                        <summary>{name_view(summary)}</summary>
+                        {md_view(&text, html, "md")}
                     </details>
                 }
                 .into_any()
@@ -511,12 +511,17 @@ fn text_view(text: &str) -> impl IntoView {
     if text.len() > MARKDOWN_MAX || retrace_core::ansi::has_escapes(text) {
         return output_view(text.to_owned(), false).into_any();
     }
-    let html = super::sensitive::chips_html(to_html(text));
+    md_view(text, super::sensitive::chips_html(to_html(text)), "md")
+}
+
+/// Prose (`html`, rendered from `text`) as a `.md` block of `class`.
+/// Prose keeps its bidi marks and joiners (right-to-left text and emoji
+/// need them), its blocks isolated (style.css); when it holds invisible
+/// characters the reader is told so and can see them as marks.
+pub(super) fn md_view(text: &str, html: String, class: &'static str) -> AnyView {
     if !has_invisible(text) {
-        return view! { <div class="md" inner_html=html></div> }.into_any();
+        return view! { <div class=class inner_html=html></div> }.into_any();
     }
-    // Prose keeps its bidi marks and joiners (right-to-left text and emoji
-    // need them); the reader is told they are there and can see them.
     let shown = RwSignal::new(false);
     let marked = mark_html(&html);
     view! {
@@ -526,7 +531,7 @@ fn text_view(text: &str) -> impl IntoView {
                 {move || if shown.get() { "hide them" } else { "show them" }}
             </button>
         </div>
-        <div class="md" inner_html=move || if shown.get() { marked.clone() } else { html.clone() }></div>
+        <div class=class inner_html=move || if shown.get() { marked.clone() } else { html.clone() }></div>
     }
     .into_any()
 }

@@ -173,7 +173,7 @@ fn input_view(name: &str, arguments: &Value, view: ToolView) -> impl IntoView {
         ToolView::Search { options, .. } => fields_view(options).into_any(),
         ToolView::Agent { prompt, .. } => {
             let html = to_html(&prompt);
-            view! { <div class="md agent-prompt" inner_html=html></div> }.into_any()
+            super::row::md_view(&prompt, html, "md agent-prompt")
         }
         ToolView::Web { url, prompt, .. } => {
             let link = url.as_deref().and_then(safe_url).map(str::to_owned);
