@@ -2,13 +2,15 @@
 //! (the core's [`ansi`] spans) and a light syntax highlight of source by
 //! language (keywords, strings, comments, numbers). One string per block
 //! set as `inner_html`, not a node per token: cheaper in the bundle and
-//! on the page. Every character of the text is escaped here; the only
+//! on the page. Every character of the text is escaped here (and each
+//! invisible character drawn as a mark, `invisible.rs`, as code viewers
+//! show a hidden bidi override); the only
 //! tags written are `<span class=…>` (and `style` for 256 and 24-bit
 //! colours, made of hex digits).
 
 use retrace_core::ansi::{self, Color, Style};
 
-use crate::markdown::escape;
+use crate::invisible::push_marked;
 
 /// Terminal output as HTML: SGR colours as spans (`ansi-fg-N` classes for
 /// the 16 named colours, inline colours otherwise), other escapes gone.
@@ -16,13 +18,13 @@ pub fn ansi_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 64);
     for span in ansi::parse(text) {
         if span.style.is_plain() {
-            escape(&span.text, &mut out);
+            push_marked(&span.text, &mut out);
             continue;
         }
         out.push_str("<span");
         style_attrs(span.style, &mut out);
         out.push('>');
-        escape(&span.text, &mut out);
+        push_marked(&span.text, &mut out);
         out.push_str("</span>");
     }
     out
@@ -78,7 +80,7 @@ enum Token {
 pub fn code_html(text: &str, language: Option<&str>) -> String {
     let mut out = String::with_capacity(text.len() + text.len() / 4);
     let Some(lang) = language.filter(|l| !matches!(*l, "markdown")) else {
-        escape(text, &mut out);
+        push_marked(text, &mut out);
         return out;
     };
     let hash_comments = matches!(lang, "python" | "shell" | "ruby" | "toml" | "yaml");
@@ -146,10 +148,10 @@ pub fn code_html(text: &str, language: Option<&str>) -> String {
                 out.push_str("<span class=\"");
                 out.push_str(class);
                 out.push_str("\">");
-                escape(piece, &mut out);
+                push_marked(piece, &mut out);
                 out.push_str("</span>");
             }
-            None => escape(piece, &mut out),
+            None => push_marked(piece, &mut out),
         }
     }
     out

@@ -18,5 +18,6 @@
 
 pub mod app;
 pub mod highlight;
+pub mod invisible;
 pub mod markdown;
 pub mod state;

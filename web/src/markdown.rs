@@ -160,7 +160,8 @@ fn code_block(
         // Lines lose as much of the fence's indentation as they have.
         let line = lines[i];
         let strip = line.len() - line.trim_start_matches(' ').len();
-        escape(&line[strip.min(indent)..], out);
+        // Code shows its invisible characters, as code viewers do.
+        crate::invisible::push_marked(&line[strip.min(indent)..], out);
         out.push('\n');
         i += 1;
     }
@@ -421,7 +422,7 @@ fn inline_at(text: &str, out: &mut String, depth: usize) {
                         } else {
                             code
                         };
-                        escape(code, out);
+                        crate::invisible::push_marked(code, out);
                         out.push_str("</code>");
                         i = end + run;
                         plain = i;
@@ -770,6 +771,8 @@ mod tests {
             "javascript:",
             "<b>",
             "\t",
+            "\u{202E}",
+            "\u{200B}",
         ];
         let allowed = [
             "p",
@@ -796,6 +799,8 @@ mod tests {
             "del",
             "a",
             "input",
+            // An invisible character's mark in code (`invisible.rs`).
+            "span",
         ];
         let mut seed = 0x2545_f491_4f6c_dd1du64;
         for _ in 0..4000 {

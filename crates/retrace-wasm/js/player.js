@@ -13,7 +13,7 @@
 // Styles live in the shadow root; nothing is added to the host page but
 // the element's name.
 
-import init, { Replay } from './retrace_wasm.js';
+import init, { Replay, isInvisible } from './retrace_wasm.js';
 import { WorkerClient } from './client.js';
 
 /** Marks of a row (the core's `Marks` bits), by the names `markers` takes. */
@@ -88,6 +88,8 @@ const STYLE = `
 details { margin: 3px 0; border-left: 3px solid var(--line); padding-left: 8px; }
 details summary { cursor: pointer; font-size: 12px; color: var(--dim); }
 details.error summary { color: var(--error); }
+bdi, .text, pre { unicode-bidi: isolate; }
+.invisible { display: inline-block; direction: ltr; font: 600 9px/1.3 var(--mono); padding: 0 2px; margin: 0 1px; border: 1px solid currentColor; border-radius: 3px; }
 pre { font-family: var(--mono); font-size: 12px; white-space: pre-wrap; margin: 2px 0; max-height: 24em; overflow: auto; }
 img { max-width: 100%; max-height: 320px; display: block; margin: 4px 0; }
 .pending { color: var(--dim); font-size: 12px; }
@@ -168,6 +170,33 @@ function el(tag, className, text) {
   const node = document.createElement(tag);
   if (className) node.className = className;
   if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+/** A name or an id from the file: in a <bdi> (the text around it keeps
+ * its order), each character the core calls invisible (bidi controls,
+ * zero-width characters) drawn as a mark, `U+202E`, never put in the
+ * page as itself; as the viewer draws names. */
+function named(tag, className, text) {
+  const node = el(tag, className);
+  const bdi = document.createElement('bdi');
+  let plain = '';
+  for (const ch of String(text)) {
+    const code = ch.codePointAt(0);
+    if (!isInvisible(code)) {
+      plain += ch;
+      continue;
+    }
+    if (plain) bdi.append(plain);
+    plain = '';
+    const hex = `U+${code.toString(16).toUpperCase().padStart(4, '0')}`;
+    const mark = el('span', 'invisible', hex);
+    mark.title = `${hex}: an invisible character`;
+    mark.dataset.c = String(code);
+    bdi.append(mark);
+  }
+  if (plain) bdi.append(plain);
+  node.append(bdi);
   return node;
 }
 
@@ -590,7 +619,7 @@ export class RetracePlayer extends HTMLElement {
   #showPoster() {
     const s = this.#summary;
     const first = s.outline.find((o) => o.preview?.prompt) ?? s.outline[0];
-    this.#ui.posterTitle.textContent = first?.preview?.text ?? s.files[0]?.name ?? '';
+    this.#ui.posterTitle.replaceChildren(named('span', '', first?.preview?.text ?? s.files[0]?.name ?? ''));
     const rows = this.#rows.entry.length;
     this.#ui.posterMeta.textContent = `${s.figures.format} · ${rows} rows · ${clock(this.getDuration() * 1000)}`;
     this.#ui.poster.hidden = false;
@@ -924,7 +953,7 @@ export class RetracePlayer extends HTMLElement {
     if (marks & this.#mask) node.classList.add('marked');
     if (!event) {
       const head = el('div', 'head');
-      head.append(el('span', 'who', body?.message?.role ?? role));
+      head.append(named('span', 'who', body?.message?.role ?? role));
       for (const [bit, name] of KINDS) {
         if (marks & bit && (bit & (MARKS.prompts | MARKS.errors | MARKS.compactions | MARKS.bookmarks))) {
           head.append(el('span', `mark ${name}`, name));
@@ -970,7 +999,7 @@ export class RetracePlayer extends HTMLElement {
         }
         case 'tool_call': {
           const d = el('details', 'call');
-          d.append(el('summary', '', `${part.name}`));
+          d.append(named('summary', '', `${part.name}`));
           const args = typeof part.arguments === 'string'
             ? part.arguments : JSON.stringify(part.arguments, null, 2) ?? '';
           shown(d, 'pre', '', args);
@@ -988,7 +1017,7 @@ export class RetracePlayer extends HTMLElement {
           node.append(this.#image(row, image++, part));
           break;
         case 'checkpoint':
-          node.append(el('div', 'more', `checkpoint ${String(part.commit).slice(0, 7)}${part.tool ? ` — ${part.tool}` : ''}`));
+          node.append(named('div', 'more', `checkpoint ${String(part.commit).slice(0, 7)}${part.tool ? ` — ${part.tool}` : ''}`));
           break;
         default:
           break;

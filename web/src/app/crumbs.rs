@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 
 use super::{history, viewer};
+use crate::invisible::{attr_text, name_html};
 use crate::markdown::escape;
 use crate::state::{crumbs, path_segments};
 
@@ -65,9 +66,9 @@ pub fn Crumbs() -> impl IntoView {
             out.push_str(&format!(
                 "<li><button data-entry=\"{first}\"{current} title=\""
             ));
-            escape(&label, &mut out);
+            escape(&attr_text(&label), &mut out);
             out.push_str("\">");
-            escape(&short, &mut out);
+            out.push_str(&name_html(&short));
             out.push_str("</button></li>");
         }
         Some(out)
@@ -78,6 +79,8 @@ pub fn Crumbs() -> impl IntoView {
                 let entry = ev
                     .target()
                     .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+                    // The click lands on the label's <bdi> or a mark in it.
+                    .and_then(|el| el.closest("[data-entry]").ok().flatten())
                     .and_then(|el| el.get_attribute("data-entry"))
                     .and_then(|e| e.parse::<u32>().ok());
                 if let (Some(entry), Some(leaf)) = (entry, v.leaf.get_untracked()) {

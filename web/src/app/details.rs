@@ -1,6 +1,7 @@
 //! The details panel: files, time span, branches, tokens per model, tool
 //! calls and failures, and the core's diagnostics with their lines.
 
+use crate::invisible::{attr_text, name_view};
 use leptos::prelude::*;
 
 use super::viewer;
@@ -25,8 +26,8 @@ pub fn Details() -> impl IntoView {
             .iter()
             .map(|f| {
                 view! {
-                    <li title=f.name.clone()>
-                        {f.name.rsplit('/').next().unwrap_or(&f.name).to_owned()}
+                    <li title=attr_text(&f.name)>
+                        {name_view(f.name.rsplit('/').next().unwrap_or(&f.name).to_owned())}
                         <span class="dim">{format!(" · {} · {} · {} lines", f.format, bytes(f.size), count(f.lines as u64))}</span>
                     </li>
                 }
@@ -35,7 +36,7 @@ pub fn Details() -> impl IntoView {
         Some(view! {
             <dl class="facts">
                 <dt>"Format"</dt><dd id="format">{figures.format_label()}</dd>
-                {s.metadata.iter().map(|(k, val)| view! { <dt>{k.clone()}</dt><dd class="meta-value" title=val.clone()>{val.clone()}</dd> }).collect_view()}
+                {s.metadata.iter().map(|(k, val)| view! { <dt>{name_view(k.clone())}</dt><dd class="meta-value" title=attr_text(val)>{name_view(val.clone())}</dd> }).collect_view()}
                 <dt>"Entries"</dt><dd>{count(figures.entries as u64)}{format!(" ({} in the tree)", count(figures.nodes as u64))}</dd>
                 <dt>"Time"</dt>
                 <dd title=span_iso>{move || span_text(span, v.utc.get())}</dd>
@@ -79,7 +80,7 @@ pub fn Details() -> impl IntoView {
             .map(|(model, m)| {
                 view! {
                     <tr>
-                        <td>{model.clone()}</td>
+                        <td>{name_view(model.clone())}</td>
                         <td>{count(m.messages)}</td>
                         <td>{count(m.input_tokens)}</td>
                         <td>{count(m.output_tokens)}</td>
@@ -134,7 +135,7 @@ pub fn Details() -> impl IntoView {
                     <li class=format!("diag {:?}", d.severity).to_lowercase()>
                         <span class="place">{place}</span>
                         <span class="code">{d.kind.code()}</span>
-                        <span class="text">{d.message}</span>
+                        <span class="text">{name_view(d.message)}</span>
                     </li>
                 }
             })

@@ -4,6 +4,7 @@
 //! Titles fill in as the worker reads them; a session opens by click or
 //! Enter, and "Sessions in this folder" comes back to the list.
 
+use crate::invisible::{attr_text, name_view};
 use js_sys::{Array, Promise};
 use leptos::prelude::*;
 use retrace_core::Listed;
@@ -257,10 +258,10 @@ pub fn FolderList() -> impl IntoView {
                     view! {
                         <tr class:picked=picked>
                             <td class="title">
-                                <button on:click=move |_| open_listed(v, i) title=name.clone()>
-                                    {title}
+                                <button on:click=move |_| open_listed(v, i) title=attr_text(&name)>
+                                    {move || name_view(title())}
                                 </button>
-                                <span class="path">{name.clone()}</span>
+                                <span class="path">{name_view(name.clone())}</span>
                             </td>
                             <td>{start}</td>
                             <td>{format}</td>

@@ -4,6 +4,7 @@
 //! row, an interruption as a line. The pieces come recognised from the core
 //! (`Message::harness`); no tag is ever shown.
 
+use crate::invisible::name_view;
 use leptos::prelude::*;
 use retrace_core::{Marks, Piece, UserClass};
 
@@ -21,17 +22,17 @@ pub fn harness_view(pieces: Vec<Piece>, class: UserClass) -> impl IntoView {
 fn piece_view(piece: Piece) -> AnyView {
     match piece {
         Piece::Prompt { text } => {
-            view! { <div class="md" inner_html=to_html(&text)></div> }.into_any()
+            super::row::md_view(&text, to_html(&text), "md")
         }
         Piece::Command { name, args } => view! {
             <div class="command-chip" title="slash command">
-                <code class="command-name">{name}</code>
-                {(!args.is_empty()).then(|| view! { <code class="command-args">{args}</code> })}
+                <code class="command-name">{name_view(name)}</code>
+                {(!args.is_empty()).then(|| view! { <code class="command-args">{name_view(args)}</code> })}
             </div>
         }
         .into_any(),
         Piece::ShellInput { command } => {
-            view! { <pre class="terminal shell-input">{command}</pre> }.into_any()
+            view! { <pre class="terminal shell-input">{name_view(command)}</pre> }.into_any()
         }
         // Output as a tool's: its terminal colours drawn, long output cut
         // until "show all", stderr apart.

@@ -210,7 +210,7 @@ pub fn Status() -> impl IntoView {
                     };
                     view! {
                         <span class="opened">
-                            <b>{name}</b>
+                            <b>{crate::invisible::name_view(name)}</b>
                             {more}
                             " · "
                             {s.figures.format_label()}

@@ -741,7 +741,9 @@ pub fn App() -> impl IntoView {
     let back = history::listen(v);
     let clicks = frame::listen_clicks(v);
     let resize = frame::listen_resize(v);
+    let copies = window_event_listener(leptos::ev::copy, crate::invisible::copy_originals);
     on_cleanup(move || {
+        copies.remove();
         keys.remove();
         back.remove();
         clicks.remove();

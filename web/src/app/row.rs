@@ -9,6 +9,7 @@ use retrace_core::{
 
 use super::tool::{self, Answer, Missing};
 use super::viewer;
+use crate::invisible::{attr_text, has_invisible, mark_html, name_view};
 use crate::markdown::to_html;
 use retrace_wasm::protocol::{RowBody, RowInfo};
 /// Characters of text rendered as markdown; longer texts show as plain
@@ -81,6 +82,7 @@ pub(super) fn row_class(info: &RowInfo) -> String {
 fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     let v = viewer();
     let marks = info.marks;
+    // A badge's text is a name from the file (a bookmark's) or ours.
     let mut badges: Vec<(&str, String)> = Vec::new();
     for (mark, class, text) in [
         (Marks::PROMPT, "prompt", "prompt"),
@@ -113,8 +115,8 @@ fn RowHead(info: RowInfo, index: usize) -> impl IntoView {
     }
     view! {
         <header class="row-head">
-            <h3 class="who">{who(&info)}</h3>
-            {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{t}</span> }).collect_view()}
+            <h3 class="who">{name_view(who(&info))}</h3>
+            {badges.into_iter().map(|(c, t)| view! { <span class=format!("badge {c}")>{name_view(t)}</span> }).collect_view()}
             {marks.has(Marks::ERROR).then(|| view! { <span class="badge error">"error"</span> })}
             // What the compaction hid, beside its summary (`compare.rs`).
             {marks.has(Marks::COMPACTION).then(|| view! { <button class="hid" data-cmp="">"what this hid"</button> })}
@@ -174,8 +176,8 @@ pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
         view! {
             <details class="subagent-block" open>
                 <summary>
-                    {format!("Subagent run {}", agent.agent_id)}
-                    {agent.description.map(|d| format!(" — {d}"))}
+                    "Subagent run "{name_view(agent.agent_id)}
+                    {agent.description.map(|d| view! { " — "{name_view(d)} })}
                 </summary>
                 <div class="subagent-body">
                     {format!("{rows} entries in its own file. ")}
@@ -222,7 +224,7 @@ fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing)
                 .into_any();
         }
         // Rollbacks, aborted turns, errors: one line, not a conversation turn.
-        return view! { <div class="marker-line">{m.text()}</div> }.into_any();
+        return view! { <div class="marker-line">{name_view(m.text())}</div> }.into_any();
     }
     let summary_kind = match m.kind {
         MessageKind::CompactionSummary => Some("Compaction summary"),
@@ -343,7 +345,7 @@ fn message_view(index: usize, mut m: Message, pairing: retrace_core::RowPairing)
                 .into_any(),
             None => content.into_any(),
         }}
-        {(!meta.is_empty()).then(|| view! { <div class="meta">{meta.join(" · ")}</div> })}
+        {(!meta.is_empty()).then(|| view! { <div class="meta">{name_view(meta.join(" · "))}</div> })}
     }
     .into_any()
 }
@@ -377,8 +379,8 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                 };
                 view! {
                     <details class="thinking">
-                        <summary>{summary}</summary>
-                        <div class="md" inner_html=html></div>
+                        <summary>{name_view(summary)}</summary>
+                        {md_view(&text, html, "md")}
                     </details>
                 }
                 .into_any()
@@ -398,7 +400,7 @@ fn part_view(part: Part, role: Role, image: (usize, usize)) -> impl IntoView {
                         <span class="arrow">"←"</span>
                         {if is_error { "tool error" } else { "tool result" }}
                         <span class="dim">{format!("{lines} lines")}</span>
-                        <code class="call-id">{call_id}</code>
+                        <code class="call-id">{name_view(call_id)}</code>
                     </summary>
                     {output_view(output, is_error)}
                 </details>
@@ -449,7 +451,7 @@ fn checkpoint_view(
             view! {
                 <li class=format!("change-{change}")>
                     <span class="change">{change}</span>
-                    <code class="path">{path}</code>
+                    <code class="path">{name_view(path)}</code>
                 </li>
             }
         })
@@ -461,7 +463,7 @@ fn checkpoint_view(
     };
     view! {
         <div class="checkpoint-block">
-            <div class="checkpoint-head" title=commit>{head}</div>
+            <div class="checkpoint-head" title=attr_text(&commit)>{name_view(head)}</div>
             <div class="dim">{note}</div>
             <ul class="checkpoint-files">{rows}</ul>
         </div>
@@ -509,8 +511,29 @@ fn text_view(text: &str) -> impl IntoView {
     if text.len() > MARKDOWN_MAX || retrace_core::ansi::has_escapes(text) {
         return output_view(text.to_owned(), false).into_any();
     }
-    let html = super::sensitive::chips_html(to_html(text));
-    view! { <div class="md" inner_html=html></div> }.into_any()
+    md_view(text, super::sensitive::chips_html(to_html(text)), "md")
+}
+
+/// Prose (`html`, rendered from `text`) as a `.md` block of `class`.
+/// Prose keeps its bidi marks and joiners (right-to-left text and emoji
+/// need them), its blocks isolated (style.css); when it holds invisible
+/// characters the reader is told so and can see them as marks.
+pub(super) fn md_view(text: &str, html: String, class: &'static str) -> AnyView {
+    if !has_invisible(text) {
+        return view! { <div class=class inner_html=html></div> }.into_any();
+    }
+    let shown = RwSignal::new(false);
+    let marked = mark_html(&html);
+    view! {
+        <div class="hidden-note">
+            "This text holds invisible characters (bidi controls or zero-width). "
+            <button class="show-hidden" on:click=move |_| shown.update(|s| *s = !*s)>
+                {move || if shown.get() { "hide them" } else { "show them" }}
+            </button>
+        </div>
+        <div class=class inner_html=move || if shown.get() { marked.clone() } else { html.clone() }></div>
+    }
+    .into_any()
 }
 
 pub(super) fn diff_view(lines: Vec<Line>) -> impl IntoView {

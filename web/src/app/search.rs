@@ -3,6 +3,7 @@
 //! row (switching branch when it is on another one); matches are
 //! highlighted in the snippets and in the rows on screen.
 
+use crate::invisible::{name_view, push_marked};
 use leptos::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -91,19 +92,19 @@ pub fn SearchBox() -> impl IntoView {
     }
 }
 
-/// `text` as HTML, escaped, each match of `query` in a `<mark>` (a string
+/// `text` as HTML, escaped (invisible characters as marks), each match of `query` in a `<mark>` (a string
 /// for `inner_html`: smaller than a view per piece).
 fn marked(text: &str, query: &str) -> String {
     let mut out = String::new();
     let mut at = 0;
     for (start, end) in matches(text, query) {
-        crate::markdown::escape(&text[at..start], &mut out);
+        push_marked(&text[at..start], &mut out);
         out.push_str("<mark>");
-        crate::markdown::escape(&text[start..end], &mut out);
+        push_marked(&text[start..end], &mut out);
         out.push_str("</mark>");
         at = end;
     }
-    crate::markdown::escape(&text[at..], &mut out);
+    push_marked(&text[at..], &mut out);
     out
 }
 
@@ -143,10 +144,10 @@ pub fn Results() -> impl IntoView {
                             history::push_next();
                             v.go_to_entry(leaf, entry);
                         }>
-                            <span class=format!("who role-{}", h.role)>{h.role.clone()}</span>
+                            <span class=format!("who role-{}", h.role)>{name_view(h.role.clone())}</span>
                             <span class="where">{format!("line {}", h.line)}</span>
                             <span class="snippet" inner_html=super::sensitive::chips_html(marked(&h.snippet, &q))></span>
-                            <span class="branch">{branch}</span>
+                            <span class="branch">{name_view(branch)}</span>
                         </button>
                     </li>
                 }

@@ -322,7 +322,7 @@ pub fn Review() -> impl IntoView {
                         >
                             <span class="place">{place}</span>
                             <span class="code">{f.kind}</span>
-                            <span class="path">{f.path}</span>
+                            <span class="path">{crate::invisible::name_view(f.path)}</span>
                         </button>
                     </li>
                 }
@@ -361,7 +361,7 @@ pub fn Review() -> impl IntoView {
                                 retrace_wasm::js::client::send(&download(i as u32, mode, kinds_ok, allowed), &[]);
                             }
                         >
-                            {format!("Download {name} redacted")}
+                            "Download "{crate::invisible::name_view(name.clone())}" redacted"
                         </button>
                         {progress}
                         {

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 
 use super::{history, viewer};
-use crate::markdown::escape;
+use crate::invisible::name_html;
 use crate::state::path_segments;
 use retrace_wasm::protocol::Summary;
 
@@ -19,20 +19,20 @@ fn origin_html(s: &Summary, leaf: u32) -> Option<String> {
     let seg = *path_segments(&s.outline, leaf).last()?;
     let agent = s.subagents.iter().find(|a| a.file == s.outline[seg].file)?;
     let mut out = String::from("<b>Subagent run ");
-    escape(&agent.agent_id, &mut out);
+    out.push_str(&name_html(&agent.agent_id));
     if let Some(d) = &agent.description {
         out.push_str(" — ");
-        escape(d, &mut out);
+        out.push_str(&name_html(d));
     }
     out.push_str("</b><p>");
     match (agent.spawned_leaf, agent.spawned_by) {
         (Some(leaf), Some(entry)) => {
             out.push_str("Spawned by the call <code class=call-id>");
-            escape(agent.spawned_call.as_deref().unwrap_or(""), &mut out);
+            out.push_str(&name_html(agent.spawned_call.as_deref().unwrap_or("")));
             out.push_str("</code> in ");
             let file = agent.spawned_file.and_then(|f| s.files.get(f as usize));
             let name = file.map_or("", |f| f.name.rsplit(['/', '\\']).next().unwrap_or(&f.name));
-            escape(name, &mut out);
+            out.push_str(&name_html(name));
             out.push_str(&format!(
                 ". <button class=back-to-call data-leaf={leaf} data-entry={entry}>back to the call</button>"
             ));
@@ -41,7 +41,7 @@ fn origin_html(s: &Summary, leaf: u32) -> Option<String> {
         _ => match s.metadata.iter().find(|(k, _)| k == "session") {
             Some((_, id)) => {
                 out.push_str("Spawned in session ");
-                escape(id, &mut out);
+                out.push_str(&name_html(id));
                 out.push_str(
                     ", not open here: open its file with this run to go back to the call.",
                 );

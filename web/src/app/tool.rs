@@ -14,6 +14,7 @@ use serde_json::Value;
 
 use super::viewer;
 use crate::highlight::{ansi_html, code_html};
+use crate::invisible::{name_view, push_marked};
 use crate::markdown::{safe_url, to_html};
 
 /// Output lines and characters shown before "show all".
@@ -137,10 +138,10 @@ pub fn call_block(
     view! {
         <details class=format!("tool-block tool-{kind}") class:failed=failed open>
             <summary class="tool-head">
-                <span class="tool-name">{tool}</span>
-                <span class="tool-title">{title}</span>
+                <span class="tool-name">{name_view(tool)}</span>
+                <span class="tool-title">{name_view(title)}</span>
                 {badges.into_iter().map(|(c, t)| view! { <span class=format!("tool-badge {c}")>{t}</span> }).collect_view()}
-                <code class="call-id">{id}</code>
+                <code class="call-id">{name_view(id)}</code>
             </summary>
             {input}
             {output}
@@ -157,9 +158,9 @@ fn input_view(name: &str, arguments: &Value, view: ToolView) -> impl IntoView {
             cwd,
             description,
         } => view! {
-            {description.map(|d| view! { <div class="tool-note">{d}</div> })}
-            <pre class="shell-cmd"><span class="prompt-sign">"$ "</span>{command}</pre>
-            {cwd.map(|c| view! { <div class="tool-note">{format!("in {c}")}</div> })}
+            {description.map(|d| view! { <div class="tool-note">{name_view(d)}</div> })}
+            <pre class="shell-cmd"><span class="prompt-sign">"$ "</span>{name_view(command)}</pre>
+            {cwd.map(|c| view! { <div class="tool-note">"in "{name_view(c)}</div> })}
         }
         .into_any(),
         ToolView::Write {
@@ -172,22 +173,22 @@ fn input_view(name: &str, arguments: &Value, view: ToolView) -> impl IntoView {
         ToolView::Search { options, .. } => fields_view(options).into_any(),
         ToolView::Agent { prompt, .. } => {
             let html = to_html(&prompt);
-            view! { <div class="md agent-prompt" inner_html=html></div> }.into_any()
+            super::row::md_view(&prompt, html, "md agent-prompt")
         }
         ToolView::Web { url, prompt, .. } => {
             let link = url.as_deref().and_then(safe_url).map(str::to_owned);
             view! {
                 {link.map(|u| {
                     let href = u.clone();
-                    view! { <a class="tool-url" href=href rel="noopener noreferrer" target="_blank">{u}</a> }
+                    view! { <a class="tool-url" href=href rel="noopener noreferrer" target="_blank">{name_view(u)}</a> }
                 })}
-                {prompt.map(|p| view! { <div class="tool-note">{p}</div> })}
+                {prompt.map(|p| view! { <div class="tool-note">{name_view(p)}</div> })}
             }
             .into_any()
         }
         ToolView::Plan { steps } => view! {
             <ul class="plan">
-                {steps.into_iter().map(|(status, text)| view! { <li class=format!("step-{status}")>{text}</li> }).collect_view()}
+                {steps.into_iter().map(|(status, text)| view! { <li class=format!("step-{status}")>{name_view(text)}</li> }).collect_view()}
             </ul>
         }
         .into_any(),
@@ -201,7 +202,7 @@ fn fields_view(fields: Vec<(String, String)>) -> impl IntoView {
     (!fields.is_empty()).then(|| {
         view! {
             <dl class="tool-fields">
-                {fields.into_iter().map(|(k, v)| view! { <dt>{k}</dt><dd>{v}</dd> }).collect_view()}
+                {fields.into_iter().map(|(k, v)| view! { <dt>{name_view(k)}</dt><dd>{name_view(v)}</dd> }).collect_view()}
             </dl>
         }
     })
@@ -234,7 +235,7 @@ pub fn terminal(text: String, class: &'static str) -> impl IntoView {
 
 fn plain_html(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    crate::markdown::escape(text, &mut out);
+    push_marked(text, &mut out);
     out
 }
 

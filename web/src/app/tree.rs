@@ -1,6 +1,7 @@
 //! The branch tree: one item per segment (a run without real forks), real
 //! rewinds as nested branches, the current path highlighted.
 
+use crate::invisible::{attr_text, name_view};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -79,7 +80,7 @@ pub fn TreePanel() -> impl IntoView {
                     ),
                     None => name.clone(),
                 };
-                out.push(view! { <li class="file-header" title=name>{title}</li> }.into_any());
+                out.push(view! { <li class="file-header" title=attr_text(&name)>{name_view(title)}</li> }.into_any());
             }
             if seg.preview.is_none() {
                 shown_without_preview.push(i as u32);
@@ -151,12 +152,12 @@ fn segment_item(
                 .clone()
                 .or_else(|| v.previews.with(|p| p.get(&index).cloned()));
             match preview {
-                Some(p) if p.prompt => p.text.into_any(),
+                Some(p) if p.prompt => name_view(p.text),
                 // Not a prompt (a branch that starts with the model's
                 // answer): who said it, then what.
                 Some(p) => view! {
                     <span class="dim">{format!("{}: ", p.role.as_str())}</span>
-                    {p.text}
+                    {name_view(p.text)}
                 }
                 .into_any(),
                 None => fallback.clone().into_any(),
@@ -191,7 +192,7 @@ fn segment_item(
                 tabindex=if tab_stop { "0" } else { "-1" }
                 aria-current=current.then_some("true")
                 on:click=move |ev| pick(v, tip, &ev)
-                title=title
+                title=attr_text(&title)
             >
                 <span class="glyph" aria-hidden="true">{if seg.children.is_empty() { "●" } else { "⋔" }}</span>
                 <span class="preview" data-deep=deep.map(|d| format!("↳{d}"))>{preview}</span>

@@ -17,4 +17,6 @@ pub mod client;
 #[cfg(feature = "direct")]
 pub mod direct;
 #[cfg(feature = "direct")]
+pub mod invisible;
+#[cfg(feature = "direct")]
 pub mod replay;
