@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use retrace_core::redact::Mode;
-use retrace_core::{Format, SEARCH_LIMIT};
+use retrace_core::{Format, ReaderOptions, SEARCH_LIMIT};
 
 use crate::commands::Run;
 
@@ -46,6 +46,53 @@ pub(crate) struct ReadArgs {
     /// agentscope, generic.
     #[arg(long, global = true, value_name = "NAME", value_parser = parse_format)]
     pub format: Option<Format>,
+    /// Most bytes a gzip input may inflate to: one that goes past it (a
+    /// gzip bomb) is read up to it and reported. A number of bytes, or
+    /// with K, M, G or T (powers of 1024).
+    #[arg(
+        long,
+        global = true,
+        value_name = "SIZE",
+        env = "RETRACE_MAX_INFLATED",
+        default_value = "4G",
+        value_parser = parse_size
+    )]
+    pub max_inflated: u64,
+}
+
+impl ReadArgs {
+    /// The core's reader options these arguments ask for.
+    pub fn reader_options(&self) -> ReaderOptions {
+        ReaderOptions {
+            format: self.format,
+            max_inflated: self.max_inflated,
+            ..ReaderOptions::default()
+        }
+    }
+}
+
+/// `4G`, `512M`, `100K`, `1T` (powers of 1024) or a number of bytes.
+fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, shift) = match t.char_indices().last() {
+        Some((i, c)) if c.is_ascii_alphabetic() => {
+            let shift = match c.to_ascii_uppercase() {
+                'K' => 10,
+                'M' => 20,
+                'G' => 30,
+                'T' => 40,
+                _ => return Err(format!("`{text}`: the unit is K, M, G or T")),
+            };
+            (&t[..i], shift)
+        }
+        _ => (t, 0),
+    };
+    digits
+        .trim()
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(1 << shift))
+        .ok_or_else(|| format!("`{text}` is not a size (a number of bytes, or with K, M, G or T)"))
 }
 
 fn parse_format(name: &str) -> Result<Format, String> {

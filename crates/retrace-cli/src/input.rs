@@ -1,6 +1,7 @@
 //! From a command-line PATH to a read session, through retrace-io's
-//! [`locate`]: this adds only the `--format` option, the progress bar and
-//! the wording of errors (`PATH: reason`).
+//! [`locate`]: this adds only the reading options (`--format`,
+//! `--max-inflated`), the progress bar and the wording of errors
+//! (`PATH: reason`).
 
 use std::path::Path;
 
@@ -25,10 +26,7 @@ pub fn load(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<Loaded
         locate(Path::new(path)).map_err(unusable)?
     };
     let options = OpenOptions {
-        reader: retrace_core::ReaderOptions {
-            format: read.format,
-            ..Default::default()
-        },
+        reader: read.reader_options(),
         ..OpenOptions::default()
     };
     let bar = printer.progress(located.size());

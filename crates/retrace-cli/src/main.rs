@@ -14,6 +14,7 @@ mod output;
 mod printer;
 mod reporters;
 mod viewer;
+mod visible;
 
 use std::process::ExitCode;
 

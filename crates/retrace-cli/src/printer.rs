@@ -3,7 +3,9 @@
 //! form (text or JSON), the display redaction (`--redact`), the verbosity
 //! (`-q`) and whether progress is drawn. Commands hand it both forms of
 //! what they print and it picks, redacts and writes; no command looks at
-//! `--json`, `--redact` or `-q` itself.
+//! `--json`, `--redact` or `-q` itself. Text goes through [`Visible`]
+//! (bidi controls and zero-width characters as marks); JSON and the raw
+//! bytes of [`Printer::stdout`] keep every byte.
 //!
 //! With `--redact`, what a command prints from bodies (messages, search
 //! snippets) is read through [`Printer::shown`], the core's
@@ -21,6 +23,7 @@ use serde::Serialize;
 
 use crate::args::{GlobalArgs, OutputOptions};
 use crate::reporters::ProgressBar;
+use crate::visible::Visible;
 
 /// Inputs larger than this get a progress bar (when one is drawn at all).
 const PROGRESS_FROM: u64 = 50_000_000;
@@ -103,12 +106,20 @@ impl Printer {
             return self.stdout.write_all(&json_lines(r, &line));
         }
         let Some(r) = self.redactor.as_mut() else {
-            return text(&mut self.stdout);
+            return self.text(text);
         };
         let mut buf = Vec::new();
         text(&mut buf)?;
         let shown = r.redact_text(&String::from_utf8_lossy(&buf));
-        self.stdout.write_all(shown.as_bytes())
+        self.text(|out| out.write_all(shown.as_bytes()))
+    }
+
+    /// Text for people to read, written through [`Visible`]: the bidi
+    /// controls and zero-width characters a session holds shown as marks.
+    fn text(&mut self, text: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> io::Result<()> {
+        let mut shown = Visible::new(&mut self.stdout);
+        text(&mut shown)?;
+        shown.finish().map(drop)
     }
 
     /// Where bodies are read from for what is printed of them: `source`
@@ -148,7 +159,7 @@ impl Printer {
             write_json(&mut self.stdout, &json(), false)?;
             return self.stdout.write_all(b"\n");
         }
-        text(&mut self.stdout)
+        self.text(text)
     }
 
     /// Whether output is JSON (`--json`).
@@ -173,9 +184,10 @@ impl Printer {
         Ok(())
     }
 
-    /// An error on stderr (`retrace: …`).
+    /// An error on stderr (`retrace: …`), its bidi controls and zero-width
+    /// characters shown as marks (it can name an id or a path).
     pub fn error(&mut self, message: &str) {
-        eprintln!("retrace: {message}");
+        eprintln!("retrace: {}", retrace_core::visible(message));
     }
 
     /// A progress bar for reading `total` bytes, when one is drawn.

@@ -81,11 +81,12 @@ pub use read::document::{Document, DocumentField, ElementStarts};
 pub use read::file::FileInfo;
 pub use read::framing::starts_like_document;
 pub use read::gzip::{GzIndex, CHECKPOINT_EVERY};
-pub use read::reader::{Join, Reader, ReaderOptions};
+pub use read::reader::{byte_size, Join, Reader, ReaderOptions, DEFAULT_MAX_INFLATED};
 pub use reading::{
-    ansi, command_of_argv, diff_lines, diff_of_tool_call, duration_text, language_of, pair_calls,
-    value_text, Aligned, Alignment, Comparison, DiffLine, Heading, Pair, ResultImage, RowPairing,
-    RowResult, Side, Status, Tone, ToolOutput, ToolView, COMPARED, PAIRING_REACH,
+    ansi, command_of_argv, diff_lines, diff_of_tool_call, duration_text, is_invisible, language_of,
+    pair_calls, push_visible, value_text, visible, Aligned, Alignment, Comparison, DiffLine,
+    Heading, Pair, ResultImage, RowPairing, RowResult, Side, Status, Tone, ToolOutput, ToolView,
+    COMPARED, PAIRING_REACH,
 };
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{

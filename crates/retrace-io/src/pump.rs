@@ -51,29 +51,39 @@ pub struct Stream {
 }
 
 impl Stream {
-    /// The file at `path` (a regular file or a pipe, not a folder).
-    pub fn open(path: &Path) -> Result<Stream, FileError> {
+    /// The file at `path` (a regular file or a pipe, not a folder); gzip
+    /// inflated up to `max_inflated` bytes (`ReaderOptions::max_inflated`),
+    /// a read error past it.
+    pub fn open(path: &Path, max_inflated: u64) -> Result<Stream, FileError> {
         if path.is_dir() {
             return Err(FileError::IsDirectory {
                 path: path.to_path_buf(),
             });
         }
         let file = File::open(path).map_err(|e| FileError::from_io(e, path))?;
-        Stream::new(path.to_path_buf(), Box::new(file))
+        Stream::new(path.to_path_buf(), Box::new(file), max_inflated)
     }
 
     /// Standard input, named `-`.
-    pub fn stdin() -> Result<Stream, FileError> {
-        Stream::new(PathBuf::from("-"), Box::new(io::stdin()))
+    pub fn stdin(max_inflated: u64) -> Result<Stream, FileError> {
+        Stream::new(PathBuf::from("-"), Box::new(io::stdin()), max_inflated)
     }
 
-    fn new(path: PathBuf, raw: Box<dyn Read + Send>) -> Result<Stream, FileError> {
+    fn new(
+        path: PathBuf,
+        raw: Box<dyn Read + Send>,
+        max_inflated: u64,
+    ) -> Result<Stream, FileError> {
         let mut reader = BufReader::with_capacity(CHUNK, raw);
         let head = reader.fill_buf().map_err(|e| cannot_read(&path, e))?;
         // An image or a program is refused, not passed through as lines.
         crate::load::refuse_binary(&path, head)?;
         let reader: Box<dyn Read + Send> = if head.starts_with(&[0x1f, 0x8b]) {
-            Box::new(MultiGzDecoder::new(reader))
+            Box::new(Inflating {
+                inner: MultiGzDecoder::new(reader),
+                out: 0,
+                max: max_inflated,
+            })
         } else {
             Box::new(reader)
         };
@@ -101,6 +111,42 @@ impl Stream {
         let rest = std::mem::replace(&mut self.reader, Box::new(io::empty()));
         self.reader = Box::new(io::Cursor::new(head).chain(rest));
         Ok(document)
+    }
+}
+
+/// A gzip input that stops with an error once it inflates past `max`
+/// bytes: a gzip bomb is refused, not written out without bound.
+struct Inflating<R> {
+    inner: R,
+    out: u64,
+    max: u64,
+}
+
+impl<R: Read> Read for Inflating<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // One byte past the limit tells a stream that stops at it from one
+        // that goes on.
+        if buf.is_empty() {
+            return Ok(0);
+        }
+        let room = (self.max.saturating_add(1))
+            .saturating_sub(self.out)
+            .min(buf.len() as u64) as usize;
+        if room > 0 {
+            let n = self.inner.read(&mut buf[..room])?;
+            self.out += n as u64;
+            if self.out <= self.max {
+                return Ok(n);
+            }
+        }
+        Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "the file inflates past the {} limit (--max-inflated): a gzip bomb, \
+                 or a session larger than the limit",
+                retrace_core::byte_size(self.max)
+            ),
+        ))
     }
 }
 
@@ -284,7 +330,12 @@ mod tests {
     use super::*;
 
     fn stream(bytes: Vec<u8>) -> Stream {
-        Stream::new(PathBuf::from("test"), Box::new(io::Cursor::new(bytes))).unwrap()
+        Stream::new(
+            PathBuf::from("test"),
+            Box::new(io::Cursor::new(bytes)),
+            u64::MAX,
+        )
+        .unwrap()
     }
 
     /// Several parts' worth of lines, each with a key to redact.
@@ -334,7 +385,7 @@ mod tests {
     fn a_truncated_gzip_is_a_read_error_naming_the_input() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../tests/fixtures/gzip/rollback-truncated.jsonl.gz");
-        let input = Stream::open(&path).unwrap();
+        let input = Stream::open(&path, u64::MAX).unwrap();
         let mut r = Redactor::new(Arc::new(Rules::builtin()), Mode::Typed);
         let err = pump(input, &mut r, &mut io::sink(), None).unwrap_err();
         let PumpError::Read(e) = err else {
@@ -344,11 +395,56 @@ mod tests {
         assert!(e.reason().starts_with("cannot read: "), "{}", e.reason());
     }
 
+    /// A gzip bomb: a small file that inflates past the limit stops with
+    /// a read error saying so, after writing no more than the limit.
+    #[test]
+    fn a_gzip_bomb_stops_at_the_limit() {
+        let mut z = GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let line = b"{\"type\":\"message\",\"text\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n";
+        for _ in 0..100_000 {
+            io::Write::write_all(&mut z, line).unwrap();
+        }
+        let bomb = z.finish().unwrap();
+        let inflated = 100_000 * line.len() as u64;
+        let limit = inflated / 2;
+        let mut input = Stream::new(
+            PathBuf::from("bomb.jsonl.gz"),
+            Box::new(io::Cursor::new(bomb.clone())),
+            limit,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let mut r = Redactor::new(Arc::new(Rules::builtin()), Mode::Typed);
+        input.opens_document().unwrap();
+        let err = pump(input, &mut r, &mut out, None).unwrap_err();
+        let PumpError::Read(e) = err else {
+            panic!("not a read error: {err}")
+        };
+        assert!(e.to_string().contains("bomb.jsonl.gz"), "{e}");
+        let reason = e.reason();
+        assert!(
+            reason.contains("inflates past the") && reason.contains("--max-inflated"),
+            "{reason}"
+        );
+        assert!(out.len() as u64 <= limit, "{} bytes written", out.len());
+        // At the limit exactly, the whole file is read.
+        let input = Stream::new(
+            PathBuf::from("ok.jsonl.gz"),
+            Box::new(io::Cursor::new(bomb)),
+            inflated,
+        )
+        .unwrap();
+        let mut out = Vec::new();
+        let mut r = Redactor::new(Arc::new(Rules::builtin()), Mode::Typed);
+        pump(input, &mut r, &mut out, None).unwrap();
+        assert_eq!(out.len() as u64, inflated);
+    }
+
     #[test]
     fn a_folder_is_refused() {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
         assert!(matches!(
-            Stream::open(dir),
+            Stream::open(dir, u64::MAX),
             Err(FileError::IsDirectory { .. })
         ));
     }

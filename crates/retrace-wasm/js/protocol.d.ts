@@ -193,7 +193,7 @@ message: string, };
  * What kind of problem a diagnostic reports. The `code` is stable and is what
  * tools should match on.
  */
-export type DiagnosticKind = "malformed-json" | "concatenated-objects" | "invalid-utf8" | "byte-order-mark" | "crlf-line-endings" | "truncated-line" | "line-too-long" | "duplicate-id" | "parent-cycle" | "missing-parent" | "unknown-type" | "result-without-call" | "call-without-result" | "timestamp-out-of-order" | "bad-field" | "copied-history" | "split-gap" | "gzip-corrupt" | "gzip-truncated" | "gzip-trailing-data" | "unknown-format" | "bad-bookmark" | "format-mismatch";
+export type DiagnosticKind = "malformed-json" | "concatenated-objects" | "invalid-utf8" | "byte-order-mark" | "crlf-line-endings" | "truncated-line" | "line-too-long" | "duplicate-id" | "parent-cycle" | "missing-parent" | "unknown-type" | "result-without-call" | "call-without-result" | "timestamp-out-of-order" | "bad-field" | "copied-history" | "split-gap" | "gzip-corrupt" | "gzip-truncated" | "gzip-trailing-data" | "gzip-too-large" | "unknown-format" | "bad-bookmark" | "format-mismatch";
 
 /**
  * A redacted copy being written: bytes done of file `file` (the

@@ -266,6 +266,7 @@ fn pieces(
             DiagnosticKind::GzipCorrupt
                 | DiagnosticKind::GzipTruncated
                 | DiagnosticKind::GzipTrailingData
+                | DiagnosticKind::GzipTooLarge
         ) {
             out.notes.push(Note {
                 action: "gzip",

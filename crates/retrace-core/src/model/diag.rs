@@ -67,6 +67,9 @@ pub enum DiagnosticKind {
     GzipTruncated,
     /// Bytes that are not gzip follow the last gzip member.
     GzipTrailingData,
+    /// A gzip file inflates past `ReaderOptions::max_inflated` (a gzip
+    /// bomb, or a session larger than the limit): read up to it.
+    GzipTooLarge,
     /// A file fits no format retrace knows; its lines were read as plain
     /// JSON objects (entries, no tree, no messages).
     UnknownFormat,
@@ -103,6 +106,7 @@ impl DiagnosticKind {
             DiagnosticKind::GzipCorrupt => "gzip-corrupt",
             DiagnosticKind::GzipTruncated => "gzip-truncated",
             DiagnosticKind::GzipTrailingData => "gzip-trailing-data",
+            DiagnosticKind::GzipTooLarge => "gzip-too-large",
             DiagnosticKind::UnknownFormat => "unknown-format",
             DiagnosticKind::BadBookmark => "bad-bookmark",
             DiagnosticKind::FormatMismatch => "format-mismatch",

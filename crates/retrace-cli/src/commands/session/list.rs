@@ -81,7 +81,7 @@ fn run(args: &ListArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
             }
         }
     }
-    let read_all = read_sessions(found, read.format);
+    let read_all = read_sessions(found, read.reader_options());
     let mut lines = Vec::new();
     for (session, listed) in read_all {
         match listed {
@@ -145,7 +145,7 @@ fn unusable(path: &Path, e: &retrace_io::FileError) -> anyhow::Error {
 /// the order given.
 fn read_sessions(
     found: Vec<FoundSession>,
-    format: Option<retrace_core::Format>,
+    reader: ReaderOptions,
 ) -> Vec<(FoundSession, Result<Listed, String>)> {
     let workers = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
@@ -158,7 +158,7 @@ fn read_sessions(
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(session) = found.get(i) else { break };
-                let listed = listed(session, format);
+                let listed = listed(session, reader);
                 results.lock().expect("no worker panics holding it")[i] = Some(listed);
             });
         }
@@ -172,14 +172,11 @@ fn read_sessions(
 }
 
 /// One session's line; why not, in words.
-fn listed(session: &FoundSession, format: Option<retrace_core::Format>) -> Result<Listed, String> {
+fn listed(session: &FoundSession, reader: ReaderOptions) -> Result<Listed, String> {
     let options = OpenOptions {
         // The sessions are read side by side already.
         threads: 1,
-        reader: ReaderOptions {
-            format,
-            ..Default::default()
-        },
+        reader,
         ..OpenOptions::default()
     };
     let mut loaded = Located::found(session.clone())

@@ -31,8 +31,8 @@ fn load_rules(path: Option<&str>) -> Result<Arc<Rules>> {
 }
 
 impl Run for RedactArgs {
-    fn run(&self, _: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
-        run(self, printer)
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read.max_inflated, printer)
     }
 }
 
@@ -46,14 +46,14 @@ pub(super) fn create(path: &str) -> Result<OutputFile> {
     Ok(OutputFile::create(Path::new(path)).map_err(InputError::new)?)
 }
 
-fn run(o: &RedactArgs, printer: &mut Printer) -> Result<ExitStatus> {
+fn run(o: &RedactArgs, max_inflated: u64, printer: &mut Printer) -> Result<ExitStatus> {
     let rules = load_rules(o.rules.as_deref())?;
     if o.input != "-" && Path::new(&o.input).is_dir() {
-        return run_folder(o, &rules, printer);
+        return run_folder(o, &rules, max_inflated, printer);
     }
     let input = match o.input.as_str() {
-        "-" => Stream::stdin(),
-        path => Stream::open(Path::new(path)),
+        "-" => Stream::stdin(max_inflated),
+        path => Stream::open(Path::new(path), max_inflated),
     }
     .map_err(|e| unreadable(&o.input, &e))?;
     let mut report = match &o.report {
@@ -123,7 +123,12 @@ fn redact_stream(
 /// the output folder under its relative path, each written atomically; the
 /// other files skipped and listed; a summary per file and a total. A file
 /// that cannot be read is reported and the others go on (exit 2).
-fn run_folder(o: &RedactArgs, rules: &Arc<Rules>, printer: &mut Printer) -> Result<ExitStatus> {
+fn run_folder(
+    o: &RedactArgs,
+    rules: &Arc<Rules>,
+    max_inflated: u64,
+    printer: &mut Printer,
+) -> Result<ExitStatus> {
     let dir = Path::new(&o.input);
     if o.report.is_some() {
         return Err(InputError::new("--report takes one file, not a folder").on(&o.input));
@@ -153,7 +158,8 @@ fn run_folder(o: &RedactArgs, rules: &Arc<Rules>, printer: &mut Printer) -> Resu
     for rel in &files.sessions {
         let name = rel.display().to_string();
         let result = (|| -> Result<Summary> {
-            let input = Stream::open(&dir.join(rel)).map_err(|e| unreadable(&name, &e))?;
+            let input =
+                Stream::open(&dir.join(rel), max_inflated).map_err(|e| unreadable(&name, &e))?;
             let mut sink: Box<dyn Write> = match out_dir {
                 Some(out) => {
                     let path = target(out, rel).map_err(InputError::new)?;
