@@ -16,7 +16,8 @@ use std::borrow::Cow;
 
 /// Whether `c` draws nothing or changes the order of the text around it:
 /// bidi embeddings, overrides, isolates and marks; zero-width spaces,
-/// joiners and the byte order mark; invisible operators; tag characters.
+/// joiners and the byte order mark; invisible operators; Hangul fillers;
+/// tag characters.
 /// Ordinary right-to-left letters (Arabic, Hebrew) are text, not this.
 pub fn is_invisible(c: char) -> bool {
     matches!(
@@ -33,6 +34,8 @@ pub fn is_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{206F}'
         // Zero-width no-break space (byte order mark).
         | '\u{FEFF}'
+        // Hangul fillers (letters that draw as blanks, used to fake names).
+        | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
         // Interlinear annotation controls.
         | '\u{FFF9}'..='\u{FFFB}'
         // Tags.
