@@ -373,3 +373,60 @@ fn a_folder_of_many_files() {
     let listed: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(listed["sessions"].as_array().unwrap().len(), N);
 }
+
+/// One Claude Code session of many subagent files, read under a limit of
+/// 256 open files: bodies are read through a few files kept open at a
+/// time, so `validate` (which reads every body) and `show` do not run out
+/// of file descriptors.
+#[test]
+fn a_session_of_many_subagent_files_within_few_file_descriptors() {
+    const N: usize = 1_500;
+    let dir = Scratch::new("hostile_many_subagents");
+    let sid = "11111111-2222-4333-8444-555555555555";
+    let line = |v: serde_json::Value| v.to_string() + "\n";
+    dir.write(
+        &format!("{sid}.jsonl"),
+        line(
+            serde_json::json!({"parentUuid": null, "isSidechain": false, "sessionId": sid,
+            "type": "user", "uuid": "u0", "timestamp": "2026-01-01T00:00:00.000Z",
+            "message": {"role": "user", "content": "go"}}),
+        ),
+    );
+    std::fs::create_dir_all(dir.path(&format!("{sid}/subagents"))).unwrap();
+    for i in 0..N {
+        let agent = format!("a{i:016x}");
+        dir.write(
+            &format!("{sid}/subagents/agent-{agent}.jsonl"),
+            line(
+                serde_json::json!({"parentUuid": null, "isSidechain": true, "agentId": agent,
+                "sessionId": sid, "type": "user", "uuid": format!("s{i}"),
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": format!("task {i}")}}),
+            ),
+        );
+    }
+    let folder = dir.path("");
+    for verb in ["validate", "info"] {
+        let o = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(format!("ulimit -n 256 && exec \"$0\" {verb} \"$1\"",))
+            .arg(env!("CARGO_BIN_EXE_retrace"))
+            .arg(&folder)
+            .output()
+            .unwrap();
+        ended(&o, verb);
+        let out = stdout(&o);
+        assert!(!out.contains("Too many open files"), "{verb}: {out}");
+        assert!(
+            !stderr(&o).contains("Too many open files"),
+            "{verb}: {}",
+            stderr(&o)
+        );
+        if verb == "info" {
+            assert!(
+                out.contains(&format!("{} in {} files", N + 1, N + 1)),
+                "{out}"
+            );
+        }
+    }
+}
