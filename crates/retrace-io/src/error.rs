@@ -52,7 +52,7 @@ pub enum FileError {
     },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
-    #[error("{count} files given; one session holds at most {limit}")]
+    #[error("{count} files make up this session; one session is read from at most {limit} files")]
     TooManyFiles { count: usize, limit: usize },
 }
 
