@@ -530,12 +530,27 @@ fn default_leaf(
     by_id: &IdIndex,
 ) -> Option<EntryId> {
     let n = entries.len();
+    // Per file, its last node off a sidechain and its last node; per node,
+    // its last child: one pass each, so following a chain of files costs
+    // a step per file, not a scan of the session per file.
+    let mut last_main = vec![usize::MAX; file_formats.len()];
+    let mut last_any = vec![usize::MAX; file_formats.len()];
+    let mut last_child_of = vec![NONE; n];
+    for e in (0..n).filter(|&e| node[e]) {
+        let f = entries[e].file.0 as usize;
+        last_any[f] = e;
+        if !entries[e].flags.has(Flags::SIDECHAIN) {
+            last_main[f] = e;
+        }
+        if parent[e] != NONE {
+            last_child_of[parent[e] as usize] = e as u32;
+        }
+    }
     let last_of_file = |file: FileId| {
-        let in_file = |e: usize| node[e] && entries[e].file == file;
-        (0..n)
-            .rev()
-            .find(|&e| in_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
-            .or_else(|| (0..n).rev().find(|&e| in_file(e)))
+        let f = file.0 as usize;
+        [last_main[f], last_any[f]]
+            .into_iter()
+            .find(|&e| e != usize::MAX)
     };
     let main = entries[(0..n).find(|&e| node[e])?].file;
     let last = last_of_file(main)?;
@@ -544,19 +559,14 @@ fn default_leaf(
         Some(&t) => EntryId(t),
         None => EntryId(last as u32),
     };
-    let last_child = |p: EntryId| (0..n).rev().find(|&c| node[c] && parent[c] == p.0);
+    let last_child =
+        |p: EntryId| Some(last_child_of[p.index()] as usize).filter(|&c| c != NONE as usize);
     if last_child(leaf).is_none() {
         return Some(leaf);
     }
     if rules.follows_into_later_files() {
-        let mut last_child = vec![NONE; n];
-        for (c, &p) in parent.iter().enumerate() {
-            if node[c] && p != NONE {
-                last_child[p as usize] = c as u32;
-            }
-        }
-        while last_child[leaf.index()] != NONE {
-            leaf = EntryId(last_child[leaf.index()]);
+        while last_child_of[leaf.index()] != NONE {
+            leaf = EntryId(last_child_of[leaf.index()]);
         }
         return Some(leaf);
     }
