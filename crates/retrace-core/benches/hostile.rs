@@ -1,10 +1,10 @@
 //! Issue 21's hostile inputs at their full size, in-process: `cargo bench
-//! -p retrace-core --bench hostile`. Each input is built in memory at a
-//! tenth of its size and at full size, then read (`Session::from_bytes`)
+//! -p retrace-core --bench hostile [NAME…]`. Each input is built in memory
+//! at a quarter of its size and at full size, then read (`Session::from_bytes`)
 //! and walked as a front end walks it (the default branch's context, rows,
 //! the outline, the deep check, `cat`, the Markdown export, the redactor);
 //! each step's time is printed at both sizes with their ratio, which is
-//! about 10 when the step is linear. The tests that check what these
+//! about 4 when the step is linear (16 if it were quadratic). The tests that check what these
 //! inputs do are `tests/it/hostile.rs`; the gzip bomb and a folder of
 //! 100,000 files are timed through the CLI (`docs/architecture/reading.md`,
 //! hostile inputs).
@@ -159,18 +159,20 @@ fn main() {
         if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
             continue;
         }
-        let small = walk(&make(full / 10));
+        // The quarter after the full size, so neither runs in memory the
+        // other left warm.
         let big = walk(&make(full));
+        let small = walk(&make(full / 4));
         let total = |t: &[(&str, f64)]| t.iter().map(|(_, s)| s).sum::<f64>();
         println!(
-            "{name} {full}: {:.3} s in all ({:.3} s at a tenth, x{:.1})",
+            "{name} {full}: {:.3} s in all ({:.3} s at a quarter, x{:.1})",
             total(&big),
             total(&small),
             total(&big) / total(&small).max(1e-9)
         );
         for ((step, s), (_, b)) in small.iter().zip(&big) {
             println!(
-                "  {step:9} {b:8.3} s  (tenth {s:.3} s, x{:.1})",
+                "  {step:9} {b:8.3} s  (quarter {s:.3} s, x{:.1})",
                 b / s.max(1e-9)
             );
         }
