@@ -52,6 +52,14 @@ pub fn is_invisible(c: char) -> bool {
 /// assert_eq!(visible("a\u{202E}b\u{200B}c"), "a<U+202E>b<U+200B>c");
 /// ```
 pub fn visible(text: &str) -> Cow<'_, str> {
+    // Every such character starts with one of these bytes in UTF-8: most
+    // text (and all ASCII) is passed by a byte loop, not decoded.
+    if !text
+        .bytes()
+        .any(|b| matches!(b, 0xCD | 0xD8 | 0xE1 | 0xE2 | 0xE3 | 0xEF | 0xF3))
+    {
+        return Cow::Borrowed(text);
+    }
     let Some(first) = text.find(is_invisible) else {
         return Cow::Borrowed(text);
     };
@@ -86,6 +94,16 @@ mod tests {
         );
         assert_eq!(visible("\u{FEFF}a\u{E0041}"), "<U+FEFF>a<U+E0041>");
         assert_eq!(visible("a\u{200D}b"), "a<U+200D>b");
+    }
+
+    /// Every invisible character starts with a byte the fast path looks
+    /// for.
+    #[test]
+    fn the_fast_path_misses_none() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32).filter(|&c| is_invisible(c)) {
+            let s = c.to_string();
+            assert_ne!(visible(&s), s, "U+{:04X}", c as u32);
+        }
     }
 
     /// Every mark is printable ASCII, so nothing shown can reorder it.
