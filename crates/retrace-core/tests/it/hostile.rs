@@ -533,4 +533,9 @@ fn a_claude_response_split_across_more_than_the_lookback() {
     assert_eq!(text.matches("first part").count(), 1);
     assert_eq!(text.matches("last part").count(), 1);
     assert_eq!(text.matches("between").count(), 298);
+    // The first part was handed on long before: the last part is a message
+    // of its own at the end, not merged into whatever message the stale
+    // index pointed at by then.
+    assert_eq!(context.last().unwrap().text(), "last part");
+    assert!(context.iter().all(|m| m.text() == "last part" || !m.text().contains("last part")));
 }
