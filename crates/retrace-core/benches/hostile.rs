@@ -1,13 +1,14 @@
 //! Issue 21's hostile inputs at their full size, in-process: `cargo bench
-//! -p retrace-core --bench hostile [NAME…]`. Each input is built in memory
-//! at a quarter of its size and at full size, then read (`Session::from_bytes`)
-//! and walked as a front end walks it (the default branch's context, rows,
-//! the outline, the deep check, `cat`, the Markdown export, the redactor);
-//! each step's time is printed at both sizes with their ratio, which is
-//! about 4 when the step is linear (16 if it were quadratic). The tests that check what these
-//! inputs do are `tests/it/hostile.rs`; the gzip bomb and a folder of
-//! 100,000 files are timed through the CLI (`docs/architecture/reading.md`,
-//! hostile inputs).
+//! -p retrace-core --bench hostile [NAME…] [--part=N]`. Each input is
+//! built in memory at a quarter (`1/N`) of its size and at full size, then
+//! read (`Session::from_bytes`) and walked as a front end walks it (the
+//! default branch's context, rows, the outline, the deep check, `cat`, the
+//! Markdown export, the redactor); each step's time is printed at both
+//! sizes with their ratio, which is about 4 (N) when the step is linear,
+//! 16 (N²) if it were quadratic. The tests that check what these inputs do
+//! are `tests/it/hostile.rs`; the gzip bomb and a folder of 100,000 files
+//! are timed through the CLI (`docs/architecture/reading.md`, hostile
+//! inputs).
 #![allow(clippy::disallowed_methods)]
 
 use std::sync::Arc;
@@ -151,28 +152,32 @@ fn main() {
         ("data-url bytes", data_url, 100 << 20),
         ("line bytes", long_line, (256 << 20) - 300),
     ];
-    let only: Vec<String> = std::env::args()
-        .skip(1)
-        .filter(|a| !a.starts_with("--"))
-        .collect();
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let only: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    // `--part=2` compares a half with the full size instead of a quarter.
+    let part: usize = args
+        .iter()
+        .find_map(|a| a.strip_prefix("--part="))
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(4);
     for (name, make, full) in inputs {
         if !only.is_empty() && !only.iter().any(|o| name.starts_with(o.as_str())) {
             continue;
         }
-        // The quarter after the full size, so neither runs in memory the
+        // The part after the full size, so neither runs in memory the
         // other left warm.
         let big = walk(&make(full));
-        let small = walk(&make(full / 4));
+        let small = walk(&make(full / part));
         let total = |t: &[(&str, f64)]| t.iter().map(|(_, s)| s).sum::<f64>();
         println!(
-            "{name} {full}: {:.3} s in all ({:.3} s at a quarter, x{:.1})",
+            "{name} {full}: {:.3} s in all ({:.3} s at 1/{part}, x{:.1})",
             total(&big),
             total(&small),
             total(&big) / total(&small).max(1e-9)
         );
         for ((step, s), (_, b)) in small.iter().zip(&big) {
             println!(
-                "  {step:9} {b:8.3} s  (quarter {s:.3} s, x{:.1})",
+                "  {step:9} {b:8.3} s  (1/{part} {s:.3} s, x{:.1})",
                 b / s.max(1e-9)
             );
         }

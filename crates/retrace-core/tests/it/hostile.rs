@@ -537,5 +537,7 @@ fn a_claude_response_split_across_more_than_the_lookback() {
     // of its own at the end, not merged into whatever message the stale
     // index pointed at by then.
     assert_eq!(context.last().unwrap().text(), "last part");
-    assert!(context.iter().all(|m| m.text() == "last part" || !m.text().contains("last part")));
+    assert!(context
+        .iter()
+        .all(|m| m.text() == "last part" || !m.text().contains("last part")));
 }
