@@ -74,24 +74,21 @@ impl ReadArgs {
 /// `4G`, `512M`, `100K`, `1T` (powers of 1024) or a number of bytes.
 fn parse_size(text: &str) -> Result<u64, String> {
     let t = text.trim();
-    let (digits, shift) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let shift = match c.to_ascii_uppercase() {
-                'K' => 10,
-                'M' => 20,
-                'G' => 30,
-                'T' => 40,
-                _ => return Err(format!("`{text}`: the unit is K, M, G or T")),
-            };
-            (&t[..i], shift)
-        }
-        _ => (t, 0),
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (digits, unit) = t.split_at(split);
+    let shift = match unit.trim().to_ascii_uppercase().as_str() {
+        "" => 0,
+        "K" => 10,
+        "M" => 20,
+        "G" => 30,
+        "T" => 40,
+        _ => u32::MAX,
     };
     digits
-        .trim()
         .parse::<u64>()
         .ok()
-        .and_then(|n| n.checked_mul(1 << shift))
+        .filter(|_| shift != u32::MAX)
+        .and_then(|n| n.checked_mul(1u64 << shift.min(40)))
         .ok_or_else(|| format!("`{text}` is not a size (a number of bytes, or with K, M, G or T)"))
 }
 

@@ -52,7 +52,7 @@ pub enum FileError {
     },
     #[error("cannot write {path}: {reason}")]
     Write { path: PathBuf, reason: String },
-    #[error("{count} files given; one session holds at most {limit}")]
+    #[error("{count} files make up this session; one session is read from at most {limit} files")]
     TooManyFiles { count: usize, limit: usize },
 }
 
@@ -104,12 +104,23 @@ fn several(sessions: &[PathBuf]) -> String {
         "this folder holds {} sessions; name one (`retrace list` describes them):",
         sessions.len()
     );
-    for path in sessions {
+    // A folder of 100,000 sessions is named by its first few, not a
+    // screen of paths per session.
+    for path in sessions.iter().take(SEVERAL_SHOWN) {
         out.push_str("\n  ");
         out.push_str(&path.display().to_string());
     }
+    if sessions.len() > SEVERAL_SHOWN {
+        out.push_str(&format!(
+            "\n  … and {} more",
+            sessions.len() - SEVERAL_SHOWN
+        ));
+    }
     out
 }
+
+/// How many of a folder's sessions [`FileError::SeveralSessions`] names.
+const SEVERAL_SHOWN: usize = 20;
 
 /// The one wording of an I/O error: `no such file or directory`,
 /// `permission denied`, else the system's.

@@ -398,7 +398,7 @@ mod tests {
         let err = open_files(&inputs, &OpenOptions::default(), None).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "65537 files given; one session holds at most 65536"
+            "65537 files make up this session; one session is read from at most 65536 files"
         );
     }
 

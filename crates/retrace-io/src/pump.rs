@@ -399,7 +399,7 @@ mod tests {
     /// a read error saying so, after writing no more than the limit.
     #[test]
     fn a_gzip_bomb_stops_at_the_limit() {
-        let mut z = GzEncoder::new(Vec::new(), flate2::Compression::best());
+        let mut z = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
         let line = b"{\"type\":\"message\",\"text\":\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"}\n";
         for _ in 0..100_000 {
             io::Write::write_all(&mut z, line).unwrap();

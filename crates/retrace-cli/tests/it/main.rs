@@ -18,6 +18,7 @@ mod export;
 mod export_html;
 mod fork;
 mod gemini;
+mod hostile;
 mod info;
 mod list;
 mod inputs;

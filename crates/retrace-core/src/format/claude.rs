@@ -298,6 +298,7 @@ impl Rules for Claude {
         Box::new(Lines {
             merge: mode == Mode::Context,
             open: BTreeMap::new(),
+            len: 0,
         })
     }
 
@@ -434,12 +435,35 @@ fn splice(s: &View, context: Vec<EntryId>, anchor: &str, kept: &[EntryId]) -> Ve
 /// (For the check, lines stay apart and the check counts a group once.)
 struct Lines {
     merge: bool,
-    /// The open response per `message.id` since the last prompt.
+    /// The open response per `message.id` since the last prompt, by its
+    /// index in `out`.
     open: BTreeMap<Sym, usize>,
+    /// `out`'s length when the last line was fed. A caller hands messages
+    /// on from the front of `out` between lines (`Session::context_each`
+    /// keeps the last `LOOKBACK`): the open indices move down with them,
+    /// and a response handed on already is no longer open.
+    len: usize,
 }
 
 impl Normalize for Lines {
     fn feed(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
+        if out.len() < self.len {
+            let gone = self.len - out.len();
+            self.open.retain(|_, i| match i.checked_sub(gone) {
+                Some(moved) => {
+                    *i = moved;
+                    true
+                }
+                None => false,
+            });
+        }
+        self.feed_line(origin, value, out);
+        self.len = out.len();
+    }
+}
+
+impl Lines {
+    fn feed_line(&mut self, origin: &Origin, value: &Value, out: &mut Vec<Message>) {
         let Some(mut message) = normalize::claude::line_message(value, origin.options) else {
             return;
         };

@@ -100,7 +100,10 @@ mod tests {
     /// for.
     #[test]
     fn the_fast_path_misses_none() {
-        for c in (0..=0x10FFFF).filter_map(char::from_u32).filter(|&c| is_invisible(c)) {
+        for c in (0..=0x10FFFF)
+            .filter_map(char::from_u32)
+            .filter(|&c| is_invisible(c))
+        {
             let s = c.to_string();
             assert_ne!(visible(&s), s, "U+{:04X}", c as u32);
         }

@@ -373,6 +373,11 @@ fn unknown_format(file: FileId) -> Diagnostic {
 /// Indexes the ids of nodes in formats that link by id (the oldest entry
 /// wins a duplicate id, as Claude Code's resumed files need) and resolves
 /// the parents named by id.
+///
+/// A sidechain line (a subagent's, `isSidechain`) names its parent among
+/// the lines of its own file first: a subagent file that reuses ids of the
+/// main file or of another subagent's stays its own branch, and the main
+/// conversation is not grafted onto it (a repeated id is still reported).
 fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnostic>) -> IdIndex {
     let Some(first) = cxs.first() else {
         return IdIndex(Vec::new());
@@ -380,7 +385,15 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
     let (entries, interner) = (first.entries, first.interner);
     // Symbols are dense, so the id index is a plain vector.
     let mut by_id = IdIndex(vec![NONE; interner.len()]);
-    for cx in cxs.iter().filter(|cx| cx.format.rules().ids_are_links()) {
+    // The same, per file, for sidechain lines: filled and cleared one
+    // file at a time, so linear in the entries.
+    let mut own = IdIndex(vec![NONE; interner.len()]);
+    let mut touched: Vec<usize> = Vec::new();
+    let links_by_id: Vec<&FileCx> = cxs
+        .iter()
+        .filter(|cx| cx.format.rules().ids_are_links())
+        .collect();
+    for cx in &links_by_id {
         for e in cx.range() {
             let entry = &entries[e];
             if !links.node[e] || entry.id.is_none() {
@@ -388,24 +401,82 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
             }
             if let Some(&first) = by_id.get(&entry.id) {
                 let first = &entries[first as usize];
-                diagnostics.push(Diagnostic::at(
-                    entry,
-                    Severity::Warning,
-                    DiagnosticKind::DuplicateId,
+                let message = if first.file != entry.file && entry.flags.has(Flags::SIDECHAIN) {
+                    format!(
+                        "id \"{}\" is also the id of line {} of {}; this subagent file's \
+                         lines link to their own",
+                        interner.str(entry.id),
+                        first.line,
+                        cx_name(cxs, first.file),
+                    )
+                } else {
                     format!(
                         "id \"{}\" was already used on line {}; references go to that entry",
                         interner.str(entry.id),
                         first.line
-                    ),
+                    )
+                };
+                diagnostics.push(Diagnostic::at(
+                    entry,
+                    Severity::Warning,
+                    DiagnosticKind::DuplicateId,
+                    message,
                 ));
             } else {
                 by_id.0[entry.id.index()] = e as u32;
             }
         }
     }
+    for cx in &links_by_id {
+        let range = cx.range();
+        let sidechain = entries[range.clone()]
+            .iter()
+            .any(|e| e.flags.has(Flags::SIDECHAIN));
+        if sidechain {
+            for e in range.clone() {
+                let id = entries[e].id;
+                if links.node[e] && !id.is_none() && own.0[id.index()] == NONE {
+                    own.0[id.index()] = e as u32;
+                    touched.push(id.index());
+                }
+            }
+        }
+        for e in range {
+            let entry = &entries[e];
+            let wanted = links.parent_id[e];
+            if !links.node[e] || wanted.is_none() {
+                continue;
+            }
+            let found = match own.get(&wanted) {
+                Some(p) if entry.flags.has(Flags::SIDECHAIN) => Some(p),
+                _ => by_id.get(&wanted),
+            };
+            match found {
+                Some(&p) if p as usize != e => links.parent[e] = p,
+                Some(_) => {
+                    diagnostics.push(Diagnostic::at(
+                        entry,
+                        Severity::Warning,
+                        DiagnosticKind::ParentCycle,
+                        "entry is its own parent; treated as a root",
+                    ));
+                }
+                None => diagnostics.push(missing_parent(entry, &interner.str(wanted))),
+            }
+        }
+        for i in touched.drain(..) {
+            own.0[i] = NONE;
+        }
+    }
+    // Files of formats that do not link by id may still name parents by
+    // id: resolved against every file.
+    let mut linked = vec![false; cxs.len()];
+    for cx in &links_by_id {
+        linked[cx.file.0 as usize] = true;
+    }
     for (e, entry) in entries.iter().enumerate() {
         let wanted = links.parent_id[e];
-        if !links.node[e] || wanted.is_none() {
+        if !links.node[e] || wanted.is_none() || linked[entry.file.0 as usize] {
             continue;
         }
         match by_id.get(&wanted) {
@@ -418,18 +489,25 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
                     "entry is its own parent; treated as a root",
                 ));
             }
-            None => diagnostics.push(Diagnostic::at(
-                entry,
-                Severity::Warning,
-                DiagnosticKind::MissingParent,
-                format!(
-                    "parent \"{}\" is not in the session; entry treated as a root",
-                    interner.str(wanted)
-                ),
-            )),
+            None => diagnostics.push(missing_parent(entry, &interner.str(wanted))),
         }
     }
     by_id
+}
+
+fn missing_parent(entry: &Entry, wanted: &str) -> Diagnostic {
+    Diagnostic::at(
+        entry,
+        Severity::Warning,
+        DiagnosticKind::MissingParent,
+        format!("parent \"{wanted}\" is not in the session; entry treated as a root"),
+    )
+}
+
+/// A file's name, for a diagnostic about another file.
+fn cx_name(cxs: &[FileCx], file: FileId) -> String {
+    cxs.get(file.0 as usize)
+        .map_or_else(|| format!("file {}", file.0), |cx| cx.info.name.clone())
 }
 
 /// The leaf a tool opens by default when the first file's format does not
@@ -452,12 +530,27 @@ fn default_leaf(
     by_id: &IdIndex,
 ) -> Option<EntryId> {
     let n = entries.len();
+    // Per file, its last node off a sidechain and its last node; per node,
+    // its last child: one pass each, so following a chain of files costs
+    // a step per file, not a scan of the session per file.
+    let mut last_main = vec![usize::MAX; file_formats.len()];
+    let mut last_any = vec![usize::MAX; file_formats.len()];
+    let mut last_child_of = vec![NONE; n];
+    for e in (0..n).filter(|&e| node[e]) {
+        let f = entries[e].file.0 as usize;
+        last_any[f] = e;
+        if !entries[e].flags.has(Flags::SIDECHAIN) {
+            last_main[f] = e;
+        }
+        if parent[e] != NONE {
+            last_child_of[parent[e] as usize] = e as u32;
+        }
+    }
     let last_of_file = |file: FileId| {
-        let in_file = |e: usize| node[e] && entries[e].file == file;
-        (0..n)
-            .rev()
-            .find(|&e| in_file(e) && !entries[e].flags.has(Flags::SIDECHAIN))
-            .or_else(|| (0..n).rev().find(|&e| in_file(e)))
+        let f = file.0 as usize;
+        [last_main[f], last_any[f]]
+            .into_iter()
+            .find(|&e| e != usize::MAX)
     };
     let main = entries[(0..n).find(|&e| node[e])?].file;
     let last = last_of_file(main)?;
@@ -466,19 +559,14 @@ fn default_leaf(
         Some(&t) => EntryId(t),
         None => EntryId(last as u32),
     };
-    let last_child = |p: EntryId| (0..n).rev().find(|&c| node[c] && parent[c] == p.0);
+    let last_child =
+        |p: EntryId| Some(last_child_of[p.index()] as usize).filter(|&c| c != NONE as usize);
     if last_child(leaf).is_none() {
         return Some(leaf);
     }
     if rules.follows_into_later_files() {
-        let mut last_child = vec![NONE; n];
-        for (c, &p) in parent.iter().enumerate() {
-            if node[c] && p != NONE {
-                last_child[p as usize] = c as u32;
-            }
-        }
-        while last_child[leaf.index()] != NONE {
-            leaf = EntryId(last_child[leaf.index()]);
+        while last_child_of[leaf.index()] != NONE {
+            leaf = EntryId(last_child_of[leaf.index()]);
         }
         return Some(leaf);
     }

@@ -26,6 +26,7 @@ mod fork;
 mod framing;
 mod gemini;
 mod gzip;
+mod hostile;
 mod lists;
 mod migrate;
 mod reading;

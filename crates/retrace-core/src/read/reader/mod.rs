@@ -616,6 +616,22 @@ impl Reader {
     }
 }
 
+/// A byte count as people read limits: `4 GiB`, `300 MiB`, `1000 bytes`.
+pub fn byte_size(n: u64) -> String {
+    const UNITS: [(u64, &str); 4] = [
+        (1 << 40, "TiB"),
+        (1 << 30, "GiB"),
+        (1 << 20, "MiB"),
+        (1 << 10, "KiB"),
+    ];
+    for (unit, name) in UNITS {
+        if n >= unit && n.is_multiple_of(unit) {
+            return format!("{} {name}", n / unit);
+        }
+    }
+    format!("{n} bytes")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
