@@ -377,22 +377,7 @@ fn a_result_answering_no_call_follows_the_turns_results() {
     );
     for api in Api::ALL {
         let m = migrate(&messages, api);
-        let written = serde_json::to_vec(&m.body).unwrap();
-        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
-            format: Some(retrace_core::Format::MessageList { api }),
-            ..Default::default()
-        });
-        reader.begin_file("body.json");
-        reader.push(&written);
-        let back = reader.finish();
-        let again = back
-            .context_with(
-                back.tree().default_leaf().unwrap(),
-                &mut &written[..],
-                ContextOptions { payloads: true },
-            )
-            .unwrap();
-        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
     }
 }
 
@@ -413,21 +398,73 @@ fn a_migrated_history_with_a_result_image_migrates_to_itself() {
         .unwrap();
     for api in Api::ALL {
         let m = migrate(&messages, api);
-        let written = serde_json::to_vec(&m.body).unwrap();
-        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
-            format: Some(retrace_core::Format::MessageList { api }),
-            ..Default::default()
-        });
-        reader.begin_file("body.json");
-        reader.push(&written);
-        let back = reader.finish();
-        let again = back
-            .context_with(
-                back.tree().default_leaf().unwrap(),
-                &mut &written[..],
-                ContextOptions { payloads: true },
-            )
-            .unwrap();
-        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
     }
+}
+
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): a Claude
+/// Code `assistant` line whose message role is damaged (`assis|ant`),
+/// holding a tool call. It used to be read as a user message, so the
+/// Anthropic body put a `tool_use` block in a user turn (after the results
+/// written for the unanswered calls), and migrating that moved it again.
+/// Now the line's `type` says who spoke, the damaged role is reported, and
+/// every API's body is valid and migrates to itself.
+#[test]
+fn a_damaged_role_is_read_as_the_lines_type() {
+    use retrace_core::{DiagnosticKind, Part, Role};
+    let rel = "fuzz/claude-unknown-role-calls.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let damage: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::BadField)
+        .collect();
+    assert_eq!(damage.len(), 1, "{damage:?}");
+    assert_eq!(damage[0].line, 3);
+    assert!(damage[0].message.contains("`assis|ant`"), "{:?}", damage[0]);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    // The two lines of the response (one `message.id`) are one assistant
+    // message with both calls.
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    let calls = messages[1]
+        .content
+        .iter()
+        .filter(|p| matches!(p, Part::ToolCall { .. }))
+        .count();
+    assert_eq!(calls, 2);
+    let leaf_at = format!("{rel} leaf {}", s.label(leaf));
+    assert_eq!(
+        crate::api_rules::validate_branch(&s, &mut &bytes[..], leaf, &leaf_at),
+        Api::ALL.len()
+    );
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
+    }
+}
+
+/// `body` written as JSON, read back as `api`'s message list, and its
+/// default branch migrated to `api` again.
+fn remigrated(body: &serde_json::Value, api: Api) -> serde_json::Value {
+    let written = serde_json::to_vec(body).unwrap();
+    let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+        format: Some(retrace_core::Format::MessageList { api }),
+        ..Default::default()
+    });
+    reader.begin_file("body.json");
+    reader.push(&written);
+    let back = reader.finish();
+    let again = back
+        .context_with(
+            back.tree().default_leaf().unwrap(),
+            &mut &written[..],
+            ContextOptions { payloads: true },
+        )
+        .unwrap();
+    migrate(&again, api).body
 }
