@@ -237,7 +237,7 @@ fn report_unknown_roles(cx: &FileCx, links: &mut Links) {
             continue;
         }
         let role = cx.interner.get(e.role);
-        if role != b"user" && role != b"assistant" {
+        if !is_known_role(role) {
             links.diagnostics.push(Diagnostic::at(
                 e,
                 Severity::Warning,
@@ -250,6 +250,20 @@ fn report_unknown_roles(cx: &FileCx, links: &mut Links) {
             ));
         }
     }
+}
+
+/// `user` or `assistant`, also written with escapes (the index keeps a
+/// string's bytes as written).
+fn is_known_role(written: &[u8]) -> bool {
+    let role: Option<std::borrow::Cow<[u8]>> = if written.contains(&b'\\') {
+        let quoted = [&b"\""[..], written, b"\""].concat();
+        serde_json::from_slice::<String>(&quoted)
+            .ok()
+            .map(|s| s.into_bytes().into())
+    } else {
+        Some(written.into())
+    };
+    matches!(role.as_deref(), Some(b"user" | b"assistant"))
 }
 
 pub(crate) struct Claude;
