@@ -468,3 +468,48 @@ fn remigrated(body: &serde_json::Value, api: Api) -> serde_json::Value {
         .unwrap();
     migrate(&again, api).body
 }
+
+/// The general case of the fuzz finding above: a message whose role really
+/// is `user` holding a tool call (a Claude Code line, an Anthropic list).
+/// The call is written as text where it was, for every API, the body is
+/// valid and a migrated history migrates to itself.
+#[test]
+fn a_call_outside_an_assistant_turn_is_written_as_text() {
+    use retrace_core::migrate::Change;
+    let claude = concat!(
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"Read."}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"a"}}]}}"#,
+        "\n",
+        r#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"b"}}]}}"#,
+        "\n",
+    );
+    let list = r#"[{"role":"user","content":"Read."},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"a"}}]},{"role":"user","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"b"}}]}]"#;
+    for (name, text) in [("calls.jsonl", claude), ("calls.json", list)] {
+        let bytes = text.as_bytes();
+        let s = Session::from_bytes(name, bytes);
+        let leaf = s.tree().default_leaf().unwrap();
+        assert_eq!(
+            crate::api_rules::validate_branch(&s, &mut &bytes[..], leaf, name),
+            Api::ALL.len()
+        );
+        let messages = s
+            .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+            .unwrap();
+        for api in Api::ALL {
+            let m = migrate(&messages, api);
+            assert_eq!(
+                m.report.count(Change::CallOutsideAssistantFlattened),
+                1,
+                "{name} {api}: {}",
+                m.report
+            );
+            let written = m.body.to_string();
+            assert!(
+                written.contains(r#"[tool call toolu_2: Read]\n{\"file_path\":\"b\"}"#),
+                "{name} {api}: {written}"
+            );
+            assert_eq!(remigrated(&m.body, api), m.body, "{name} {api}");
+        }
+    }
+}
