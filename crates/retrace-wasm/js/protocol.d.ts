@@ -63,7 +63,7 @@ leaf_label: string, rows: Rows, };
 /**
  * One kind of thing a migration loses or changes.
  */
-export type Change = "thinking-dropped" | "redacted-thinking-dropped" | "signature-dropped" | "image-dropped" | "image-without-payload" | "error-flag-dropped" | "metadata-dropped" | "empty-dropped" | "result-without-call" | "call-without-result" | "result-moved" | "role-renamed" | "system-moved" | "turns-merged" | "id-regenerated" | "id-generated" | "arguments-wrapped" | "kind-flattened" | "marker-left-out" | "server-tool-flattened" | "user-turn-added" | "media-dropped" | "item-id-missing" | "thought-signature-missing" | "loop-thinking-missing";
+export type Change = "thinking-dropped" | "redacted-thinking-dropped" | "signature-dropped" | "image-dropped" | "image-without-payload" | "error-flag-dropped" | "metadata-dropped" | "empty-dropped" | "result-without-call" | "call-without-result" | "result-moved" | "role-renamed" | "system-moved" | "turns-merged" | "id-regenerated" | "id-generated" | "arguments-wrapped" | "kind-flattened" | "marker-left-out" | "server-tool-flattened" | "call-outside-assistant-flattened" | "user-turn-added" | "media-dropped" | "item-id-missing" | "thought-signature-missing" | "loop-thinking-missing";
 
 /**
  * How often one change happens, and the first few messages it touches.

@@ -25,6 +25,7 @@ use serde_json::Value;
 use super::rules::Subagent;
 use super::rules::{detection_sample, Confidence, FileCx, Links, Rules, SideLines};
 use super::view::View;
+use crate::model::diag::{Diagnostic, DiagnosticKind, Severity};
 use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
@@ -223,6 +224,48 @@ fn link_subagents(session: &View) -> Vec<Subagent> {
     out
 }
 
+/// A `user` or `assistant` line whose `message.role` is neither (a damaged
+/// byte, say): its message is read as the line's `type` says
+/// ([`normalize::claude`]), and the damage is reported here.
+fn report_unknown_roles(cx: &FileCx, links: &mut Links) {
+    for e in cx.own() {
+        let kind = cx.kind(e);
+        let is_message_line = (kind == b"user" || kind == b"assistant")
+            && e.flags.has(Flags::HAS_MESSAGE)
+            && !e.is_broken();
+        if !is_message_line || e.role.is_none() {
+            continue;
+        }
+        let role = cx.interner.get(e.role);
+        if !is_known_role(role) {
+            links.diagnostics.push(Diagnostic::at(
+                e,
+                Severity::Warning,
+                DiagnosticKind::BadField,
+                format!(
+                    "message role `{}` is neither `user` nor `assistant`; read as the line's type `{}`",
+                    String::from_utf8_lossy(role),
+                    String::from_utf8_lossy(kind),
+                ),
+            ));
+        }
+    }
+}
+
+/// `user` or `assistant`, also written with escapes (the index keeps a
+/// string's bytes as written).
+fn is_known_role(written: &[u8]) -> bool {
+    let role: Option<std::borrow::Cow<[u8]>> = if written.contains(&b'\\') {
+        let quoted = [&b"\""[..], written, b"\""].concat();
+        serde_json::from_slice::<String>(&quoted)
+            .ok()
+            .map(|s| s.into_bytes().into())
+    } else {
+        Some(written.into())
+    };
+    matches!(role.as_deref(), Some(b"user" | b"assistant"))
+}
+
 pub(crate) struct Claude;
 
 impl Rules for Claude {
@@ -253,6 +296,7 @@ impl Rules for Claude {
     }
 
     fn link(&self, cx: &FileCx, links: &mut Links) {
+        report_unknown_roles(cx, links);
         if cx.own().iter().all(|e| e.id.is_none()) {
             // A file with no uuids at all (minimal exports): one chain of
             // its conversation lines.

@@ -145,6 +145,25 @@ fn turn_of(
                     extra: PartExtra::default(),
                 });
             }
+            // Only the assistant calls tools: a call anywhere else (a
+            // damaged history) would be one the APIs reject, and moved
+            // again by the next migration.
+            Part::ToolCall {
+                id,
+                name,
+                arguments,
+            } if m.role != Role::Assistant => {
+                tally.note(Change::CallOutsideAssistantFlattened, &place);
+                let shown = if id.is_empty() {
+                    format!("[tool call {name}]")
+                } else {
+                    format!("[tool call {id}: {name}]")
+                };
+                items.push(Item::Text {
+                    text: format!("{shown}\n{}", arguments_text(arguments)),
+                    extra: PartExtra::default(),
+                });
+            }
             Part::ToolResult {
                 call_id, output, ..
             } if served.contains(call_id.as_str()) => {

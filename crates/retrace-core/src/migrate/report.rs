@@ -70,6 +70,10 @@ pub enum Change {
     /// outcome, written as assistant text: the target cannot be handed a
     /// call it did not make, nor its result.
     ServerToolFlattened,
+    /// Tool calls in a message that is not the assistant's (a damaged
+    /// history: only the model calls tools), written as text where they
+    /// were; a result of one is then a result without a call.
+    CallOutsideAssistantFlattened,
     /// A user turn put first: the API wants the history to open with one.
     UserTurnAdded,
     /// Media other than images (a PDF, audio) where the target takes only
@@ -116,6 +120,7 @@ impl Change {
             Change::KindFlattened => "kind-flattened",
             Change::MarkerLeftOut => "marker-left-out",
             Change::ServerToolFlattened => "server-tool-flattened",
+            Change::CallOutsideAssistantFlattened => "call-outside-assistant-flattened",
             Change::UserTurnAdded => "user-turn-added",
             Change::MediaDropped => "media-dropped",
             Change::ItemIdMissing => "item-id-missing",
@@ -141,7 +146,7 @@ impl Change {
             Change::IdRegenerated | Change::IdGenerated => "tool_call.id",
             Change::ArgumentsWrapped => "tool_call.arguments",
             Change::KindFlattened | Change::MarkerLeftOut => "kind",
-            Change::ServerToolFlattened => "tool_call",
+            Change::ServerToolFlattened | Change::CallOutsideAssistantFlattened => "tool_call",
             Change::UserTurnAdded => "turns",
             Change::ItemIdMissing => "item.id",
             Change::ThoughtSignatureMissing => "tool_call.signature",
@@ -237,6 +242,9 @@ impl Change {
             }
             (Change::ServerToolFlattened, _) => {
                 "calls of tools the provider ran itself (web search) written as assistant text, with their outcome"
+            }
+            (Change::CallOutsideAssistantFlattened, _) => {
+                "tool calls in a user, tool or system message written as text there: only the assistant calls tools"
             }
             (Change::MediaDropped, Api::Anthropic) => {
                 "media this API takes nowhere dropped (it takes JPEG, PNG, GIF and WebP images and PDFs)"

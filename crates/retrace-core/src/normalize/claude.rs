@@ -24,7 +24,7 @@ pub(crate) fn line_message(line: &Value, options: ContextOptions) -> Option<Mess
         return None;
     }
     let msg = line.get("message").filter(|m| m.is_object())?;
-    let mut m = match str_field(msg, "role").unwrap_or(kind) {
+    let mut m = match speaker(msg, kind) {
         "assistant" => assistant(msg, options),
         _ => user(msg, options),
     };
@@ -39,6 +39,17 @@ pub(crate) fn line_message(line: &Value, options: ContextOptions) -> Option<Mess
     }
     m.timestamp = str_field(line, "timestamp").and_then(|t| parse_rfc3339_ms(t.as_bytes()));
     Some(m)
+}
+
+/// Who wrote the line's message: its `message.role` when that is `user` or
+/// `assistant`, else the line's `type` (a damaged role such as `assis|ant`
+/// must not turn an assistant's tool calls into a user's; the link step
+/// reports the damage).
+fn speaker<'a>(msg: &'a Value, kind: &'a str) -> &'a str {
+    match str_field(msg, "role") {
+        Some(role @ ("user" | "assistant")) => role,
+        _ => kind,
+    }
 }
 
 /// Appends the next line of the same response to `into`: content in order,
@@ -265,6 +276,24 @@ mod tests {
         );
         assert_eq!(first.usage.unwrap().output, 206);
         assert_eq!(first.stop_reason.as_deref(), Some("tool_use"));
+    }
+
+    #[test]
+    fn a_damaged_role_is_read_as_the_lines_type() {
+        let damaged = TOOL_USE.replace(r#""role":"assistant""#, r#""role":"assis|ant""#);
+        let m = parse(&damaged).unwrap();
+        assert_eq!(m.role, Role::Assistant);
+        assert_eq!(m.model.as_deref(), Some("claude-opus-4-7"));
+        assert_eq!(
+            m.tool_calls().collect::<Vec<_>>(),
+            [("toolu_01EF5USX", "Bash")]
+        );
+        // A role that is not a string either.
+        let m = parse(&TOOL_RESULT.replace(r#""role":"user""#, r#""role":7"#)).unwrap();
+        assert_eq!(m.role, Role::Tool);
+        // A known role still says who spoke.
+        let m = parse(r#"{"type":"user","message":{"role":"assistant","content":"hi"}}"#).unwrap();
+        assert_eq!(m.role, Role::Assistant);
     }
 
     #[test]

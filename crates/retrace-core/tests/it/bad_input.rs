@@ -498,3 +498,33 @@ fn lines_too_long_are_not_sampled_for_the_format_in_any_chunking() {
         );
     }
 }
+
+/// A Claude Code line whose `message.role` is neither `user` nor
+/// `assistant` is reported where it is; one written with escapes, or not a
+/// string, is not a damaged name (the normalizer reads both by the line's
+/// `type`). Every line's message is still read.
+#[test]
+fn a_damaged_claude_role_is_reported() {
+    let line = |uuid: &str, parent: &str, role: &str| {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","parentUuid":{parent},"message":{{"role":{role},"content":"ok"}}}}"#
+        )
+    };
+    let (s, bytes) = session(&[
+        line("a1", "null", r#""assis\u0074ant""#),
+        line("a2", r#""a1""#, r#""assis|ant""#),
+        line("a3", r#""a2""#, "7"),
+    ]);
+    assert_eq!(s.format(), Format::ClaudeCode);
+    let d = only(s.diagnostics(), DiagnosticKind::BadField);
+    assert_eq!((d.line, d.severity), (2, Severity::Warning));
+    assert_eq!(
+        d.offset,
+        bytes.iter().position(|&b| b == b'\n').unwrap() as u64 + 1
+    );
+    assert!(d.message.contains("`assis|ant`"), "{}", d.message);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s.context(leaf, &mut &bytes[..]).unwrap();
+    let roles: Vec<_> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [retrace_core::Role::Assistant; 3]);
+}

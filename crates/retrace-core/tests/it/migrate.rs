@@ -377,22 +377,7 @@ fn a_result_answering_no_call_follows_the_turns_results() {
     );
     for api in Api::ALL {
         let m = migrate(&messages, api);
-        let written = serde_json::to_vec(&m.body).unwrap();
-        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
-            format: Some(retrace_core::Format::MessageList { api }),
-            ..Default::default()
-        });
-        reader.begin_file("body.json");
-        reader.push(&written);
-        let back = reader.finish();
-        let again = back
-            .context_with(
-                back.tree().default_leaf().unwrap(),
-                &mut &written[..],
-                ContextOptions { payloads: true },
-            )
-            .unwrap();
-        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
     }
 }
 
@@ -413,21 +398,118 @@ fn a_migrated_history_with_a_result_image_migrates_to_itself() {
         .unwrap();
     for api in Api::ALL {
         let m = migrate(&messages, api);
-        let written = serde_json::to_vec(&m.body).unwrap();
-        let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
-            format: Some(retrace_core::Format::MessageList { api }),
-            ..Default::default()
-        });
-        reader.begin_file("body.json");
-        reader.push(&written);
-        let back = reader.finish();
-        let again = back
-            .context_with(
-                back.tree().default_leaf().unwrap(),
-                &mut &written[..],
-                ContextOptions { payloads: true },
-            )
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
+    }
+}
+
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): a Claude
+/// Code `assistant` line whose message role is damaged (`assis|ant`),
+/// holding a tool call. It used to be read as a user message, so the
+/// Anthropic body put a `tool_use` block in a user turn (after the results
+/// written for the unanswered calls), and migrating that moved it again.
+/// Now the line's `type` says who spoke, the damaged role is reported, and
+/// every API's body is valid and migrates to itself.
+#[test]
+fn a_damaged_role_is_read_as_the_lines_type() {
+    use retrace_core::{DiagnosticKind, Part, Role};
+    let rel = "fuzz/claude-unknown-role-calls.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let damage: Vec<_> = s
+        .diagnostics()
+        .iter()
+        .filter(|d| d.kind == DiagnosticKind::BadField)
+        .collect();
+    assert_eq!(damage.len(), 1, "{damage:?}");
+    assert_eq!(damage[0].line, 3);
+    assert!(damage[0].message.contains("`assis|ant`"), "{:?}", damage[0]);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    // The two lines of the response (one `message.id`) are one assistant
+    // message with both calls.
+    let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
+    assert_eq!(roles, [Role::User, Role::Assistant]);
+    let calls = messages[1]
+        .content
+        .iter()
+        .filter(|p| matches!(p, Part::ToolCall { .. }))
+        .count();
+    assert_eq!(calls, 2);
+    let leaf_at = format!("{rel} leaf {}", s.label(leaf));
+    assert_eq!(
+        crate::api_rules::validate_branch(&s, &mut &bytes[..], leaf, &leaf_at),
+        Api::ALL.len()
+    );
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
+    }
+}
+
+/// `body` written as JSON, read back as `api`'s message list, and its
+/// default branch migrated to `api` again.
+fn remigrated(body: &serde_json::Value, api: Api) -> serde_json::Value {
+    let written = serde_json::to_vec(body).unwrap();
+    let mut reader = retrace_core::Reader::with_options(retrace_core::ReaderOptions {
+        format: Some(retrace_core::Format::MessageList { api }),
+        ..Default::default()
+    });
+    reader.begin_file("body.json");
+    reader.push(&written);
+    let back = reader.finish();
+    let again = back
+        .context_with(
+            back.tree().default_leaf().unwrap(),
+            &mut &written[..],
+            ContextOptions { payloads: true },
+        )
+        .unwrap();
+    migrate(&again, api).body
+}
+
+/// The general case of the fuzz finding above: a message whose role really
+/// is `user` holding a tool call (a Claude Code line, an Anthropic list).
+/// The call is written as text where it was, for every API, the body is
+/// valid and a migrated history migrates to itself.
+#[test]
+fn a_call_outside_an_assistant_turn_is_written_as_text() {
+    use retrace_core::migrate::Change;
+    let claude = concat!(
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"Read."}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"a"}}]}}"#,
+        "\n",
+        r#"{"type":"user","uuid":"u2","parentUuid":"a1","message":{"role":"user","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"b"}}]}}"#,
+        "\n",
+    );
+    let list = r#"[{"role":"user","content":"Read."},{"role":"assistant","content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"a"}}]},{"role":"user","content":[{"type":"tool_use","id":"toolu_2","name":"Read","input":{"file_path":"b"}}]}]"#;
+    for (name, text) in [("calls.jsonl", claude), ("calls.json", list)] {
+        let bytes = text.as_bytes();
+        let s = Session::from_bytes(name, bytes);
+        let leaf = s.tree().default_leaf().unwrap();
+        assert_eq!(
+            crate::api_rules::validate_branch(&s, &mut &bytes[..], leaf, name),
+            Api::ALL.len()
+        );
+        let messages = s
+            .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
             .unwrap();
-        assert_eq!(migrate(&again, api).body, m.body, "{api}");
+        for api in Api::ALL {
+            let m = migrate(&messages, api);
+            assert_eq!(
+                m.report.count(Change::CallOutsideAssistantFlattened),
+                1,
+                "{name} {api}: {}",
+                m.report
+            );
+            let written = m.body.to_string();
+            assert!(
+                written.contains(r#"[tool call toolu_2: Read]\n{\"file_path\":\"b\"}"#),
+                "{name} {api}: {written}"
+            );
+            assert_eq!(remigrated(&m.body, api), m.body, "{name} {api}");
+        }
     }
 }
