@@ -397,7 +397,7 @@ mod timestamp {
         t: &DateTime<Utc>,
         s: S,
     ) -> Result<S::Ok, S::Error> {
-        let digits = if t.timestamp_subsec_nanos() % 1_000 == 0 {
+        let digits = if t.timestamp_subsec_nanos().is_multiple_of(1_000) {
             SecondsFormat::Micros
         } else {
             SecondsFormat::Nanos

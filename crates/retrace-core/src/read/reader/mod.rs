@@ -906,19 +906,3 @@ mod tests {
         );
     }
 }
-
-/// A byte count as people read limits: `4 GiB`, `300 MiB`, `1000 bytes`.
-pub fn byte_size(n: u64) -> String {
-    const UNITS: [(u64, &str); 4] = [
-        (1 << 40, "TiB"),
-        (1 << 30, "GiB"),
-        (1 << 20, "MiB"),
-        (1 << 10, "KiB"),
-    ];
-    for (unit, name) in UNITS {
-        if n >= unit && n % unit == 0 {
-            return format!("{} {name}", n / unit);
-        }
-    }
-    format!("{n} bytes")
-}
