@@ -141,11 +141,11 @@ fuzz_target!(|data: &[u8]| {
                     "{}:{number}: a torn line is not reported",
                     part.name
                 );
-                assert!(
-                    next.is_none_or(|e| e.line != text),
-                    "{}:{number}: a torn line read as an event",
-                    part.name
-                );
+                // Not read as an event either: were it read, the events
+                // would hold one that no piece below matches in order, and
+                // the check after this loop fails. (Comparing it with the
+                // next event here would flag a later, whole line with the
+                // same bytes.)
             } else {
                 for piece in text.split(|&b| b == 0) {
                     if piece.iter().all(u8::is_ascii_whitespace) {
