@@ -451,18 +451,14 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
                 Some(p) if entry.flags.has(Flags::SIDECHAIN) => Some(p),
                 _ => by_id.get(&wanted),
             };
-            match found {
-                Some(&p) if p as usize != e => links.parent[e] = p,
-                Some(_) => {
-                    diagnostics.push(Diagnostic::at(
-                        entry,
-                        Severity::Warning,
-                        DiagnosticKind::ParentCycle,
-                        "entry is its own parent; treated as a root",
-                    ));
-                }
-                None => diagnostics.push(missing_parent(entry, &interner.str(wanted))),
-            }
+            link_parent(
+                links,
+                e,
+                entry,
+                found.copied(),
+                || interner.str(wanted),
+                diagnostics,
+            );
         }
         for i in touched.drain(..) {
             own.0[i] = NONE;
@@ -479,20 +475,32 @@ fn resolve_ids(cxs: &[FileCx], links: &mut Links, diagnostics: &mut Vec<Diagnost
         if !links.node[e] || wanted.is_none() || linked[entry.file.0 as usize] {
             continue;
         }
-        match by_id.get(&wanted) {
-            Some(&p) if p as usize != e => links.parent[e] = p,
-            Some(_) => {
-                diagnostics.push(Diagnostic::at(
-                    entry,
-                    Severity::Warning,
-                    DiagnosticKind::ParentCycle,
-                    "entry is its own parent; treated as a root",
-                ));
-            }
-            None => diagnostics.push(missing_parent(entry, &interner.str(wanted))),
-        }
+        let found = by_id.get(&wanted).copied();
+        link_parent(links, e, entry, found, || interner.str(wanted), diagnostics);
     }
     by_id
+}
+
+/// Links entry `e` to the parent `found` for the id it names, or says why
+/// it stays a root: the id is its own, or no entry has it (`wanted`).
+fn link_parent<S: AsRef<str>>(
+    links: &mut Links,
+    e: usize,
+    entry: &Entry,
+    found: Option<u32>,
+    wanted: impl FnOnce() -> S,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    match found {
+        Some(p) if p as usize != e => links.parent[e] = p,
+        Some(_) => diagnostics.push(Diagnostic::at(
+            entry,
+            Severity::Warning,
+            DiagnosticKind::ParentCycle,
+            "entry is its own parent; treated as a root",
+        )),
+        None => diagnostics.push(missing_parent(entry, wanted().as_ref())),
+    }
 }
 
 fn missing_parent(entry: &Entry, wanted: &str) -> Diagnostic {
