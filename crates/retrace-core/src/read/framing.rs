@@ -197,12 +197,12 @@ impl Head {
         // reported JSON line (checked at newlines too, above). Deciding at
         // newlines otherwise keeps the outcome independent of chunking
         // (and the work linear).
-        let decision = if self.opens_array() {
-            Some(Framing::Document)
-        } else if self.buf.len() - self.line_start > max_line {
-            Some(Framing::Lines)
-        } else {
-            None
+        // Blanks alone decide nothing: the first byte that is not one may
+        // still be a `[` (as a whole line's check at its newline sees).
+        let decision = match self.first_nonblank() {
+            Some(b'[') => Some(Framing::Document),
+            Some(_) if self.buf.len() - self.line_start > max_line => Some(Framing::Lines),
+            _ => None,
         };
         decision.map(|framing| (framing, chunk.len()))
     }
@@ -210,8 +210,13 @@ impl Head {
     /// Whether the first byte held that is not a blank (after a BOM) is
     /// `[`: an array document, whatever its lines' lengths.
     fn opens_array(&self) -> bool {
+        self.first_nonblank() == Some(b'[')
+    }
+
+    /// The first byte held that is not a blank (after a BOM), if any.
+    fn first_nonblank(&self) -> Option<u8> {
         let bytes = self.buf.strip_prefix(BOM).unwrap_or(&self.buf);
-        bytes.iter().find(|&&b| !is_ws(b)) == Some(&b'[')
+        bytes.iter().copied().find(|&b| !is_ws(b))
     }
 
     /// The first entries of JSON lines, parsed, for format detection. A

@@ -528,3 +528,28 @@ fn a_damaged_claude_role_is_reported() {
     let roles: Vec<_> = messages.iter().map(|m| m.role).collect();
     assert_eq!(roles, [retrace_core::Role::Assistant; 3]);
 }
+
+/// Found by the `read` target: a first line of 29 carriage returns, then
+/// `[`, longer than a 24-byte `max_line`, was framed as a document when
+/// pushed whole and as JSON lines when pushed a byte at a time: the head
+/// took the blanks alone for a line too long before it saw the `[`
+/// (`tests/fixtures/fuzz/blanks-before-an-array-small-max-line.json`).
+#[test]
+fn blanks_before_an_array_frame_alike_in_any_chunking() {
+    let rel = "fuzz/blanks-before-an-array-small-max-line.json";
+    let bytes = fixture(rel);
+    let options = retrace_core::ReaderOptions {
+        max_line: 24,
+        ..Default::default()
+    };
+    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
+    let whole = read(bytes.len());
+    assert!(whole.files()[0].document.is_some());
+    for chunk in [1, 2, 7, 20, 64] {
+        assert_eq!(
+            fingerprint(&read(chunk)),
+            fingerprint(&whole),
+            "chunks of {chunk}"
+        );
+    }
+}
