@@ -448,25 +448,12 @@ fn a_repeated_id_key_keeps_its_last_value_in_parts() {
 #[test]
 fn a_head_line_longer_than_max_line_frames_alike_in_any_chunking() {
     let rel = "fuzz/pretty-document-small-max-line.json";
-    let bytes = fixture(rel);
-    let options = retrace_core::ReaderOptions {
-        max_line: 16,
-        ..Default::default()
-    };
-    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
-    let whole = read(bytes.len());
+    let (whole, bytes) = read_alike_in_any_chunking(rel, 16);
     assert!(whole.files()[0].document.is_none());
     assert!(whole
         .diagnostics()
         .iter()
         .any(|d| d.kind == DiagnosticKind::LineTooLong && d.line == 2));
-    for chunk in [1, 2, 7, 20, 64] {
-        assert_eq!(
-            fingerprint(&read(chunk)),
-            fingerprint(&whole),
-            "chunks of {chunk}"
-        );
-    }
     let default = Session::from_bytes(rel, &bytes);
     assert!(default.files()[0].document.is_some());
     assert_eq!(default.entries().len(), 1);
@@ -479,24 +466,8 @@ fn a_head_line_longer_than_max_line_frames_alike_in_any_chunking() {
 /// lines). A line too long is never indexed, so it is not sampled either.
 #[test]
 fn lines_too_long_are_not_sampled_for_the_format_in_any_chunking() {
-    let rel = "fuzz/gemini-every-line-too-long.jsonl";
-    let bytes = fixture(rel);
-    let options = retrace_core::ReaderOptions {
-        max_line: 24,
-        ..Default::default()
-    };
-    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
-    let whole = read(bytes.len());
+    let (whole, _) = read_alike_in_any_chunking("fuzz/gemini-every-line-too-long.jsonl", 24);
     assert_eq!(whole.entries().len(), 0);
-    for chunk in [1, 2, 7, 20, 64, 200] {
-        let chunked = read(chunk);
-        assert_eq!(chunked.format(), whole.format(), "chunks of {chunk}");
-        assert_eq!(
-            fingerprint(&chunked),
-            fingerprint(&whole),
-            "chunks of {chunk}"
-        );
-    }
 }
 
 /// A Claude Code line whose `message.role` is neither `user` nor
@@ -536,20 +507,33 @@ fn a_damaged_claude_role_is_reported() {
 /// (`tests/fixtures/fuzz/blanks-before-an-array-small-max-line.json`).
 #[test]
 fn blanks_before_an_array_frame_alike_in_any_chunking() {
-    let rel = "fuzz/blanks-before-an-array-small-max-line.json";
+    let (whole, _) =
+        read_alike_in_any_chunking("fuzz/blanks-before-an-array-small-max-line.json", 24);
+    assert!(whole.files()[0].document.is_some());
+}
+
+/// Fixture `rel` read whole with a `max_line` of `max_line` bytes, after
+/// checking that every chunking gives the same index (format included);
+/// with its bytes.
+fn read_alike_in_any_chunking(rel: &str, max_line: usize) -> (Session, Vec<u8>) {
     let bytes = fixture(rel);
     let options = retrace_core::ReaderOptions {
-        max_line: 24,
+        max_line,
         ..Default::default()
     };
-    let read = |chunk: usize| open_chunked_with(options, rel, &bytes, chunk);
-    let whole = read(bytes.len());
-    assert!(whole.files()[0].document.is_some());
-    for chunk in [1, 2, 7, 20, 64] {
+    let whole = open_chunked_with(options, rel, &bytes, bytes.len());
+    for chunk in [1, 2, 7, 20, 64, 200] {
+        let chunked = open_chunked_with(options, rel, &bytes, chunk);
         assert_eq!(
-            fingerprint(&read(chunk)),
+            chunked.format(),
+            whole.format(),
+            "{rel} in chunks of {chunk}"
+        );
+        assert_eq!(
+            fingerprint(&chunked),
             fingerprint(&whole),
-            "chunks of {chunk}"
+            "{rel} in chunks of {chunk}"
         );
     }
+    (whole, bytes)
 }
