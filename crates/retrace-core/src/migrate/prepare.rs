@@ -290,8 +290,14 @@ pub(crate) struct Planner {
     pairing: Pairing,
     /// The place of every turn so far.
     turns: Vec<String>,
-    /// The last user or system turn so far.
+    /// The last turn so far that is a user message in every body: a user
+    /// or system turn, or a run of tool turns holding no result that
+    /// answers a call (the text of results answering none).
     last_said: Option<usize>,
+    /// The tool turns just read: whether one answers a call, and the last
+    /// of them. A run's texts follow its results ([`after_results`]), so
+    /// only a run without results is a user message.
+    tool_run: Option<(bool, usize)>,
     /// Results that move to their call: (turn, item, call, the result).
     late: Vec<(usize, usize, usize, Item)>,
     messages: usize,
@@ -322,6 +328,7 @@ impl Planner {
             pairing: Pairing::default(),
             turns: Vec::new(),
             last_said: None,
+            tool_run: None,
             late: Vec::new(),
             messages: 0,
             tally: Tally::default(),
@@ -337,7 +344,10 @@ impl Planner {
             return;
         };
         let t = self.turns.len();
-        for (i, s) in answers {
+        if turn.role != Role::Tool {
+            self.end_tool_run();
+        }
+        for &(i, s) in &answers {
             // Late: a user or system turn between the call and its result.
             let call = self.pairing.calls[s].turn;
             let late = self.last_said.is_some_and(|u| u > call);
@@ -345,10 +355,23 @@ impl Planner {
                 self.late.push((t, i, s, turn.items[i].clone()));
             }
         }
-        if matches!(turn.role, Role::User | Role::System) {
-            self.last_said = Some(t);
+        match turn.role {
+            Role::User | Role::System => self.last_said = Some(t),
+            Role::Tool => {
+                let (answered, _) = self.tool_run.get_or_insert((false, t));
+                let answered = *answered || !answers.is_empty();
+                self.tool_run = Some((answered, t));
+            }
+            Role::Assistant => {}
         }
         self.turns.push(turn.place);
+    }
+
+    /// A run of tool turns that answered no call was a user message.
+    fn end_tool_run(&mut self) {
+        if let Some((false, t)) = self.tool_run.take() {
+            self.last_said = Some(t);
+        }
     }
 
     pub fn finish(mut self) -> Plan {

@@ -402,6 +402,40 @@ fn a_migrated_history_with_a_result_image_migrates_to_itself() {
     }
 }
 
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): a result
+/// whose id key is damaged answers the oldest open call, two turns back,
+/// across a tool message holding only the text of a result that answers
+/// no call. That text is a user message in every body, so the result is
+/// written after the user spoke and moves up to its call; it used to stay
+/// in place, and a second migration moved it.
+#[test]
+fn a_result_after_a_text_only_tool_message_moves_to_its_call() {
+    let rel = "fuzz/anthropic-result-after-orphan-text.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    let anthropic = migrate(&messages, Api::Anthropic);
+    let turns = anthropic.body["messages"].as_array().unwrap();
+    // The call's turn is answered right after it, by the damaged result.
+    assert_eq!(turns[1]["content"][0]["type"], "tool_use");
+    let answer = &turns[2]["content"][0];
+    assert_eq!(answer["type"], "tool_result", "{answer}");
+    assert_eq!(answer["tool_use_id"], "call_Yx1bQk9N2vU8mT1wR5sH0pLc");
+    assert_eq!(answer["content"], "Package openssl was not found");
+    assert!(
+        codes(&anthropic.report).contains(&("result-moved", 1)),
+        "{:?}",
+        codes(&anthropic.report)
+    );
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
+    }
+}
+
 /// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): a Claude
 /// Code `assistant` line whose message role is damaged (`assis|ant`),
 /// holding a tool call. It used to be read as a user message, so the
