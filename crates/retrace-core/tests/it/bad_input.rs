@@ -537,3 +537,35 @@ fn read_alike_in_any_chunking(rel: &str, max_line: usize) -> (Session, Vec<u8>) 
     }
     (whole, bytes)
 }
+
+/// Found by the `bodies` fuzz target (`tests/fixtures/fuzz/`): a Codex
+/// call's `timeout_ms` of `97e34` was read as the double next to the
+/// nearest one, so the message sent on (written and read back through
+/// serde) changed in its last bit. Natively, floats are read to the
+/// nearest double (serde_json's `float_roundtrip`); the wasm build keeps
+/// the smaller parser (`retrace-core/Cargo.toml`).
+#[test]
+fn a_float_in_arguments_is_read_exactly_and_survives_serde() {
+    use retrace_core::{ContextOptions, Message, Part};
+    let rel = "fuzz/codex-float-argument.jsonl";
+    let bytes = read_fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let messages = s
+        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
+        .unwrap();
+    let timeouts: Vec<f64> = messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .filter_map(|p| match p {
+            Part::ToolCall { arguments, .. } => arguments["timeout_ms"].as_f64(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(timeouts, [97e34]);
+    for m in &messages {
+        let json = serde_json::to_string(m).unwrap();
+        let back: Message = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.content, m.content, "{json}");
+    }
+}
