@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use retrace_core::redact::{RedactingSource, Rules};
-use retrace_core::{written_needle, SearchFilter};
+use retrace_core::{written_needle, ReaderOptions, SearchFilter};
 use retrace_io::{Located, OpenOptions};
 use serde::Serialize;
 
@@ -64,8 +64,15 @@ pub struct Found {
 }
 
 /// The entries whose text holds `query` (case insensitively), across the
-/// catalog, at most `limit`, on `threads` threads.
-pub fn search(catalog: &Catalog, query: &str, limit: usize, threads: usize) -> Found {
+/// catalog, at most `limit`, on `threads` threads, read with `reader`'s
+/// options.
+pub fn search(
+    catalog: &Catalog,
+    query: &str,
+    limit: usize,
+    threads: usize,
+    reader: ReaderOptions,
+) -> Found {
     if query.trim().is_empty() || limit == 0 {
         return Found::default();
     }
@@ -88,11 +95,11 @@ pub fn search(catalog: &Catalog, query: &str, limit: usize, threads: usize) -> F
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(entry) = entries.get(i) else { break };
                 scanned.fetch_add(1, Ordering::Relaxed);
-                if entry.read.is_err() || !holds(entry, &needle) {
+                if entry.read.is_err() || !holds(entry, &needle, reader.max_inflated) {
                     continue;
                 }
                 searched.fetch_add(1, Ordering::Relaxed);
-                let Some((hits, more)) = search_session(entry, query, &rules) else {
+                let Some((hits, more)) = search_session(entry, query, &rules, reader) else {
                     continue;
                 };
                 if hits.is_empty() {
@@ -129,7 +136,7 @@ pub fn search(catalog: &Catalog, query: &str, limit: usize, threads: usize) -> F
 
 /// Whether any of a session's files holds `needle` (lower case) in its
 /// bytes as written, lower-cased; every session holds an empty needle.
-fn holds(entry: &Entry, needle: &[u8]) -> bool {
+fn holds(entry: &Entry, needle: &[u8], max_inflated: u64) -> bool {
     if needle.is_empty() {
         return true;
     }
@@ -138,18 +145,24 @@ fn holds(entry: &Entry, needle: &[u8]) -> bool {
         .found
         .inputs
         .iter()
-        .any(|input| file_holds(&input.path, &finder).unwrap_or(false))
+        .any(|input| file_holds(&input.path, &finder, max_inflated).unwrap_or(false))
 }
 
 /// One file scanned a chunk at a time; the last `needle - 1` bytes of a
-/// chunk are kept before the next, so a match across two is found.
-fn file_holds(path: &Path, finder: &memchr::memmem::Finder) -> std::io::Result<bool> {
+/// chunk are kept before the next, so a match across two is found. A gzip
+/// file is scanned as far as the reader would inflate it (a gzip bomb is
+/// not inflated whole).
+fn file_holds(
+    path: &Path,
+    finder: &memchr::memmem::Finder,
+    max_inflated: u64,
+) -> std::io::Result<bool> {
     let mut file = std::fs::File::open(path)?;
     let mut magic = [0u8; 2];
     let gz = file.read(&mut magic)? == 2 && magic == [0x1f, 0x8b];
     let file = std::fs::File::open(path)?;
     let mut reader: Box<dyn std::io::Read> = match gz {
-        true => Box::new(flate2::read::MultiGzDecoder::new(file)),
+        true => Box::new(flate2::read::MultiGzDecoder::new(file).take(max_inflated)),
         false => Box::new(file),
     };
     let keep = finder.needle().len().saturating_sub(1);
@@ -175,9 +188,15 @@ fn file_holds(path: &Path, finder: &memchr::memmem::Finder) -> std::io::Result<b
 }
 
 /// A session indexed and searched; `None` when it cannot be read now.
-fn search_session(entry: &Entry, query: &str, rules: &Arc<Rules>) -> Option<SessionHits> {
+fn search_session(
+    entry: &Entry,
+    query: &str,
+    rules: &Arc<Rules>,
+    reader: ReaderOptions,
+) -> Option<SessionHits> {
     let options = OpenOptions {
         threads: 1,
+        reader,
         ..OpenOptions::default()
     };
     let mut loaded = Located::found(entry.found.clone())

@@ -8,6 +8,7 @@ use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use retrace_core::ReaderOptions;
 use retrace_serve::{roots, Cache, Catalog, Config, Places, Viewer};
 
 fn corpus(rel: &str) -> PathBuf {
@@ -101,7 +102,7 @@ fn every_agents_folder_and_the_store_are_discovered() {
     );
     assert!(labels[4].starts_with("store "), "{labels:?}");
     assert_eq!(roots.len(), 5);
-    let (catalog, built) = Catalog::build(&roots, &Cache::default(), 2);
+    let (catalog, built) = Catalog::build(&roots, &Cache::default(), 2, ReaderOptions::default());
     assert_eq!(built.read, 5);
     let mut seen: Vec<(String, String, usize)> = catalog
         .entries
@@ -217,6 +218,7 @@ fn config(roots: Vec<retrace_serve::Root>, cache_file: Option<PathBuf>) -> Confi
         cache_file,
         viewer: Viewer::new(VIEWER),
         threads: 2,
+        reader: ReaderOptions::default(),
         bound: None,
     }
 }
@@ -527,4 +529,68 @@ fn live_events_follow_a_growing_file() {
     let part = request(addr, "GET", &url, &[("Range", &format!("bytes={size}-"))]);
     assert_eq!(part.status, 206);
     assert_eq!(part.body, format!("{line}\n").as_bytes());
+}
+
+/// A pi session of `n` user messages of 200 bytes, the last one saying
+/// `last`, gzipped: it inflates over 50 times its size.
+fn gzip_bomb(n: usize, last: &str) -> Vec<u8> {
+    let mut plain = String::from(
+        r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#,
+    );
+    plain.push('\n');
+    for i in 0..n {
+        let parent = match i {
+            0 => "null".to_owned(),
+            _ => format!("\"k{}\"", i - 1),
+        };
+        let said = if i + 1 == n {
+            last.to_owned()
+        } else {
+            "z".repeat(200)
+        };
+        plain.push_str(&format!(
+            r#"{{"type":"message","id":"k{i}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"{said}"}}]}}}}"#
+        ));
+        plain.push('\n');
+    }
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    gz.write_all(plain.as_bytes()).unwrap();
+    let bomb = gz.finish().unwrap();
+    assert!(bomb.len() * 50 < plain.len());
+    bomb
+}
+
+/// `retrace serve --max-inflated`: the catalog and the search read a
+/// gzip file only as far as the limit, as every command does.
+#[test]
+fn a_gzip_bomb_is_read_to_the_servers_inflate_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bomb.jsonl.gz"),
+        gzip_bomb(20_000, "the last word is zebracorn"),
+    )
+    .unwrap();
+    let roots = roots(&[dir.path().to_path_buf()], &places(dir.path()));
+    let limited = ReaderOptions {
+        max_inflated: 1 << 20,
+        ..ReaderOptions::default()
+    };
+    let entries = |reader| {
+        let (catalog, _) = Catalog::build(&roots, &Cache::default(), 2, reader);
+        let read = catalog.entries[0].read.as_ref().unwrap();
+        (read.listed.entries, catalog)
+    };
+    let (whole, whole_catalog) = entries(ReaderOptions::default());
+    let (cut, cut_catalog) = entries(limited);
+    // The header and the messages.
+    assert_eq!(whole, 20_001);
+    // About 1 MiB of 350-byte lines.
+    assert!((2_800..3_100).contains(&cut), "{cut}");
+    let hits = |catalog: &Catalog, reader| {
+        retrace_serve::search::search(catalog, "zebracorn", 10, 2, reader)
+            .hits
+            .len()
+    };
+    assert_eq!(hits(&whole_catalog, ReaderOptions::default()), 1);
+    assert_eq!(hits(&cut_catalog, limited), 0);
 }

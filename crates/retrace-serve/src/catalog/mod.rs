@@ -103,8 +103,13 @@ pub struct Built {
 
 impl Catalog {
     /// Walks `roots` and reads every session that `previous` does not
-    /// hold unchanged, on `threads` threads.
-    pub fn build(roots: &[Root], previous: &Cache, threads: usize) -> (Catalog, Built) {
+    /// hold unchanged, on `threads` threads, with `reader`'s options.
+    pub fn build(
+        roots: &[Root],
+        previous: &Cache,
+        threads: usize,
+        reader: ReaderOptions,
+    ) -> (Catalog, Built) {
         let mut problems = Vec::new();
         let mut found: Vec<(String, FoundSession)> = Vec::new();
         for root in roots {
@@ -147,7 +152,7 @@ impl Catalog {
             }
         }
         built.read = todo.len();
-        let fresh = read_all(&todo, &stamped, threads);
+        let fresh = read_all(&todo, &stamped, threads, reader);
         for (i, read) in todo.into_iter().zip(fresh) {
             reads[i] = Some(read);
         }
@@ -232,6 +237,7 @@ fn read_all(
     which: &[usize],
     sessions: &[(String, FoundSession, Vec<ServedFile>)],
     threads: usize,
+    reader: ReaderOptions,
 ) -> Vec<Result<Read, String>> {
     let workers = threads.max(1).min(which.len().max(1));
     let next = AtomicUsize::new(0);
@@ -243,7 +249,7 @@ fn read_all(
             scope.spawn(|| loop {
                 let n = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&i) = which.get(n) else { break };
-                let read = read_one(&sessions[i].1, &rules);
+                let read = read_one(&sessions[i].1, &rules, reader);
                 results.lock().expect("no worker panics holding it")[n] = Some(read);
             });
         }
@@ -258,11 +264,15 @@ fn read_all(
 
 /// One session's line, its title read with sensitive data hidden; why
 /// not, in words.
-fn read_one(session: &FoundSession, rules: &Arc<Rules>) -> Result<Read, String> {
+fn read_one(
+    session: &FoundSession,
+    rules: &Arc<Rules>,
+    reader: ReaderOptions,
+) -> Result<Read, String> {
     let options = OpenOptions {
         // Sessions are read side by side already.
         threads: 1,
-        reader: ReaderOptions::default(),
+        reader,
         ..OpenOptions::default()
     };
     let mut loaded = Located::found(session.clone())

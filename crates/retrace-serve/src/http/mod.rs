@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
+use retrace_core::ReaderOptions;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
@@ -37,6 +38,9 @@ pub struct Config {
     pub viewer: Viewer,
     /// Threads that read and search sessions.
     pub threads: usize,
+    /// How session files are read (`--max-inflated`: where a gzip file
+    /// stops inflating).
+    pub reader: ReaderOptions,
     /// An address other than loopback it was bound to (`--bind`): its
     /// `Host` is answered too.
     pub bound: Option<String>,
@@ -64,8 +68,12 @@ impl App {
         };
         if due {
             let old = self.catalog();
-            let (catalog, built) =
-                Catalog::build(&self.config.roots, &old.cache(), self.config.threads);
+            let (catalog, built) = Catalog::build(
+                &self.config.roots,
+                &old.cache(),
+                self.config.threads,
+                self.config.reader,
+            );
             let catalog = Arc::new(catalog);
             if built.read > 0 {
                 self.save(&catalog);
@@ -96,7 +104,7 @@ pub fn open_catalog(config: &Config) -> (Catalog, Built, Option<String>) {
         Some(file) => Cache::load(file),
         None => (Cache::default(), None),
     };
-    let (catalog, built) = Catalog::build(&config.roots, &cache, config.threads);
+    let (catalog, built) = Catalog::build(&config.roots, &cache, config.threads, config.reader);
     let mut note = note;
     if built.read > 0 || cache.len() != catalog.entries.len() {
         if let Some(file) = &config.cache_file {

@@ -94,9 +94,10 @@ async fn route(
                 .min(SEARCH_LIMIT);
             let catalog = app.catalog();
             let threads = app.config.threads;
+            let reader = app.config.reader;
             let (found, ms) = blocking(move || {
                 let t = Instant::now();
-                let found = crate::search::search(&catalog, &q, limit, threads);
+                let found = crate::search::search(&catalog, &q, limit, threads, reader);
                 (found, t.elapsed().as_secs_f64() * 1e3)
             })
             .await?;

@@ -11,13 +11,13 @@ use crate::exit::ExitStatus;
 use crate::printer::Printer;
 
 impl Run for ServeArgs {
-    fn run(&self, _read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
-        run(self, printer)
+    fn run(&self, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
+        run(self, read, printer)
     }
 }
 
 #[cfg(not(feature = "serve"))]
-fn run(_args: &ServeArgs, _printer: &mut Printer) -> Result<ExitStatus> {
+fn run(_args: &ServeArgs, _read: &ReadArgs, _printer: &mut Printer) -> Result<ExitStatus> {
     Err(crate::errors::InputError::new(
         "this retrace was built without its `serve` feature: build it with the default \
          features (`cargo install --path crates/retrace-cli`, or `--features serve`)",
@@ -26,7 +26,7 @@ fn run(_args: &ServeArgs, _printer: &mut Printer) -> Result<ExitStatus> {
 }
 
 #[cfg(feature = "serve")]
-fn run(args: &ServeArgs, printer: &mut Printer) -> Result<ExitStatus> {
+fn run(args: &ServeArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     use std::io::Write;
     use std::net::{IpAddr, Ipv4Addr, SocketAddr};
     use std::path::PathBuf;
@@ -77,6 +77,12 @@ fn run(args: &ServeArgs, printer: &mut Printer) -> Result<ExitStatus> {
         roots,
         viewer: retrace_serve::Viewer::new(viewer),
         threads,
+        // The inflate limit only: `--format` names one file's format,
+        // and a server reads every agent's.
+        reader: retrace_core::ReaderOptions {
+            max_inflated: read.max_inflated,
+            ..retrace_core::ReaderOptions::default()
+        },
         // Its name is answered to as well as the loopback names.
         bound: args.bind.map(|_| host.clone()),
     };
