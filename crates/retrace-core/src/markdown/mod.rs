@@ -463,6 +463,22 @@ mod tests {
         assert_eq!((done.branches, done.rows), (1, 2));
     }
 
+    /// A tool's name, its call's id and what it ran hold bidi controls
+    /// and a zero-width space: written as marks, so nothing reads
+    /// reordered; the prompt (prose) keeps its characters.
+    #[test]
+    fn bidi_controls_in_names_and_code_are_marked() {
+        let text = FORKED
+            .replace(r#""name":"bash""#, r#""name":"ba\u202esh""#)
+            .replace(r#""command":"make""#, r#""command":"make \u2067x""#)
+            .replace("Fix the build", "Fix the build\\u200d");
+        let (md, _) = markdown(&text, Branches::All);
+        assert!(md.contains("<code>ba&lt;U+202E&gt;sh</code>"), "{md}");
+        assert!(md.contains("make <U+2067>x"), "{md}");
+        assert!(md.contains("Fix the build\u{200d}"), "{md}");
+        assert!(!md.contains('\u{202e}') && !md.contains('\u{2067}'), "{md}");
+    }
+
     #[test]
     fn every_branch_is_written_once_from_its_fork() {
         let (md, done) = markdown(FORKED, Branches::All);

@@ -16,6 +16,7 @@ use serde_json::Value;
 use super::text::{code, cut, fenced, html, inline, prose};
 use super::tool::{self, Missing};
 use crate::reading::ansi;
+use crate::reading::visible;
 use crate::{
     event_line, readable_time, EntryId, ExportError, FileId, Heading, Marks, Message, MessageKind,
     Part, Piece, Role, Row, RowKind, RowPairing, RowResult, Session, Source,
@@ -282,7 +283,7 @@ impl Writer<'_> {
         for &e in &row.entries {
             for b in self.session.bookmarks_on(e) {
                 let name = (self.hide)(&b.name);
-                parts.push(format!("⚑ {}", inline(&name)));
+                parts.push(format!("⚑ {}", inline(&visible(&name))));
             }
         }
         if row.marks.has(Marks::ERROR) {
@@ -452,7 +453,7 @@ impl Writer<'_> {
         self.subagents_written[k] = true;
         let s = self.session;
         let agent = &s.subagents()[k];
-        let mut title = format!("Subagent run {}", (self.hide)(&agent.agent_id));
+        let mut title = format!("Subagent run {}", visible(&(self.hide)(&agent.agent_id)));
         let described = s.files()[agent.file.0 as usize]
             .meta
             .as_ref()

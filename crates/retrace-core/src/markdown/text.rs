@@ -17,6 +17,8 @@
 
 use std::io::{self, Write};
 
+use crate::reading::visible;
+
 /// The longest run of `byte` in `text`.
 fn longest_run(text: &str, byte: u8) -> usize {
     let (mut best, mut run) = (0, 0);
@@ -29,8 +31,12 @@ fn longest_run(text: &str, byte: u8) -> usize {
 
 /// `text` in a fenced code block with `info` (a language, or nothing),
 /// then a blank line. The fence is longer than any backtick run in
-/// `text`, so no line of it closes the block.
+/// `text`, so no line of it closes the block. Bidi controls and
+/// zero-width characters are written as marks, as in [`code`] (source
+/// code that reads reordered is the attack they make).
 pub fn fenced(out: &mut dyn Write, text: &str, info: &str) -> io::Result<()> {
+    let text = visible(text);
+    let text = text.as_ref();
     let fence = "`".repeat(longest_run(text, b'`').max(2) + 1);
     // An info string ends at the first blank and may hold no backtick.
     let info: String = info
@@ -85,8 +91,11 @@ pub fn html(text: &str) -> String {
 /// `text` as an inline code span, on one line: delimited by more
 /// backticks than any run inside, padded where it starts or ends with a
 /// backtick or a blank (CommonMark takes one space off each side).
+/// Bidi controls and zero-width characters are written as marks
+/// (`<U+202E>`): code (a name, an id, a path, a command) read reordered
+/// would say something else.
 pub fn code(text: &str) -> String {
-    let text = one_line(text);
+    let text = one_line(&visible(text));
     let ticks = "`".repeat(longest_run(&text, b'`') + 1);
     let pad = text.starts_with(['`', ' ']) || text.ends_with(['`', ' ']);
     let space = if pad { " " } else { "" };
@@ -282,6 +291,10 @@ mod tests {
         let md = written(|o| fenced(o, text, "text with `ticks`"));
         assert_eq!(md, format!("``````text\n{text}``````\n\n"));
         assert_eq!(written(|o| fenced(o, "", "")), "```\n```\n\n");
+        assert_eq!(
+            written(|o| fenced(o, "if a\u{2067} {}", "rust")),
+            "```rust\nif a<U+2067> {}\n```\n\n"
+        );
     }
 
     #[test]
@@ -297,6 +310,7 @@ mod tests {
         assert_eq!(code("ls"), "`ls`");
         assert_eq!(code("a ` b"), "``a ` b``");
         assert_eq!(code("`x`"), "`` `x` ``");
+        assert_eq!(code("rm -rf \u{202E}fdp.exe"), "`rm -rf <U+202E>fdp.exe`");
         assert_eq!(cut("abcdef", 3), "abc…");
         assert_eq!(cut("abc", 3), "abc");
     }

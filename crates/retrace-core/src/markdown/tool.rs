@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::text::{code, cut, fenced, html, inline, prose};
 use crate::reading::ansi;
+use crate::reading::visible;
 use crate::{
     diff_of_tool_call, language_of, value_text, DiffLine, RowResult, Tone, ToolOutput, ToolView,
 };
@@ -56,7 +57,7 @@ pub fn open(
         Err(Missing::NotNear) => status.push("result not nearby".to_owned()),
         Ok(_) => {}
     }
-    let mut summary = format!("<code>{}</code>", html(name));
+    let mut summary = format!("<code>{}</code>", html(&visible(name)));
     if !title.is_empty() {
         summary.push(' ');
         summary.push_str(&html(&cut(title, TITLE_CHARS)));
@@ -86,7 +87,7 @@ pub fn open(
 /// compaction, lost, or on an earlier branch's rows), closed.
 pub fn orphan(out: &mut dyn Write, r: &RowResult) -> io::Result<()> {
     let o = r.framed();
-    let mut summary = format!("← result of <code>{}</code>", html(&r.call_id));
+    let mut summary = format!("← result of <code>{}</code>", html(&visible(&r.call_id)));
     for s in o.status(r.is_error) {
         summary.push_str(" · ");
         if s.tone == Tone::Bad {
