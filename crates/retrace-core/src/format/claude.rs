@@ -504,6 +504,11 @@ impl Normalize for Lines {
         self.feed_line(origin, value, out);
         self.len = out.len();
     }
+
+    /// Split responses are merged (for a branch's context) only.
+    fn per_line(&self) -> bool {
+        !self.merge
+    }
 }
 
 impl Lines {
