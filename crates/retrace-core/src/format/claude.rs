@@ -31,6 +31,7 @@ use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, Role};
 use crate::normalize;
+use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize, Origin};
 use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
@@ -344,6 +345,10 @@ impl Rules for Claude {
             open: BTreeMap::new(),
             len: 0,
         })
+    }
+
+    fn figures(&self) -> Option<ReadFigures> {
+        Some(normalize::figures::claude_line)
     }
 
     /// The side lines of fan-outs along a branch's path (a tool result

@@ -8,6 +8,7 @@
 
 // Declared bottom-up: a module uses only those above it (Gemini CLI
 // content is read as provider content).
+pub(crate) mod figures;
 pub(crate) mod harness;
 pub(crate) mod claude;
 pub(crate) mod provider;

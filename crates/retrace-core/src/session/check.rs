@@ -18,6 +18,7 @@ use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, MessageKind, Usage};
 use crate::model::sort::sort_by_key;
+use crate::normalize::figures;
 use crate::normalize::{ContextOptions, Mode, Normalize};
 use crate::session::Session;
 use crate::source::{Source, SourceError};
@@ -70,9 +71,30 @@ impl Session {
         run: Range<usize>,
         source: &mut S,
     ) -> Result<CheckPart, SourceError> {
+        self.check_run(run, source, true)
+    }
+
+    /// [`Session::check`] with every line parsed and normalized, none read
+    /// for its figures alone: what the figures are held to (tests only).
+    #[doc(hidden)]
+    pub fn check_normalizing_every_line<S: Source + ?Sized>(
+        &self,
+        source: &mut S,
+    ) -> Result<Check, SourceError> {
+        let whole = self.check_run(0..self.entries.len(), source, false)?;
+        Ok(self.check_join(vec![whole]))
+    }
+
+    fn check_run<S: Source + ?Sized>(
+        &self,
+        run: Range<usize>,
+        source: &mut S,
+        use_figures: bool,
+    ) -> Result<CheckPart, SourceError> {
         let mut part = CheckPart::default();
         let mut normalizer: Option<(FileId, Box<dyn Normalize>)> = None;
         let mut emitted: Vec<Message> = Vec::new();
+        let mut figures = None;
         for i in run {
             let entry = &self.entries[i];
             let e = EntryId(i as u32);
@@ -82,12 +104,33 @@ impl Session {
                     self.found(f, None, emitted.drain(..), &mut part.found);
                 }
                 let rules = self.file_format(entry.file).rules();
-                normalizer = Some((entry.file, rules.normalizer(Mode::Check)));
+                let n = rules.normalizer(Mode::Check);
+                figures = rules.figures().filter(|_| use_figures && n.per_line());
+                normalizer = Some((entry.file, n));
             }
             if entry.is_broken() {
                 continue;
             }
             let bytes = source.read(entry.file, entry.range())?;
+            let in_tree = self.tree.contains(e);
+            // The figures straight from the bytes where the format can
+            // read them so, else (and for a line that does not parse, to
+            // say why) the full parse and normalization below.
+            if in_tree {
+                if let Some(Ok(read)) = figures.map(|read| read(&bytes)) {
+                    part.found.extend(read.map(|f| Found {
+                        entry: e,
+                        marker: false,
+                        calls: f.calls,
+                        results: f.results,
+                        model: f.model,
+                        usage: f.usage,
+                    }));
+                    continue;
+                }
+            } else if use_figures && figures::valid(&bytes) {
+                continue;
+            }
             let value: serde_json::Value = match serde_json::from_slice(&bytes) {
                 Ok(v) => v,
                 Err(err) => {
@@ -117,7 +160,7 @@ impl Session {
             };
             // Lines outside the tree (metadata, a fork's copy of history
             // shown in its parent) are checked but say nothing new.
-            if !self.tree.contains(e) {
+            if !in_tree {
                 continue;
             }
             let (_, n) = normalizer.as_mut().expect("set above");

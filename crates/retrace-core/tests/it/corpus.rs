@@ -67,6 +67,13 @@ fn every_corpus_file_opens_losslessly_in_any_chunking() {
             assert!(d.offset <= bytes.len() as u64, "{name}: {d:?}");
         }
         assert_check_in_parts_is_one_pass(&name, &whole, &bytes, &check);
+        // The figures read straight from the lines are the normalizers'.
+        let normalized = whole.check_normalizing_every_line(&mut &bytes[..]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&check).unwrap(),
+            serde_json::to_value(&normalized).unwrap(),
+            "{name}"
+        );
     }
 }
 
