@@ -5,8 +5,8 @@
 //! folder; its native build where npm has one for this machine) and a naive
 //! Node loader (read the file, split it into lines, `JSON.parse` each, sum
 //! the usage: what a plain JS tool costs). Every command of a job runs once
-//! per round, rounds repeated, so all of them see the same machine; the base
-//! binary runs beside the new one. Prints medians, ratios and issue 22's
+//! per round (under GNU time: wall and CPU seconds), rounds repeated, so all
+//! of them see the same machine; the base binary runs beside the new one. Prints medians, ratios and issue 22's
 //! goals (`info` on 100 MB of Claude Code ≥ 10× ccusage; `info` on 300 MB of
 //! pi ≥ 2 GB/s). Not part of `cargo xtask test`.
 //!
@@ -14,13 +14,12 @@
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use crate::bench_wasm::ensure_generated;
 use crate::cmd::{release_retrace, step};
-use crate::root;
+use crate::{root, tools};
 
 /// The ccusage release measured against (its `claude session` and
 /// `pi session` reports).
@@ -81,6 +80,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let pi100 = ensure_generated(&root, &dir, "gen_session.py", "pi", 100)?;
     let pi300 = ensure_generated(&root, &dir, "gen_session.py", "pi", 300)?;
     let ccusage = ensure_ccusage(&dir)?;
+    let time = tools::ensure_gnu_time()?;
     let naive = dir.join("naive-loader.cjs");
     std::fs::write(&naive, NAIVE_LOADER)?;
     // ccusage reads Claude Code's folders under CLAUDE_CONFIG_DIR and pi's
@@ -108,7 +108,7 @@ pub fn run(args: &[String]) -> Result<()> {
         c
     };
 
-    let mut claude_jobs = vec![
+    let claude_jobs = vec![
         ("retrace info (new)", retrace(&new, &["info"], &claude)),
         ("retrace info (base)", retrace(&base, &["info"], &claude)),
         (
@@ -126,10 +126,11 @@ pub fn run(args: &[String]) -> Result<()> {
     ];
     let claude_times = measure_all(
         &format!("100 MB Claude Code ({})", claude.display()),
-        &mut claude_jobs,
+        &time,
+        &claude_jobs,
         runs,
     )?;
-    let mut pi100_jobs = vec![
+    let pi100_jobs = vec![
         ("retrace info (new)", retrace(&new, &["info"], &pi100)),
         ("retrace info (base)", retrace(&base, &["info"], &pi100)),
         ("ccusage pi session --json", {
@@ -142,10 +143,11 @@ pub fn run(args: &[String]) -> Result<()> {
     ];
     let pi100_times = measure_all(
         &format!("100 MB pi ({})", pi100.display()),
-        &mut pi100_jobs,
+        &time,
+        &pi100_jobs,
         runs,
     )?;
-    let mut pi300_jobs = vec![
+    let pi300_jobs = vec![
         ("retrace info (new)", retrace(&new, &["info"], &pi300)),
         ("retrace info (base)", retrace(&base, &["info"], &pi300)),
         ("retrace tree (new)", retrace(&new, &["tree"], &pi300)),
@@ -154,7 +156,8 @@ pub fn run(args: &[String]) -> Result<()> {
     ];
     let pi300_times = measure_all(
         &format!("300 MB pi ({})", pi300.display()),
-        &mut pi300_jobs,
+        &time,
+        &pi300_jobs,
         runs,
     )?;
 
@@ -248,32 +251,67 @@ fn link_into(file: &Path, dir: &Path, name: &str) -> Result<()> {
 }
 
 /// Runs each job once per round, `runs` rounds (after one warm-up round
-/// that also fills the page cache), printing each job's times and median;
-/// returns the medians in job order.
-fn measure_all(title: &str, jobs: &mut [(&str, Command)], runs: usize) -> Result<Vec<f64>> {
+/// that also fills the page cache), under GNU time, printing each job's
+/// wall times, its median wall time and its median CPU time (user and
+/// system: on a loaded machine the wall time follows the load, the CPU
+/// time what the work costs); returns the median wall times in job order.
+fn measure_all(
+    title: &str,
+    time: &Path,
+    jobs: &[(&str, Command)],
+    runs: usize,
+) -> Result<Vec<f64>> {
     println!("\n{title}: {runs} rounds, every job once per round");
-    let mut times = vec![Vec::new(); jobs.len()];
+    let report = std::env::temp_dir().join(format!("bench-peers-{}.time", std::process::id()));
+    let mut walls = vec![Vec::new(); jobs.len()];
+    let mut cpus = vec![Vec::new(); jobs.len()];
     for round in 0..=runs {
-        for (i, (name, command)) in jobs.iter_mut().enumerate() {
-            let start = Instant::now();
+        for (i, (name, job)) in jobs.iter().enumerate() {
+            let mut command = Command::new(time);
+            command
+                .args(["-f", "%e %U %S", "-o"])
+                .arg(&report)
+                .arg(job.get_program())
+                .args(job.get_args());
+            for (key, value) in job.get_envs() {
+                if let Some(value) = value {
+                    command.env(key, value);
+                }
+            }
             let status = command
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .status()
                 .with_context(|| format!("could not start {name}"))?;
-            let took = start.elapsed().as_secs_f64();
             if !status.success() {
                 bail!("{name} failed: {status}");
             }
+            let figures = std::fs::read_to_string(&report)?;
+            let last = figures.lines().last().unwrap_or_default();
+            let parts: Vec<f64> = last
+                .split_whitespace()
+                .map(str::parse)
+                .collect::<Result<_, _>>()
+                .with_context(|| format!("GNU time wrote `{last}`"))?;
+            let [wall, user, system] = parts[..] else {
+                bail!("GNU time wrote `{last}`");
+            };
             if round > 0 {
-                times[i].push(took);
+                walls[i].push(wall);
+                cpus[i].push(user + system);
             }
         }
     }
-    let medians: Vec<f64> = times.iter().map(|t| median(t.clone())).collect();
-    for ((name, _), (t, m)) in jobs.iter().zip(times.iter().zip(&medians)) {
-        let all: Vec<String> = t.iter().map(|s| format!("{s:.3}")).collect();
-        println!("  {name:<32} median {m:>7.3} s   [{}]", all.join(" "));
+    let _ = std::fs::remove_file(&report);
+    let medians: Vec<f64> = walls.iter().map(|t| median(t.clone())).collect();
+    for (i, (name, _)) in jobs.iter().enumerate() {
+        let all: Vec<String> = walls[i].iter().map(|s| format!("{s:.2}")).collect();
+        println!(
+            "  {name:<32} median {:>6.3} s, CPU {:>6.3} s   [{}]",
+            medians[i],
+            median(cpus[i].clone()),
+            all.join(" ")
+        );
     }
     Ok(medians)
 }

@@ -24,6 +24,10 @@ use crate::session::Session;
 use crate::source::{Source, SourceError};
 use crate::tree::pairing::{self, BranchRule, Side};
 
+/// Bytes of bodies the check reads at once: a read per line would cost
+/// a system call per line of a file.
+const WINDOW: u64 = 1 << 20;
+
 impl Session {
     /// Parses every body: grammar and UTF-8 errors the index could not see,
     /// tool-call pairing on every branch, and totals for reports.
@@ -95,87 +99,124 @@ impl Session {
         let mut normalizer: Option<(FileId, Box<dyn Normalize>)> = None;
         let mut emitted: Vec<Message> = Vec::new();
         let mut figures = None;
-        for i in run {
-            let entry = &self.entries[i];
-            let e = EntryId(i as u32);
-            if normalizer.as_ref().is_none_or(|(f, _)| *f != entry.file) {
-                if let Some((f, mut n)) = normalizer.take() {
-                    n.finish(&mut emitted);
-                    self.found(f, None, emitted.drain(..), &mut part.found);
-                }
-                let rules = self.file_format(entry.file).rules();
-                let n = rules.normalizer(Mode::Check);
-                figures = rules.figures().filter(|_| use_figures && n.per_line());
-                normalizer = Some((entry.file, n));
-            }
-            if entry.is_broken() {
-                continue;
-            }
-            let bytes = source.read(entry.file, entry.range())?;
-            let in_tree = self.tree.contains(e);
-            // The figures straight from the bytes where the format can
-            // read them so, else (and for a line that does not parse, to
-            // say why) the full parse and normalization below.
-            if in_tree {
-                if let Some(Ok(read)) = figures.map(|read| read(&bytes)) {
-                    part.found.extend(read.map(|f| Found {
-                        entry: e,
-                        marker: false,
-                        calls: f.calls,
-                        results: f.results,
-                        model: f.model,
-                        usage: f.usage,
-                    }));
-                    continue;
-                }
-            } else if use_figures && figures::valid(&bytes) {
-                continue;
-            }
-            let value: serde_json::Value = match serde_json::from_slice(&bytes) {
-                Ok(v) => v,
-                Err(err) => {
-                    let utf8 = std::str::from_utf8(&bytes).err();
-                    let (kind, message, at) = match utf8 {
-                        Some(u) => (
-                            DiagnosticKind::InvalidUtf8,
-                            format!("invalid UTF-8 at byte {} of the line", u.valid_up_to()),
-                            u.valid_up_to() as u64,
-                        ),
-                        None => (
-                            DiagnosticKind::MalformedJson,
-                            format!("not valid JSON: {err}"),
-                            column_offset(&bytes, err.line(), err.column()),
-                        ),
-                    };
-                    part.diagnostics.push(Diagnostic {
-                        severity: Severity::Error,
-                        kind,
-                        file: entry.file,
-                        line: entry.line,
-                        offset: entry.offset + at,
-                        message,
-                    });
-                    continue;
-                }
+        let mut i = run.start;
+        while i < run.end {
+            // Bodies read a window at a time, not a read per line.
+            let (entries, range) = self.window(i, run.end);
+            i = entries.end;
+            let window = match &range {
+                Some(r) => source.read(self.entries[entries.start].file, r.clone())?,
+                None => std::borrow::Cow::Borrowed(&[][..]),
             };
-            // Lines outside the tree (metadata, a fork's copy of history
-            // shown in its parent) are checked but say nothing new.
-            if !in_tree {
-                continue;
+            let start = range.map_or(0, |r| r.start);
+            for i in entries {
+                let entry = &self.entries[i];
+                let e = EntryId(i as u32);
+                if normalizer.as_ref().is_none_or(|(f, _)| *f != entry.file) {
+                    if let Some((f, mut n)) = normalizer.take() {
+                        n.finish(&mut emitted);
+                        self.found(f, None, emitted.drain(..), &mut part.found);
+                    }
+                    let rules = self.file_format(entry.file).rules();
+                    let n = rules.normalizer(Mode::Check);
+                    figures = rules.figures().filter(|_| use_figures && n.per_line());
+                    normalizer = Some((entry.file, n));
+                }
+                if entry.is_broken() {
+                    continue;
+                }
+                let at = (entry.offset - start) as usize;
+                let bytes = &window[at..at + entry.len as usize];
+                let in_tree = self.tree.contains(e);
+                // The figures straight from the bytes where the format can
+                // read them so, else (and for a line that does not parse, to
+                // say why) the full parse and normalization below.
+                if in_tree {
+                    if let Some(Ok(read)) = figures.map(|read| read(bytes)) {
+                        part.found.extend(read.map(|f| Found {
+                            entry: e,
+                            marker: false,
+                            calls: f.calls,
+                            results: f.results,
+                            model: f.model,
+                            usage: f.usage,
+                        }));
+                        continue;
+                    }
+                } else if use_figures && figures::valid(bytes) {
+                    continue;
+                }
+                let value: serde_json::Value = match serde_json::from_slice(bytes) {
+                    Ok(v) => v,
+                    Err(err) => {
+                        let utf8 = std::str::from_utf8(bytes).err();
+                        let (kind, message, at) = match utf8 {
+                            Some(u) => (
+                                DiagnosticKind::InvalidUtf8,
+                                format!("invalid UTF-8 at byte {} of the line", u.valid_up_to()),
+                                u.valid_up_to() as u64,
+                            ),
+                            None => (
+                                DiagnosticKind::MalformedJson,
+                                format!("not valid JSON: {err}"),
+                                column_offset(bytes, err.line(), err.column()),
+                            ),
+                        };
+                        part.diagnostics.push(Diagnostic {
+                            severity: Severity::Error,
+                            kind,
+                            file: entry.file,
+                            line: entry.line,
+                            offset: entry.offset + at,
+                            message,
+                        });
+                        continue;
+                    }
+                };
+                // Lines outside the tree (metadata, a fork's copy of history
+                // shown in its parent) are checked but say nothing new.
+                if !in_tree {
+                    continue;
+                }
+                let (_, n) = normalizer.as_mut().expect("set above");
+                n.feed(
+                    &self.origin(e, ContextOptions::default()),
+                    &value,
+                    &mut emitted,
+                );
+                self.found(entry.file, Some(e), emitted.drain(..), &mut part.found);
             }
-            let (_, n) = normalizer.as_mut().expect("set above");
-            n.feed(
-                &self.origin(e, ContextOptions::default()),
-                &value,
-                &mut emitted,
-            );
-            self.found(entry.file, Some(e), emitted.drain(..), &mut part.found);
         }
         if let Some((f, mut n)) = normalizer.take() {
             n.finish(&mut emitted);
             self.found(f, None, emitted.drain(..), &mut part.found);
         }
         Ok(part)
+    }
+
+    /// The entries from `i` (before `end`) whose bytes are read at once,
+    /// and those bytes' range: entries of one file within [`WINDOW`] bytes
+    /// of the first (at least one). Broken lines are not read (a file's
+    /// cut last line may lie past its end), so they widen no range.
+    fn window(&self, i: usize, end: usize) -> (Range<usize>, Option<Range<u64>>) {
+        let file = self.entries[i].file;
+        let mut range: Option<Range<u64>> = None;
+        let mut j = i;
+        while j < end {
+            let e = &self.entries[j];
+            if e.file != file {
+                break;
+            }
+            if !e.is_broken() {
+                match &mut range {
+                    None => range = Some(e.range()),
+                    Some(r) if e.offset < r.start || e.range().end - r.start > WINDOW => break,
+                    Some(r) => r.end = r.end.max(e.range().end),
+                }
+            }
+            j += 1;
+        }
+        (i..j.max(i + 1), range)
     }
 
     /// What [`Session::check_part`]s found, given in the order of their
