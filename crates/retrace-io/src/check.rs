@@ -50,3 +50,61 @@ fn check_run(
     let mut source = Inflated::new(files, session.files());
     session.check_part(run, &mut source)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::load::load;
+    use crate::open::OpenOptions;
+
+    /// A pi session of more than `PARALLEL_FROM` bytes, its tool calls
+    /// answered (some with errors, some not at all), checked on threads:
+    /// what one pass finds.
+    #[test]
+    fn a_large_session_checked_on_threads_is_checked_as_in_one_pass() {
+        let dir = std::env::temp_dir().join(format!("retrace-check-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("large.jsonl");
+        let mut text = String::from(
+            r#"{"type":"session","version":3,"id":"s","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/w"}"#,
+        );
+        text.push('\n');
+        let filler = "x".repeat(4000);
+        let mut parent = "null".to_owned();
+        let mut i = 0;
+        while (text.len() as u64) < PARALLEL_FROM + (1 << 20) {
+            let model = ["m1", "m2", "m3"][i % 3];
+            let lines = [
+                format!(r#""message":{{"role":"user","content":"go {filler}"}}"#),
+                format!(
+                    r#""message":{{"role":"assistant","model":"{model}","content":[{{"type":"toolCall","id":"c{i}","name":"read","arguments":{{}}}}],"usage":{{"input":{i},"output":2,"cacheRead":3,"cacheWrite":4,"cost":{{"total":0.01}}}}}}"#
+                ),
+                format!(
+                    r#""message":{{"role":"toolResult","toolCallId":"c{}","isError":{},"content":[{{"type":"text","text":"{filler}"}}]}}"#,
+                    if i % 7 == 0 { i + 1 } else { i },
+                    i % 5 == 0
+                ),
+            ];
+            for (k, body) in lines.iter().enumerate() {
+                let id = format!("\"e{i}-{k}\"");
+                text.push_str(&format!(
+                    r#"{{"type":"message","id":{id},"parentId":{parent},"timestamp":"2025-01-01T00:00:01.000Z",{body}}}"#
+                ));
+                text.push('\n');
+                parent = id;
+            }
+            i += 1;
+        }
+        std::fs::write(&path, &text).unwrap();
+        let mut loaded = load(&path, &OpenOptions::default()).unwrap();
+        assert!(loaded.session.check_parts(4).len() > 1);
+        let threaded = loaded.check(4).unwrap();
+        let one_pass = loaded.session.check(&mut loaded.source).unwrap();
+        assert!(threaded.tool_calls > 1000 && threaded.pairing.results_without_call > 0);
+        assert_eq!(
+            serde_json::to_value(&threaded).unwrap(),
+            serde_json::to_value(&one_pass).unwrap()
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
