@@ -25,11 +25,16 @@
 //! - `bench-export`: `retrace export` beside pi's HTML export.
 //! - `bench-stream`: `migrate`, `show --json` and `cat` of a large event
 //!   stream, time and peak memory against a base binary.
-//! - `sweep-stream`: those commands' outputs on every corpus file and
-//!   fixture, byte for byte against a base binary.
+//! - `bench-peers`: `retrace info` beside ccusage and a naive Node
+//!   loader on generated Claude Code and pi sessions, against a base
+//!   binary.
+//! - `sweep-stream`: those commands' outputs, and `info`, `tree` and
+//!   `validate`'s, on every corpus file and fixture (and large generated
+//!   files), byte for byte against a base binary.
 //! - `fuzz`: every fuzz target in turn, with executions per target.
 
 mod bench_export;
+mod bench_peers;
 mod bench_player;
 mod bench_redact;
 mod bench_serve;
@@ -72,6 +77,7 @@ fn main() -> ExitCode {
         Some("bench-serve") => bench_serve::run(&args[1..]),
         Some("bench-export") => bench_export::run(&args[1..]),
         Some("bench-stream") => bench_stream::run(&args[1..]),
+        Some("bench-peers") => bench_peers::run(&args[1..]),
         Some("sweep-stream") => sweep_stream::run(&args[1..]),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
@@ -152,10 +158,16 @@ commands:
               event stream, base and new binaries alternating: medians of
               wall time and peak RSS against issue 22's goals
               (target/stream-bench)
-  sweep-stream --base BIN [--new BIN]
-              migrate --to each API, show --json and cat on every corpus
-              file and fixture: stdout, stderr and exit code the same
-              bytes as the base binary's
+  bench-peers --base BIN [--new BIN] [--runs N]
+              retrace info (and tree) beside ccusage 20.0.24 (from npm)
+              and a naive Node loader on generated 100 MB Claude Code and
+              100/300 MB pi sessions, base binary alongside, interleaved:
+              medians, ratios and issue 22's goals (target/peers-bench)
+  sweep-stream --base BIN [--new BIN] [--big FILE]…
+              migrate --to each API, show --json, cat, info [--json],
+              tree and validate [--json] on every corpus file and fixture
+              (the last five also on each --big file): stdout, stderr and
+              exit code the same bytes as the base binary's
   fuzz        [--seconds N] [--max-len N] [--sanitizer address|none]
               [TARGET…] every fuzz target of fuzz/ in turn (read,
               document, gzip, bodies, migrate, store, redact), N seconds

@@ -1,10 +1,13 @@
-//! `cargo xtask sweep-stream --base BIN [--new BIN]`: the outputs of the
-//! streamed commands unchanged. Every file under the shared corpus
-//! (`../shared/corpus`) and under `tests/fixtures` is given to
-//! `retrace migrate --to X` for every target API, `retrace show --json`
-//! and `retrace cat`, by the base binary and the new one; stdout, stderr
-//! and the exit code must be the same bytes. Differences are listed and
-//! fail the step.
+//! `cargo xtask sweep-stream --base BIN [--new BIN] [--big FILE]…`: the
+//! outputs of the streamed and the summary commands unchanged. Every file
+//! under the shared corpus (`../shared/corpus`) and under `tests/fixtures`
+//! is given to `retrace migrate --to X` for every target API,
+//! `retrace show --json`, `retrace cat`, `info` (text and `--json`),
+//! `tree` and `validate` (text and `--json`), by the base binary and the
+//! new one; stdout, stderr and the exit code must be the same bytes.
+//! Differences are listed and fail the step. Each `--big` file (a large
+//! generated session, which reaches the threaded deep check the small
+//! files do not) is given to the summary commands alone.
 //!
 //! `--new` defaults to this tree's release build (built first).
 
@@ -22,13 +25,15 @@ const APIS: [&str; 4] = ["anthropic", "openai", "openai-responses", "google"];
 pub fn run(args: &[String]) -> Result<()> {
     let mut base = None;
     let mut new = None;
+    let mut big = Vec::new();
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--base" => base = Some(PathBuf::from(it.next().context("--base needs a binary")?)),
             "--new" => new = Some(PathBuf::from(it.next().context("--new needs a binary")?)),
+            "--big" => big.push(PathBuf::from(it.next().context("--big needs a file")?)),
             other => {
-                bail!("sweep-stream: unknown argument `{other}` (takes --base BIN, --new BIN)")
+                bail!("sweep-stream: unknown argument `{other}` (takes --base BIN, --new BIN, --big FILE)")
             }
         }
     }
@@ -55,35 +60,53 @@ pub fn run(args: &[String]) -> Result<()> {
         .collect();
     commands.push(vec!["show".into(), "--json".into()]);
     commands.push(vec!["cat".into()]);
+    let summaries: Vec<Vec<String>> = [
+        &["info"][..],
+        &["info", "--json"],
+        &["tree"],
+        &["validate"],
+        &["validate", "--json"],
+    ]
+    .iter()
+    .map(|args| args.iter().map(|a| (*a).to_owned()).collect())
+    .collect();
+    commands.extend(summaries.iter().cloned());
+    let mut jobs: Vec<(&PathBuf, &Vec<String>)> = Vec::new();
+    for file in &files {
+        jobs.extend(commands.iter().map(|args| (file, args)));
+    }
+    for file in &big {
+        jobs.extend(summaries.iter().map(|args| (file, args)));
+    }
     let (mut runs, mut differ) = (0, Vec::new());
     let mut exits = std::collections::BTreeMap::<String, usize>::new();
-    for file in &files {
-        for args in &commands {
-            let was = output(&base, args, file)?;
-            let now = output(&new, args, file)?;
-            runs += 1;
-            *exits
-                .entry(format!("{} exit {}", args[0], now.0))
-                .or_default() += 1;
-            if was != now {
-                let what = [
-                    (was.0 != now.0, "exit code"),
-                    (was.1 != now.1, "stdout"),
-                    (was.2 != now.2, "stderr"),
-                ]
-                .iter()
-                .filter(|w| w.0)
-                .map(|w| w.1)
-                .collect::<Vec<_>>()
-                .join(", ");
-                differ.push(format!("  {} {}: {what}", args.join(" "), file.display()));
-            }
+    for (file, args) in jobs {
+        let was = output(&base, args, file)?;
+        let now = output(&new, args, file)?;
+        runs += 1;
+        *exits
+            .entry(format!("{} exit {}", args[0], now.0))
+            .or_default() += 1;
+        if was != now {
+            let what = [
+                (was.0 != now.0, "exit code"),
+                (was.1 != now.1, "stdout"),
+                (was.2 != now.2, "stderr"),
+            ]
+            .iter()
+            .filter(|w| w.0)
+            .map(|w| w.1)
+            .collect::<Vec<_>>()
+            .join(", ");
+            differ.push(format!("  {} {}: {what}", args.join(" "), file.display()));
         }
     }
     println!(
-        "sweep-stream: {} files × {} commands = {runs} runs, {} differ",
+        "sweep-stream: {} files × {} commands + {} large files × {} = {runs} runs, {} differ",
         files.len(),
         commands.len(),
+        big.len(),
+        summaries.len(),
         differ.len()
     );
     for (what, n) in exits {

@@ -91,9 +91,9 @@ pub use reading::{
 pub use replay::{Event as ReplayEvent, PauseReason, Replay, ReplayOptions, Speed, Step};
 pub use session::{
     entry_text, event_line, export_branch, search, searchable_text, segment_preview, session_title,
-    written_needle, Check, Export, ExportError, Hit, Hits, Info, Listed, Marks, ModelStat,
-    ModelStats, Preview, Row, RowKind, SearchFilter, Segment, Session, Stats, Summary, ToolPairing,
-    LOOKED_AT, PREVIEW_CHARS, SEARCH_LIMIT, SNIPPET_CONTEXT,
+    written_needle, Check, CheckPart, Export, ExportError, Hit, Hits, Info, Listed, Marks,
+    ModelStat, ModelStats, Preview, Row, RowKind, SearchFilter, Segment, Session, Stats, Summary,
+    ToolPairing, LOOKED_AT, PREVIEW_CHARS, SEARCH_LIMIT, SNIPPET_CONTEXT,
 };
 pub use source::{Inflated, Recent, Source, SourceError};
 pub use tree::{BranchKind, BranchPoint, Tree};

@@ -9,6 +9,7 @@
 //!   and the rest (for `redact DIR`).
 //! - [`open_files`]: read session files into a [`retrace_core::Session`],
 //!   splitting a large file across threads.
+//! - [`Loaded::check`]: the core's deep check on several threads.
 //! - [`FileSource`]: hands the core the bytes of an entry when a body is
 //!   needed, by byte range.
 //! - [`Stream`], [`pump`], [`pump_parallel`]: the streaming redactor over
@@ -22,6 +23,7 @@
 
 mod append;
 mod atomic;
+mod check;
 mod error;
 mod load;
 mod open;

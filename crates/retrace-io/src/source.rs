@@ -32,6 +32,11 @@ impl FileSource {
             buf: Vec::new(),
         }
     }
+
+    /// The files, by `FileId`.
+    pub fn paths(&self) -> &[PathBuf] {
+        &self.paths
+    }
 }
 
 impl Source for FileSource {

@@ -31,6 +31,7 @@ use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, Role};
 use crate::normalize;
+use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize, Origin};
 use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
@@ -346,6 +347,10 @@ impl Rules for Claude {
         })
     }
 
+    fn figures(&self) -> Option<ReadFigures> {
+        Some(normalize::figures::claude_line)
+    }
+
     /// The side lines of fan-outs along a branch's path (a tool result
     /// recorded beside the next tool call, hook and progress lines), but
     /// not another prompt at a real fork: that is another branch.
@@ -503,6 +508,11 @@ impl Normalize for Lines {
         }
         self.feed_line(origin, value, out);
         self.len = out.len();
+    }
+
+    /// Split responses are merged (for a branch's context) only.
+    fn per_line(&self) -> bool {
+        !self.merge
     }
 }
 

@@ -12,6 +12,7 @@ use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::normalize;
+use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize, PerLine};
 use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
@@ -128,6 +129,10 @@ impl Rules for Pi {
 
     fn normalizer(&self, _mode: Mode) -> Box<dyn Normalize> {
         Box::new(PerLine(normalize::pi::entry_message))
+    }
+
+    fn figures(&self) -> Option<ReadFigures> {
+        Some(normalize::figures::pi_entry)
     }
 
     /// Walk the path, and where a compaction is on it, start with its

@@ -8,6 +8,7 @@ use crate::model::diag::Diagnostic;
 use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
+use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize};
 use crate::read::digest::Digests;
 use crate::read::fields::FieldSpec;
@@ -229,6 +230,14 @@ pub(crate) trait Rules: Sync {
 
     /// A fresh normalizer for one branch or one file.
     fn normalizer(&self, mode: Mode) -> Box<dyn Normalize>;
+
+    /// Reads what the deep check counts of a line straight from its bytes
+    /// (see `normalize/figures.rs`), for a format whose check normalizer
+    /// reads each line alone; `None` (the default): the check normalizes
+    /// every line.
+    fn figures(&self) -> Option<ReadFigures> {
+        None
+    }
 
     /// Which side lines a branch takes in besides its path (see
     /// [`SideLines`]); `None` (the default): a branch is its path.

@@ -8,6 +8,7 @@
 
 // Declared bottom-up: a module uses only those above it (Gemini CLI
 // content is read as provider content).
+pub(crate) mod figures;
 pub(crate) mod harness;
 pub(crate) mod claude;
 pub(crate) mod provider;
@@ -78,6 +79,12 @@ pub(crate) trait Normalize {
     /// after it (a row's prelude is finished before its own lines, see
     /// `Rules::prelude`), with what it learnt of the lines before.
     fn finish(&mut self, _out: &mut Vec<Message>) {}
+    /// Whether each line's messages depend on that line alone, so that a
+    /// fresh normalizer may start at any line (the deep check splits a
+    /// file across threads where this holds).
+    fn per_line(&self) -> bool {
+        false
+    }
 }
 
 /// A normalizer made of a function from one body to at most one message.
@@ -89,6 +96,10 @@ impl Normalize for PerLine {
             origin.stamp(&mut m);
             out.push(m);
         }
+    }
+
+    fn per_line(&self) -> bool {
+        true
     }
 }
 

@@ -12,6 +12,7 @@ use crate::tree::Tree;
 mod bookmarks;
 mod build;
 mod bodies;
+mod check;
 mod rows;
 mod outline;
 mod export;
@@ -20,7 +21,7 @@ mod search;
 mod summary;
 mod listing;
 
-pub use bodies::{Check, ModelStats, ToolPairing};
+pub use check::{Check, CheckPart, ModelStats, ToolPairing};
 pub(crate) use export::{document_frame, line_range, one_line};
 pub use export::{export_branch, Export, ExportError};
 pub use listing::{session_title, Listed};

@@ -66,6 +66,44 @@ fn every_corpus_file_opens_losslessly_in_any_chunking() {
         for d in &check.diagnostics {
             assert!(d.offset <= bytes.len() as u64, "{name}: {d:?}");
         }
+        assert_check_in_parts_is_one_pass(&name, &whole, &bytes, &check);
+        // The figures read straight from the lines are the normalizers'.
+        let normalized = whole.check_normalizing_every_line(&mut &bytes[..]).unwrap();
+        assert_eq!(
+            serde_json::to_value(&check).unwrap(),
+            serde_json::to_value(&normalized).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+/// The deep check run in parts, as `retrace info` runs it on several
+/// threads, finds what one pass finds; a file whose format reads a line
+/// with what came before it (Codex, Gemini CLI) stays one run.
+fn assert_check_in_parts_is_one_pass(
+    name: &str,
+    s: &Session,
+    bytes: &[u8],
+    check: &retrace_core::Check,
+) {
+    let expected = serde_json::to_value(check).unwrap();
+    for parts in [2, 3, 16] {
+        let runs = s.check_parts(parts);
+        assert!(runs.len() <= parts, "{name}: {runs:?}");
+        let starts: Vec<usize> = runs.iter().map(|r| r.start).collect();
+        let ends: Vec<usize> = runs.iter().map(|r| r.end).collect();
+        assert_eq!(starts[0], 0, "{name}");
+        assert_eq!(&starts[1..], &ends[..ends.len() - 1], "{name}: {runs:?}");
+        assert_eq!(*ends.last().unwrap(), s.entries().len(), "{name}");
+        if matches!(s.format(), Format::Codex | Format::GeminiCli) {
+            assert_eq!(runs.len(), 1, "{name}: split a stateful format");
+        }
+        let found = runs
+            .into_iter()
+            .map(|run| s.check_part(run, &mut &bytes[..]).unwrap())
+            .collect();
+        let joined = serde_json::to_value(s.check_join(found)).unwrap();
+        assert_eq!(joined, expected, "{name} in {parts} parts");
     }
 }
 

@@ -22,6 +22,7 @@ mod corpus;
 mod edit_gemini;
 mod edit_lists;
 mod events;
+mod figures;
 mod fork;
 mod framing;
 mod gemini;

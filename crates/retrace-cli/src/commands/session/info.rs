@@ -4,6 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use retrace_core::{format_rfc3339_ms, session_title, Info, Stats, Summary};
+use retrace_io::OpenOptions;
 
 use super::for_each_input;
 use crate::args::{InfoArgs, OutputOptions, ReadArgs};
@@ -28,8 +29,7 @@ fn run(args: &InfoArgs, read: &ReadArgs, printer: &mut Printer) -> Result<ExitSt
     for_each_input(&args.inputs.paths, printer, |path, printer| {
         let mut loaded = load(path, read, printer)?;
         let check = loaded
-            .session
-            .check(&mut loaded.source)
+            .check(OpenOptions::default().threads)
             .map_err(|e| InputError::new(e).on(path))?;
         let (summary, stats) = (Summary::new(&loaded.session), Stats::new(&check));
         // As `retrace list` names it (redacted with the rest on `--redact`).

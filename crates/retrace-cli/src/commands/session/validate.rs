@@ -5,6 +5,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use retrace_core::{resume_check, Diagnostic, FileId, Resumable, Severity};
+use retrace_io::OpenOptions;
 use serde::Serialize;
 
 use super::for_each_input;
@@ -62,8 +63,7 @@ fn run(args: &ValidateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Ex
 fn validate(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
     let mut loaded = load(path, read, printer)?;
     let check = loaded
-        .session
-        .check(&mut loaded.source)
+        .check(OpenOptions::default().threads)
         .map_err(|e| InputError::new(e).on(path))?;
     let resume = match loaded.session.tree().default_leaf() {
         Some(leaf) => resume_check(&loaded.session, &mut loaded.source, leaf)
