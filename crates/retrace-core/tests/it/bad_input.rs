@@ -546,14 +546,11 @@ fn read_alike_in_any_chunking(rel: &str, max_line: usize) -> (Session, Vec<u8>) 
 /// the smaller parser (`retrace-core/Cargo.toml`).
 #[test]
 fn a_float_in_arguments_is_read_exactly_and_survives_serde() {
-    use retrace_core::{ContextOptions, Message, Part};
+    use retrace_core::{Message, Part};
     let rel = "fuzz/codex-float-argument.jsonl";
     let bytes = read_fixture(rel);
     let s = Session::from_bytes(rel, &bytes);
-    let leaf = s.tree().default_leaf().unwrap();
-    let messages = s
-        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
-        .unwrap();
+    let messages = history(&s, &bytes);
     let timeouts: Vec<f64> = messages
         .iter()
         .flat_map(|m| &m.content)

@@ -338,10 +338,7 @@ fn a_result_answering_no_call_follows_the_turns_results() {
     let rel = "fuzz/openai-chat-orphan-result.jsonl";
     let bytes = fixture(rel);
     let s = Session::from_bytes(rel, &bytes);
-    let leaf = s.tree().default_leaf().unwrap();
-    let messages = s
-        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
-        .unwrap();
+    let messages = history(&s, &bytes);
     let chat = migrate(&messages, Api::OpenAiChat);
     let roles: Vec<&str> = chat.body["messages"]
         .as_array()
@@ -392,10 +389,7 @@ fn a_migrated_history_with_a_result_image_migrates_to_itself() {
     let rel = "fuzz/google-result-image.jsonl";
     let bytes = fixture(rel);
     let s = Session::from_bytes(rel, &bytes);
-    let leaf = s.tree().default_leaf().unwrap();
-    let messages = s
-        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
-        .unwrap();
+    let messages = history(&s, &bytes);
     for api in Api::ALL {
         let m = migrate(&messages, api);
         assert_eq!(remigrated(&m.body, api), m.body, "{api}");
@@ -413,10 +407,7 @@ fn a_result_after_a_text_only_tool_message_moves_to_its_call() {
     let rel = "fuzz/anthropic-result-after-orphan-text.jsonl";
     let bytes = fixture(rel);
     let s = Session::from_bytes(rel, &bytes);
-    let leaf = s.tree().default_leaf().unwrap();
-    let messages = s
-        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
-        .unwrap();
+    let messages = history(&s, &bytes);
     let anthropic = migrate(&messages, Api::Anthropic);
     let turns = anthropic.body["messages"].as_array().unwrap();
     // The call's turn is answered right after it, by the damaged result.
@@ -457,10 +448,7 @@ fn a_damaged_role_is_read_as_the_lines_type() {
     assert_eq!(damage.len(), 1, "{damage:?}");
     assert_eq!(damage[0].line, 3);
     assert!(damage[0].message.contains("`assis|ant`"), "{:?}", damage[0]);
-    let leaf = s.tree().default_leaf().unwrap();
-    let messages = s
-        .context_with(leaf, &mut &bytes[..], ContextOptions { payloads: true })
-        .unwrap();
+    let messages = history(&s, &bytes);
     // The two lines of the response (one `message.id`) are one assistant
     // message with both calls.
     let roles: Vec<Role> = messages.iter().map(|m| m.role).collect();
@@ -471,6 +459,7 @@ fn a_damaged_role_is_read_as_the_lines_type() {
         .filter(|p| matches!(p, Part::ToolCall { .. }))
         .count();
     assert_eq!(calls, 2);
+    let leaf = s.tree().default_leaf().unwrap();
     let leaf_at = format!("{rel} leaf {}", s.label(leaf));
     assert_eq!(
         crate::api_rules::validate_branch(&s, &mut &bytes[..], leaf, &leaf_at),
