@@ -32,6 +32,11 @@ impl FileSource {
             buf: Vec::new(),
         }
     }
+
+    /// A source over the same files, which opens them anew.
+    pub fn reopen(&self) -> FileSource {
+        FileSource::new(self.paths.clone())
+    }
 }
 
 impl Source for FileSource {
