@@ -106,7 +106,7 @@ fn redact_stream(
     // A JSON document over many lines is redacted whole by one redactor;
     // parts cut at newlines would cut it apart.
     let document = input.opens_document().map_err(|e| unreadable(name, &e))?;
-    let pumped = if o.mode == Mode::Pseudo || workers < 2 || document {
+    let pumped = if workers < 2 || document {
         let mut redactor = Redactor::new(rules.clone(), o.mode);
         pump(input, &mut redactor, sink, findings).map(|()| redactor.summary().clone())
     } else {
