@@ -24,7 +24,9 @@
 //!   session opened in the served viewer, dropped and served side by side.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
 //! - `bench-stream`: `migrate`, `show --json` and `cat` of a large event
-//!   stream, time and peak memory against a base binary.
+//!   stream, `validate` of a large pi session and `redact -o` of the
+//!   planted corpus in every mode: time, CPU and peak memory against a
+//!   base binary.
 //! - `sweep-stream`: those commands' outputs on every corpus file and
 //!   fixture, byte for byte against a base binary.
 //! - `fuzz`: every fuzz target in turn, with executions per target.
@@ -147,15 +149,17 @@ commands:
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,
               peak memory, output size (target/export-bench)
-  bench-stream --base BIN [--new BIN] [--mb 300,1000] [--runs N]
+  bench-stream --base BIN [--new BIN] [--mb 300,1000] [--runs N] [--only stream,validate,redact]
               migrate --to anthropic, show --json and cat of a generated
-              event stream, base and new binaries alternating: medians of
-              wall time and peak RSS against issue 22's goals
-              (target/stream-bench)
+              event stream, validate of a generated pi session, redact -o
+              of the 50 MB planted corpus in every mode; base and new
+              binaries alternating: medians of wall time, CPU and peak
+              RSS against issue 22's goals (target/stream-bench)
   sweep-stream --base BIN [--new BIN]
-              migrate --to each API, show --json and cat on every corpus
-              file and fixture: stdout, stderr and exit code the same
-              bytes as the base binary's
+              migrate --to each API, show --json, cat, validate (and
+              --json) and redact in every mode on every corpus file and
+              fixture: stdout, stderr and exit code the same bytes as the
+              base binary's
   fuzz        [--seconds N] [--max-len N] [--sanitizer address|none]
               [TARGET…] every fuzz target of fuzz/ in turn (read,
               document, gzip, bodies, migrate, store, redact), N seconds

@@ -1,9 +1,10 @@
 //! `cargo xtask sweep-stream --base BIN [--new BIN]`: the outputs of the
 //! streamed commands unchanged. Every file under the shared corpus
 //! (`../shared/corpus`) and under `tests/fixtures` is given to
-//! `retrace migrate --to X` for every target API, `retrace show --json`
-//! and `retrace cat`, by the base binary and the new one; stdout, stderr
-//! and the exit code must be the same bytes. Differences are listed and
+//! `retrace migrate --to X` for every target API, `retrace show --json`,
+//! `retrace cat`, `retrace validate` (and `--json`) and `retrace redact`
+//! in every mode, by the base binary and the new one; stdout, stderr and
+//! the exit code must be the same bytes. Differences are listed and
 //! fail the step.
 //!
 //! `--new` defaults to this tree's release build (built first).
@@ -18,6 +19,9 @@ use crate::root;
 
 /// What `migrate --to` takes.
 const APIS: [&str; 4] = ["anthropic", "openai", "openai-responses", "google"];
+
+/// What `redact --mode` takes.
+const REDACT_MODES: [&str; 3] = ["mask", "typed", "pseudo"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut base = None;
@@ -55,6 +59,11 @@ pub fn run(args: &[String]) -> Result<()> {
         .collect();
     commands.push(vec!["show".into(), "--json".into()]);
     commands.push(vec!["cat".into()]);
+    commands.push(vec!["validate".into()]);
+    commands.push(vec!["validate".into(), "--json".into()]);
+    for mode in REDACT_MODES {
+        commands.push(vec!["redact".into(), "--mode".into(), mode.into()]);
+    }
     let (mut runs, mut differ) = (0, Vec::new());
     let mut exits = std::collections::BTreeMap::<String, usize>::new();
     for file in &files {
