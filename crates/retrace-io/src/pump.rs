@@ -272,6 +272,12 @@ fn pump_parts(
                             continue;
                         }
                         Err(e) => {
+                            // The whole lines read before the error are
+                            // still written, as one redactor writes them.
+                            part.truncate(newline.map_or(0, |p| p + 1));
+                            if !part.is_empty() {
+                                let _ = job_tx.send((seq, part, lines, offset));
+                            }
                             *read_error.lock().unwrap_or_else(|p| p.into_inner()) =
                                 Some(cannot_read(path, e));
                             return;
@@ -543,6 +549,34 @@ mod tests {
         };
         assert!(e.to_string().contains("rollback-truncated.jsonl.gz"), "{e}");
         assert!(e.reason().starts_with("cannot read: "), "{}", e.reason());
+    }
+
+    /// A read error midway: on several threads as on one, in every mode,
+    /// the whole lines read before it are written, and the error names
+    /// the input.
+    #[test]
+    fn a_read_error_writes_the_lines_before_it_as_one_redactor_does() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/gzip/rollback-truncated.jsonl.gz");
+        let rules = Arc::new(Rules::builtin());
+        for mode in [Mode::Mask, Mode::Typed, Mode::Pseudo] {
+            let mut one = Vec::new();
+            let mut r = Redactor::new(rules.clone(), mode);
+            let input = Stream::open(&path, u64::MAX).unwrap();
+            assert!(pump(input, &mut r, &mut one, None).is_err());
+            assert!(!one.is_empty(), "nothing before the damage");
+            for part in [64, 1000, PART] {
+                let mut many = Vec::new();
+                let input = Stream::open(&path, u64::MAX).unwrap();
+                let err = pump_parts(input, &rules, mode, 3, part, &mut many, None).unwrap_err();
+                let at = format!("{mode:?}, parts of {part} bytes");
+                assert!(one == many, "{at}: the parallel output differs");
+                let PumpError::Read(e) = err else {
+                    panic!("{at}: not a read error: {err}")
+                };
+                assert!(e.to_string().contains("rollback-truncated.jsonl.gz"), "{e}");
+            }
+        }
     }
 
     /// A gzip bomb: a small file that inflates past the limit stops with
