@@ -10,6 +10,7 @@
 //! with `redact_score.py` and prints recall, decoys, clean lines altered
 //! and MB/s against the targets.
 
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
@@ -56,43 +57,7 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut rows = Vec::new();
     for &seed in &seeds {
         let name = format!("c{mb}-s{seed}");
-        let corpus = dir.join(format!("{name}.jsonl"));
-        let truth = dir.join(format!("{name}.truth.json"));
-        if !corpus.exists() || !truth.exists() {
-            step(
-                &format!("generate {name}"),
-                &root,
-                Command::new("python3")
-                    .arg(tools.join("redact_corpus.py"))
-                    .args([
-                        "--mb",
-                        &mb.to_string(),
-                        "--seed",
-                        &seed.to_string(),
-                        "--out",
-                    ])
-                    .arg(&corpus),
-            )?;
-        }
-        // The shapes the shared generator has no slot for, appended with
-        // their truth; scored with the rest, so every figure covers them.
-        let base = (corpus, truth);
-        let corpus = dir.join(format!("{name}-x.jsonl"));
-        let truth = dir.join(format!("{name}-x.truth.json"));
-        step(
-            &format!("extend {name}"),
-            &root,
-            Command::new("python3")
-                .env("REDACT_CORPUS_TOOLS", &tools)
-                .arg(root.join("xtask/redact_shapes.py"))
-                .arg("--corpus")
-                .arg(&base.0)
-                .arg("--truth")
-                .arg(&base.1)
-                .arg("--out")
-                .arg(&corpus)
-                .args(["--seed", &seed.to_string()]),
-        )?;
+        let (corpus, truth) = planted(&root, mb, seed)?;
         let bytes = std::fs::metadata(&corpus)?.len() as f64;
         let native_out = dir.join(format!("{name}.native.jsonl"));
         let mut native_best = f64::MAX;
@@ -173,6 +138,54 @@ pub fn run(args: &[String]) -> Result<()> {
         }
         bail!("{} target(s) missed", failed.len())
     }
+}
+
+/// The planted corpus of `seed` (`redact_corpus.py`, then the shapes of
+/// `redact_shapes.py`), generated once into `target/redact-bench`: the
+/// corpus and its truth.
+pub fn planted(root: &Path, mb: f64, seed: u64) -> Result<(PathBuf, PathBuf)> {
+    let dir = root.join("target/redact-bench");
+    std::fs::create_dir_all(&dir)?;
+    let tools = root.join("../shared/tools");
+    let name = format!("c{mb}-s{seed}");
+    let corpus = dir.join(format!("{name}.jsonl"));
+    let truth = dir.join(format!("{name}.truth.json"));
+    if !corpus.exists() || !truth.exists() {
+        step(
+            &format!("generate {name}"),
+            root,
+            Command::new("python3")
+                .arg(tools.join("redact_corpus.py"))
+                .args([
+                    "--mb",
+                    &mb.to_string(),
+                    "--seed",
+                    &seed.to_string(),
+                    "--out",
+                ])
+                .arg(&corpus),
+        )?;
+    }
+    // The shapes the shared generator has no slot for, appended with
+    // their truth; scored with the rest, so every figure covers them.
+    let base = (corpus, truth);
+    let corpus = dir.join(format!("{name}-x.jsonl"));
+    let truth = dir.join(format!("{name}-x.truth.json"));
+    step(
+        &format!("extend {name}"),
+        root,
+        Command::new("python3")
+            .env("REDACT_CORPUS_TOOLS", &tools)
+            .arg(root.join("xtask/redact_shapes.py"))
+            .arg("--corpus")
+            .arg(&base.0)
+            .arg("--truth")
+            .arg(&base.1)
+            .arg("--out")
+            .arg(&corpus)
+            .args(["--seed", &seed.to_string()]),
+    )?;
+    Ok((corpus, truth))
 }
 
 /// The figures of the shapes `redact_shapes.py` adds (kinds named

@@ -24,7 +24,9 @@
 //!   session opened in the served viewer, dropped and served side by side.
 //! - `bench-export`: `retrace export` beside pi's HTML export.
 //! - `bench-stream`: `migrate`, `show --json` and `cat` of a large event
-//!   stream, time and peak memory against a base binary.
+//!   stream, `validate` of a large pi session and `redact -o` of the
+//!   planted corpus in every mode: time, CPU and peak memory against a
+//!   base binary.
 //! - `bench-peers`: `retrace info` beside ccusage and a naive Node
 //!   loader on generated Claude Code and pi sessions, against a base
 //!   binary.
@@ -153,21 +155,23 @@ commands:
               retrace export (--html, --html --branches all, --md) beside
               pi --export on generated pi sessions, interleaved: wall time,
               peak memory, output size (target/export-bench)
-  bench-stream --base BIN [--new BIN] [--mb 300,1000] [--runs N]
+  bench-stream --base BIN [--new BIN] [--mb 300,1000] [--runs N] [--only stream,validate,redact]
               migrate --to anthropic, show --json and cat of a generated
-              event stream, base and new binaries alternating: medians of
-              wall time and peak RSS against issue 22's goals
-              (target/stream-bench)
+              event stream, validate of a generated pi session, redact -o
+              of the 50 MB planted corpus in every mode; base and new
+              binaries alternating: medians of wall time, CPU and peak
+              RSS against issue 22's goals (target/stream-bench)
   bench-peers --base BIN [--new BIN] [--runs N]
               retrace info (and tree) beside ccusage 20.0.24 (from npm)
               and a naive Node loader on generated 100 MB Claude Code and
               100/300 MB pi sessions, base binary alongside, interleaved:
               medians, ratios and issue 22's goals (target/peers-bench)
   sweep-stream --base BIN [--new BIN] [--big FILE]…
-              migrate --to each API, show --json, cat, info [--json],
-              tree and validate [--json] on every corpus file and fixture
-              (the last five also on each --big file): stdout, stderr and
-              exit code the same bytes as the base binary's
+              migrate --to each API, show --json, cat, redact in every
+              mode, info [--json], tree and validate [--json] on every
+              corpus file and fixture (the last five also on each --big
+              file): stdout, stderr and exit code the same bytes as the
+              base binary's
   fuzz        [--seconds N] [--max-len N] [--sanitizer address|none]
               [TARGET…] every fuzz target of fuzz/ in turn (read,
               document, gzip, bodies, migrate, store, redact), N seconds

@@ -2,12 +2,13 @@
 //! outputs of the streamed and the summary commands unchanged. Every file
 //! under the shared corpus (`../shared/corpus`) and under `tests/fixtures`
 //! is given to `retrace migrate --to X` for every target API,
-//! `retrace show --json`, `retrace cat`, `info` (text and `--json`),
-//! `tree` and `validate` (text and `--json`), by the base binary and the
-//! new one; stdout, stderr and the exit code must be the same bytes.
-//! Differences are listed and fail the step. Each `--big` file (a large
-//! generated session, which reaches the threaded deep check the small
-//! files do not) is given to the summary commands alone.
+//! `retrace show --json`, `retrace cat`, `retrace redact` in every mode,
+//! `info` (text and `--json`), `tree` and `validate` (text and `--json`),
+//! by the base binary and the new one; stdout, stderr and the exit code
+//! must be the same bytes. Differences are listed and fail the step. Each
+//! `--big` file (a large generated session, which reaches the threaded
+//! deep check the small files do not) is given to the summary commands
+//! alone.
 //!
 //! `--new` defaults to this tree's release build (built first).
 
@@ -21,6 +22,9 @@ use crate::root;
 
 /// What `migrate --to` takes.
 const APIS: [&str; 4] = ["anthropic", "openai", "openai-responses", "google"];
+
+/// What `redact --mode` takes.
+const REDACT_MODES: [&str; 3] = ["mask", "typed", "pseudo"];
 
 pub fn run(args: &[String]) -> Result<()> {
     let mut base = None;
@@ -60,6 +64,9 @@ pub fn run(args: &[String]) -> Result<()> {
         .collect();
     commands.push(vec!["show".into(), "--json".into()]);
     commands.push(vec!["cat".into()]);
+    for mode in REDACT_MODES {
+        commands.push(vec!["redact".into(), "--mode".into(), mode.into()]);
+    }
     let summaries: Vec<Vec<String>> = [
         &["info"][..],
         &["info", "--json"],

@@ -37,7 +37,7 @@ mod walk;
 pub use append::append_lines;
 pub use atomic::{sync_dir, sync_parent, write_atomically, AtomicFile};
 pub use error::{io_reason, FileError, FileResult};
-pub use load::{folder_inputs, load, locate, with_side_car, Bytes, Loaded, Located};
+pub use load::{folder_inputs, load, locate, with_side_car, Bytes, BytesAgain, Loaded, Located};
 pub use open::{open_files, read_parallel, Input, OpenOptions, Progress};
 pub use output_file::OutputFile;
 pub use parallel_gz::ParallelGz;

@@ -56,14 +56,49 @@ impl Source for Bytes {
     fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
         match self {
             Bytes::Files(files) => files.read(file, range),
-            Bytes::Memory(bytes) => {
-                let got = (file.0 == 0)
-                    .then(|| bytes.get(range.start as usize..range.end as usize))
-                    .flatten();
-                got.map(Cow::Borrowed)
-                    .ok_or_else(|| SourceError::new(file, range, "past the end of the input"))
-            }
+            Bytes::Memory(bytes) => in_memory_range(bytes, file, range),
         }
+    }
+}
+
+fn in_memory_range(
+    bytes: &[u8],
+    file: FileId,
+    range: Range<u64>,
+) -> Result<Cow<'_, [u8]>, SourceError> {
+    let got = (file.0 == 0)
+        .then(|| bytes.get(range.start as usize..range.end as usize))
+        .flatten();
+    got.map(Cow::Borrowed)
+        .ok_or_else(|| SourceError::new(file, range, "past the end of the input"))
+}
+
+/// [`Bytes`] read again from another thread: the files opened anew, bytes
+/// held in memory borrowed.
+pub enum BytesAgain<'a> {
+    Files(FileSource),
+    Memory(&'a [u8]),
+}
+
+impl Source for BytesAgain<'_> {
+    fn read(&mut self, file: FileId, range: Range<u64>) -> Result<Cow<'_, [u8]>, SourceError> {
+        match self {
+            BytesAgain::Files(files) => files.read(file, range),
+            BytesAgain::Memory(bytes) => in_memory_range(bytes, file, range),
+        }
+    }
+}
+
+impl Loaded {
+    /// Another source of the session's bodies, the same bytes as
+    /// `source`, for reading bodies on several threads at once (each
+    /// takes its own).
+    pub fn another_source(&self) -> Inflated<BytesAgain<'_>> {
+        let again = match self.source.inner() {
+            Bytes::Files(files) => BytesAgain::Files(files.reopen()),
+            Bytes::Memory(bytes) => BytesAgain::Memory(bytes),
+        };
+        Inflated::new(again, self.session.files())
     }
 }
 

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use flate2::read::MultiGzDecoder;
-use retrace_core::redact::{Finding, Mode, Redactor, Rules, Summary};
+use retrace_core::redact::{Finding, Mode, Redactor, Rules, Scanned, Summary};
 
 use crate::error::FileError;
 
@@ -195,15 +195,32 @@ pub fn pump(
     Ok(())
 }
 
-/// Mask and typed placeholders do not depend on what came before, so a
-/// file can be cut at line boundaries and the parts redacted on all
-/// cores, then written in order: the same bytes as one redactor gives
-/// (pseudonyms are numbered in order, so `pseudo` runs on one thread).
+/// A file cut at line boundaries and the parts redacted on all cores,
+/// then written in order: the same bytes, findings and summary as one
+/// redactor gives. Mask and typed placeholders do not depend on what came
+/// before, so each part is redacted whole where it is read; pseudonyms
+/// are numbered in order, so in `pseudo` mode the parts are only scanned
+/// there ([`Redactor::scan`]) and the writer, one redactor for the file,
+/// chooses the placeholders and splices them in as the parts come, in
+/// order ([`Redactor::write_scanned`]): no line is scanned twice.
 pub fn pump_parallel(
     input: Stream,
     rules: &Arc<Rules>,
     mode: Mode,
     workers: usize,
+    sink: &mut dyn Write,
+    report: Option<&mut dyn Findings>,
+) -> Result<Summary, PumpError> {
+    pump_parts(input, rules, mode, workers, PART, sink, report)
+}
+
+/// [`pump_parallel`] with parts of `part` bytes (tests cut small ones).
+fn pump_parts(
+    input: Stream,
+    rules: &Arc<Rules>,
+    mode: Mode,
+    workers: usize,
+    part_size: usize,
     sink: &mut dyn Write,
     mut report: Option<&mut dyn Findings>,
 ) -> Result<Summary, PumpError> {
@@ -212,7 +229,7 @@ pub fn pump_parallel(
 
     /// A part: its sequence number, lines done before it, its first byte.
     type Job = (u64, Vec<u8>, u64, u64);
-    type Done = (u64, Vec<u8>, Vec<Finding>, Summary);
+    type Done = (u64, Part);
 
     let (job_tx, job_rx) = sync_channel::<Job>(workers * 2);
     let job_rx = Mutex::new(job_rx);
@@ -223,38 +240,71 @@ pub fn pump_parallel(
     } = input;
     let read_error: Mutex<Option<FileError>> = Mutex::new(None);
     let mut total = Summary::default();
+    // Pseudo mode: the one redactor that numbers the pseudonyms.
+    let mut writer = Redactor::new(rules.clone(), mode);
     let mut write_result: io::Result<()> = Ok(());
+    let pool = Pool::new(4 * workers + 4);
     std::thread::scope(|scope| {
         let (read_error, path) = (&read_error, &path);
+        let pool = &pool;
         scope.spawn(move || {
             let mut input = input;
+            // The bytes after the last part's last newline.
             let mut carry: Vec<u8> = Vec::new();
             let (mut seq, mut lines, mut offset) = (0u64, 0u64, 0u64);
-            let mut buf = vec![0u8; PART];
             loop {
-                let n = match input.read(&mut buf) {
-                    Ok(n) => n,
-                    Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                    Err(e) => {
-                        *read_error.lock().unwrap_or_else(|p| p.into_inner()) =
-                            Some(cannot_read(path, e));
-                        return;
+                let mut part = pool.take();
+                part.extend_from_slice(&carry);
+                carry.clear();
+                // Read to `part_size` and on to the end of a line, or
+                // until a read ends at one (a pipe written line by line
+                // is passed on as it comes).
+                let mut newline = None;
+                let end = loop {
+                    let len = part.len();
+                    let room = part_size.saturating_sub(len).max(part_size.min(CHUNK));
+                    part.resize(len + room, 0);
+                    let read = input.read(&mut part[len..]);
+                    let n = match read {
+                        Ok(n) => n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {
+                            part.truncate(len);
+                            continue;
+                        }
+                        Err(e) => {
+                            // The whole lines read before the error are
+                            // still written, as one redactor writes them.
+                            part.truncate(newline.map_or(0, |p| p + 1));
+                            if !part.is_empty() {
+                                let _ = job_tx.send((seq, part, lines, offset));
+                            }
+                            *read_error.lock().unwrap_or_else(|p| p.into_inner()) =
+                                Some(cannot_read(path, e));
+                            return;
+                        }
+                    };
+                    part.truncate(len + n);
+                    if n == 0 {
+                        break true;
+                    }
+                    if let Some(p) = memchr::memrchr(b'\n', &part[len..]) {
+                        newline = Some(len + p);
+                        if part.len() >= part_size || part.ends_with(b"\n") {
+                            break false;
+                        }
                     }
                 };
-                carry.extend_from_slice(&buf[..n]);
-                // Send whole lines; at the end, whatever is left.
-                let cut = if n == 0 {
-                    carry.len()
+                // Whole lines; at the end, whatever is left.
+                let cut = match (end, newline) {
+                    (false, Some(p)) => p + 1,
+                    _ => part.len(),
+                };
+                carry.extend_from_slice(&part[cut..]);
+                part.truncate(cut);
+                if part.is_empty() {
+                    pool.give(part);
                 } else {
-                    match memrchr_newline(&carry) {
-                        Some(p) if carry.len() >= PART || p + 1 == carry.len() => p + 1,
-                        _ => continue,
-                    }
-                };
-                if cut > 0 {
-                    let rest = carry.split_off(cut);
-                    let part = std::mem::replace(&mut carry, rest);
-                    let part_lines = part.iter().filter(|&&b| b == b'\n').count() as u64
+                    let part_lines = memchr::memchr_iter(b'\n', &part).count() as u64
                         + u64::from(!part.ends_with(b"\n"));
                     let part_len = part.len() as u64;
                     if job_tx.send((seq, part, lines, offset)).is_err() {
@@ -264,7 +314,7 @@ pub fn pump_parallel(
                     lines += part_lines;
                     offset += part_len;
                 }
-                if n == 0 {
+                if end {
                     return;
                 }
             }
@@ -278,14 +328,18 @@ pub fn pump_parallel(
                 };
                 let mut r = Redactor::new(rules.clone(), mode);
                 r.resume_at(lines, offset);
-                let mut out = Vec::with_capacity(part.len() + part.len() / 16);
-                r.push(&part, &mut out);
-                r.finish(&mut out);
-                let findings: Vec<Finding> = r.drain_findings().collect();
-                if done_tx
-                    .send((seq, out, findings, r.summary().clone()))
-                    .is_err()
-                {
+                let done = if mode == Mode::Pseudo {
+                    Part::Scanned(r.scan(part))
+                } else {
+                    let mut out = pool.take();
+                    out.reserve(part.len() + part.len() / 16);
+                    r.push(&part, &mut out);
+                    r.finish(&mut out);
+                    pool.give(part);
+                    let findings: Vec<Finding> = r.drain_findings().collect();
+                    Part::Written(out, findings, r.summary().clone())
+                };
+                if done_tx.send((seq, done)).is_err() {
                     return;
                 }
             });
@@ -294,19 +348,39 @@ pub fn pump_parallel(
         // Write the parts in order as they come back.
         let mut pending = std::collections::BTreeMap::new();
         let mut next = 0u64;
-        for done in done_rx.iter() {
-            pending.insert(done.0, done);
-            while let Some((_, out, findings, summary)) = pending.remove(&next) {
+        let mut out = Vec::new();
+        for (seq, part) in done_rx.iter() {
+            pending.insert(seq, part);
+            while let Some(part) = pending.remove(&next) {
                 next += 1;
-                if write_result.is_ok() {
-                    write_result =
+                if write_result.is_err() {
+                    continue;
+                }
+                write_result = match part {
+                    Part::Written(out, findings, summary) => {
+                        total.merge(&summary);
+                        let written =
+                            sink.write_all(&out)
+                                .and_then(|()| match report.as_deref_mut() {
+                                    Some(r) => r.findings(&mut findings.into_iter()),
+                                    None => Ok(()),
+                                });
+                        pool.give(out);
+                        written
+                    }
+                    Part::Scanned(scanned) => {
+                        out.clear();
+                        pool.give(writer.write_scanned(scanned, &mut out));
                         sink.write_all(&out)
                             .and_then(|()| match report.as_deref_mut() {
-                                Some(r) => r.findings(&mut findings.into_iter()),
-                                None => Ok(()),
-                            });
-                }
-                total.merge(&summary);
+                                Some(r) => r.findings(&mut writer.drain_findings()),
+                                None => {
+                                    writer.drain_findings();
+                                    Ok(())
+                                }
+                            })
+                    }
+                };
             }
             if write_result.is_err() {
                 // Stop the others: their sends fail once this receiver is gone.
@@ -318,11 +392,48 @@ pub fn pump_parallel(
     if let Some(e) = read_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(PumpError::Read(e));
     }
+    if mode == Mode::Pseudo {
+        total = writer.summary().clone();
+    }
     Ok(total)
 }
 
-fn memrchr_newline(b: &[u8]) -> Option<usize> {
-    b.iter().rposition(|&c| c == b'\n')
+/// Buffers of parts written, for the parts to come: a file read into
+/// new buffers part by part pays a page fault per page, system time one
+/// redactor with its one buffer does not pay.
+struct Pool {
+    free: std::sync::Mutex<Vec<Vec<u8>>>,
+    keep: usize,
+}
+
+impl Pool {
+    fn new(keep: usize) -> Pool {
+        Pool {
+            free: std::sync::Mutex::new(Vec::new()),
+            keep,
+        }
+    }
+
+    /// An empty buffer, with room if one was given back.
+    fn take(&self) -> Vec<u8> {
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        free.pop().unwrap_or_default()
+    }
+
+    fn give(&self, mut buf: Vec<u8>) {
+        buf.clear();
+        let mut free = self.free.lock().unwrap_or_else(|p| p.into_inner());
+        if free.len() < self.keep {
+            free.push(buf);
+        }
+    }
+}
+
+/// A part back from a worker: redacted (mask, typed), or scanned for the
+/// writer to redact (pseudo).
+enum Part {
+    Written(Vec<u8>, Vec<Finding>, Summary),
+    Scanned(Scanned),
 }
 
 #[cfg(test)]
@@ -338,32 +449,77 @@ mod tests {
         .unwrap()
     }
 
-    /// Several parts' worth of lines, each with a key to redact.
+    /// Lines to cut into many small parts, with keys, addresses met again
+    /// parts later (pseudonyms numbered across parts), a number to
+    /// replace, a broken line and a last line without its newline.
     fn lines() -> Vec<u8> {
         let mut text = Vec::new();
-        let mut n = 0;
-        while text.len() < 3 * PART {
-            text.extend_from_slice(
-                format!("{{\"n\":{n},\"out\":\"key AKIA2E0A8F3B244C9986 here\"}}\n").as_bytes(),
-            );
-            n += 1;
+        for n in 0..3000 {
+            let line = match n % 7 {
+                0 => format!("{{\"n\":{n},\"out\":\"key AKIA2E0A8F3B244C9986 here\"}}\n"),
+                1 => format!(
+                    "{{\"n\":{n},\"to\":\"mail jo{}@mailhost.org now\"}}\n",
+                    n % 37
+                ),
+                2 => format!("{{\"n\":{n},\"card\":4111111111111111}}\n"),
+                3 if n % 500 == 3 => format!("{{\"n\":{n},\"broken\":\"jo@mailhost.org\n"),
+                _ => format!("{{\"n\":{n},\"text\":\"nothing here\"}}\n"),
+            };
+            text.extend_from_slice(line.as_bytes());
         }
+        text.extend_from_slice(b"{\"last\":\"mail ann@mailhost.org\"}");
         text
     }
 
+    /// Findings kept as they come.
+    #[derive(Default)]
+    struct Kept(Vec<Finding>);
+
+    impl Findings for Kept {
+        fn findings(&mut self, found: &mut dyn Iterator<Item = Finding>) -> io::Result<()> {
+            self.0.extend(found);
+            Ok(())
+        }
+    }
+
+    /// In every mode, pseudo included (whose parts the writer numbers):
+    /// the bytes, findings and summary of one redactor, from parts of
+    /// every size down to a line or two.
     #[test]
-    fn parts_on_several_threads_give_the_bytes_one_redactor_gives() {
+    fn parts_on_several_threads_give_what_one_redactor_gives() {
         let rules = Arc::new(Rules::builtin());
-        let mut one = Vec::new();
-        let mut redactor = Redactor::new(rules.clone(), Mode::Typed);
-        pump(stream(lines()), &mut redactor, &mut one, None).unwrap();
-        let mut many = Vec::new();
-        let summary =
-            pump_parallel(stream(lines()), &rules, Mode::Typed, 3, &mut many, None).unwrap();
-        assert!(one == many, "the parallel output differs");
-        assert!(!one.windows(20).any(|w| w == b"AKIA2E0A8F3B244C9986"));
-        assert_eq!(summary.findings(), redactor.summary().findings());
-        assert_eq!(summary.lines, redactor.summary().lines);
+        for mode in [Mode::Mask, Mode::Typed, Mode::Pseudo] {
+            let mut one = Vec::new();
+            let mut kept_one = Kept::default();
+            let mut redactor = Redactor::new(rules.clone(), mode);
+            pump(
+                stream(lines()),
+                &mut redactor,
+                &mut one,
+                Some(&mut kept_one),
+            )
+            .unwrap();
+            assert!(!one.windows(20).any(|w| w == b"AKIA2E0A8F3B244C9986"));
+            assert!(redactor.summary().broken_lines > 0 && redactor.summary().findings() > 800);
+            for part in [64, 1000, 64 << 10] {
+                let mut many = Vec::new();
+                let mut kept = Kept::default();
+                let summary = pump_parts(
+                    stream(lines()),
+                    &rules,
+                    mode,
+                    3,
+                    part,
+                    &mut many,
+                    Some(&mut kept),
+                )
+                .unwrap();
+                let at = format!("{mode:?}, parts of {part} bytes");
+                assert!(one == many, "{at}: the parallel output differs");
+                assert_eq!(kept.0, kept_one.0, "{at}");
+                assert_eq!(&summary, redactor.summary(), "{at}");
+            }
+        }
     }
 
     #[test]
@@ -393,6 +549,34 @@ mod tests {
         };
         assert!(e.to_string().contains("rollback-truncated.jsonl.gz"), "{e}");
         assert!(e.reason().starts_with("cannot read: "), "{}", e.reason());
+    }
+
+    /// A read error midway: on several threads as on one, in every mode,
+    /// the whole lines read before it are written, and the error names
+    /// the input.
+    #[test]
+    fn a_read_error_writes_the_lines_before_it_as_one_redactor_does() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/gzip/rollback-truncated.jsonl.gz");
+        let rules = Arc::new(Rules::builtin());
+        for mode in [Mode::Mask, Mode::Typed, Mode::Pseudo] {
+            let mut one = Vec::new();
+            let mut r = Redactor::new(rules.clone(), mode);
+            let input = Stream::open(&path, u64::MAX).unwrap();
+            assert!(pump(input, &mut r, &mut one, None).is_err());
+            assert!(!one.is_empty(), "nothing before the damage");
+            for part in [64, 1000, PART] {
+                let mut many = Vec::new();
+                let input = Stream::open(&path, u64::MAX).unwrap();
+                let err = pump_parts(input, &rules, mode, 3, part, &mut many, None).unwrap_err();
+                let at = format!("{mode:?}, parts of {part} bytes");
+                assert!(one == many, "{at}: the parallel output differs");
+                let PumpError::Read(e) = err else {
+                    panic!("{at}: not a read error: {err}")
+                };
+                assert!(e.to_string().contains("rollback-truncated.jsonl.gz"), "{e}");
+            }
+        }
     }
 
     /// A gzip bomb: a small file that inflates past the limit stops with

@@ -33,9 +33,9 @@ impl FileSource {
         }
     }
 
-    /// The files, by `FileId`.
-    pub fn paths(&self) -> &[PathBuf] {
-        &self.paths
+    /// A source over the same files, which opens them anew.
+    pub fn reopen(&self) -> FileSource {
+        FileSource::new(self.paths.clone())
     }
 }
 

@@ -13,7 +13,7 @@
 use serde::Serialize;
 
 use crate::edit::EditError;
-use crate::migrate::{migrate, Change};
+use crate::migrate::{count_changes, Change};
 use crate::model::entry::EntryId;
 use crate::model::message::MessageKind;
 use crate::model::provider::Api;
@@ -89,9 +89,8 @@ pub fn resume_check(
             if empty {
                 reasons.push("no messages: every API rejects an empty history".to_owned());
             } else {
-                let report = migrate(&messages, api).report;
-                for (change, what, fix) in BLOCKING {
-                    let n = report.count(change);
+                let counts = count_changes(&messages, api, &BLOCKING.map(|b| b.0));
+                for ((_, what, fix), n) in BLOCKING.into_iter().zip(counts) {
                     if n > 0 {
                         reasons.push(format!("{what}: {n} ({fix})"));
                     }

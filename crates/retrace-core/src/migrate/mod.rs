@@ -68,7 +68,7 @@ use crate::model::provider::Api;
 use prepare::{Emitter, Turn};
 use render::Render;
 use report::Tally;
-use sink::{Collect, Pretty, Sink};
+use sink::{Collect, Discard, Pretty, Sink};
 
 /// A history written for one API, and what that cost.
 #[derive(Debug, Clone)]
@@ -350,6 +350,67 @@ impl<W: Write> Streamed<W> {
         }
         Ok(report)
     }
+}
+
+/// How many of each of `changes` a migration of `messages` to `to` would
+/// note: `migrate(messages, to).report.count(change)` for each, without
+/// writing the body. When the renderer of `to` notes none of them, the
+/// first pass alone decides them; else the second pass runs with its
+/// elements dropped as they come (the resume check asks this for every
+/// API of a long branch, where building four bodies cost most of
+/// `retrace validate`).
+pub fn count_changes(messages: &[Message], to: Api, changes: &[Change]) -> Vec<usize> {
+    let mut planner = Planner::new(to);
+    for m in messages {
+        planner.add(m);
+    }
+    let plan = planner.finish();
+    if !changes.iter().any(|&c| rendering_notes(to, c)) {
+        return changes
+            .iter()
+            .map(|&c| plan.prepare.tally.count(c))
+            .collect();
+    }
+    let mut second = Second::new(plan);
+    let written = messages
+        .iter()
+        .try_for_each(|m| second.add(m, &mut Discard))
+        .and_then(|()| second.finish(&mut Discard));
+    // `Discard` returns no error.
+    let (report, _) = written.unwrap_or_else(|e| unreachable!("dropping values: {e}"));
+    changes.iter().map(|&c| report.count(c)).collect()
+}
+
+/// Whether the renderer for `to` may note `change`; the first pass notes
+/// the rest. Kept in step with the renderers' `tally.note` calls (the
+/// corpus test `count_changes_is_the_report_on_every_branch` compares
+/// both paths).
+fn rendering_notes(to: Api, change: Change) -> bool {
+    use Change::*;
+    let every = matches!(
+        change,
+        RoleRenamed
+            | ThinkingDropped
+            | RedactedThinkingDropped
+            | SignatureDropped
+            | ImageDropped
+            | MediaDropped
+            | ImageWithoutPayload
+            | TurnsMerged
+            | ErrorFlagDropped
+    );
+    every
+        || match to {
+            Api::Anthropic | Api::Google => matches!(
+                change,
+                SystemMoved
+                    | UserTurnAdded
+                    | ArgumentsWrapped
+                    | LoopThinkingMissing
+                    | ThoughtSignatureMissing
+            ),
+            Api::OpenAiChat | Api::OpenAiResponses => matches!(change, ItemIdMissing),
+        }
 }
 
 /// What a migration of `messages` to `to` would lose or change.

@@ -393,6 +393,11 @@ impl Tally {
         }
     }
 
+    /// How many of `change` were noted.
+    pub fn count(&self, change: Change) -> usize {
+        self.counts.get(&change).map_or(0, |c| c.0)
+    }
+
     pub fn into_report(self, to: Api, messages: usize, turns: usize) -> Report {
         let mut changes: Vec<ChangeCount> = self
             .counts

@@ -1,5 +1,5 @@
 //! Where a migration's body goes, element by element: built as a value
-//! ([`Collect`]), or written as the pretty-printed JSON
+//! ([`Collect`]), dropped ([`Discard`]), or written as the pretty-printed JSON
 //! `serde_json::to_writer_pretty` writes of that value ([`Pretty`]), so a
 //! long history is never held whole. A body is one list (`messages`,
 //! `contents`, `input`) and fields whose names sort after it (`system`,
@@ -49,6 +49,20 @@ impl Sink for Collect {
 
     fn field(&mut self, key: &'static str, value: Value) -> io::Result<()> {
         self.fields.insert(key.to_owned(), value);
+        Ok(())
+    }
+}
+
+/// No body: elements dropped as they come, for a caller that wants only
+/// the report ([`super::count_changes`]).
+pub(crate) struct Discard;
+
+impl Sink for Discard {
+    fn item(&mut self, _: Value) -> io::Result<()> {
+        Ok(())
+    }
+
+    fn field(&mut self, _: &'static str, _: Value) -> io::Result<()> {
         Ok(())
     }
 }

@@ -63,4 +63,6 @@ pub use mode::{typed_placeholders, Mode};
 pub use report::{BrokenLine, Finding, Leftover, Summary};
 pub use rules::{Rules, TextMatch};
 pub use source::{FindingSink, RedactingSource};
-pub use stream::{findings_in, opens_document, Redactor, ValueFinding, REVEAL_CLOSE, REVEAL_OPEN};
+pub use stream::{
+    findings_in, opens_document, Redactor, Scanned, ValueFinding, REVEAL_CLOSE, REVEAL_OPEN,
+};

@@ -279,61 +279,35 @@ impl Redactor {
     /// Redacts one line (or whole document) `line` that starts at input
     /// offset `start`.
     fn redact_content(&mut self, line: &[u8], start: u64, out: &mut Vec<u8>) {
-        let mut content = line.strip_suffix(b"\n").unwrap_or(line);
-        let mut base = 0;
-        if self.line == 1 && content.starts_with(b"\xEF\xBB\xBF") {
-            content = &content[3..];
-            base = 3;
-        }
+        let (content, base) = content_of(line, self.line);
         let mut edits = std::mem::take(&mut self.edits);
         edits.clear();
-        let walked = self.engine.line(content, &mut edits);
+        if self.first_pass(content, base, start, &mut edits) {
+            self.write_changed(line, start, &mut edits, out);
+        } else {
+            out.extend_from_slice(line);
+        }
+        self.edits = edits;
+    }
+
+    /// The first pass over the content of one line (`base` bytes into the
+    /// line, which starts at input offset `start`): its matches into
+    /// `edits`, without those the rules leave in place; a line that is not
+    /// JSON is counted as broken. Whether the line changes.
+    fn first_pass(
+        &mut self,
+        content: &[u8],
+        base: usize,
+        start: u64,
+        edits: &mut Vec<Edit>,
+    ) -> bool {
+        let walked = self.engine.line(content, edits);
         if walked.is_ok() {
-            self.keep_allowed(content, &mut edits, true);
+            self.keep_allowed(content, edits, true);
         }
         match walked {
-            Ok(()) if edits.is_empty() => out.extend_from_slice(line),
-            Ok(()) => {
-                let mut current = self.apply(content, &edits, start + base as u64);
-                // Replacing a match can reveal another that was glued to it
-                // (`…ioBearer tok`, a phone after a digit): scan the output
-                // again and redact what it finds, a few times; what is left
-                // after that is reported as a leftover.
-                for pass in 1..=PASSES {
-                    if !self.verify {
-                        break;
-                    }
-                    edits.clear();
-                    // Only strings holding a placeholder can scan
-                    // differently than before (the rest are the same bytes
-                    // under the same keys, and had no match).
-                    let written = std::mem::take(&mut self.written);
-                    let scanned = self.engine.line_around(&current, &written, &mut edits);
-                    self.written = written;
-                    if scanned.is_err() {
-                        self.leftover(None, String::from("(output is not JSON)"));
-                        break;
-                    }
-                    // A value left in place is found again; it stays.
-                    self.keep_allowed(&current, &mut edits, false);
-                    if edits.is_empty() {
-                        break;
-                    }
-                    if pass == PASSES {
-                        for e in &edits {
-                            self.leftover(Some(e.kind), e.path.clone());
-                        }
-                        break;
-                    }
-                    current = self.apply(&current, &edits, start + base as u64);
-                }
-                out.extend_from_slice(&line[..base]);
-                out.extend_from_slice(&current);
-                out.extend_from_slice(&line[base + content.len()..]);
-                self.summary.lines_changed += 1;
-            }
+            Ok(()) => !edits.is_empty(),
             Err(at) => {
-                out.extend_from_slice(line);
                 self.hits.clear();
                 self.engine.rules.scan(content, None, &mut self.hits);
                 self.summary.broken_lines += 1;
@@ -345,9 +319,115 @@ impl Redactor {
                         unredacted: self.hits.len() as u32,
                     });
                 }
+                false
             }
         }
-        self.edits = edits;
+    }
+
+    /// Writes a line the first pass found `edits` in (line `self.line`,
+    /// at input offset `start`): placeholders in, then the verify passes.
+    fn write_changed(&mut self, line: &[u8], start: u64, edits: &mut Vec<Edit>, out: &mut Vec<u8>) {
+        let (content, base) = content_of(line, self.line);
+        let mut current = self.apply(content, edits, start + base as u64);
+        // Replacing a match can reveal another that was glued to it
+        // (`…ioBearer tok`, a phone after a digit): scan the output
+        // again and redact what it finds, a few times; what is left
+        // after that is reported as a leftover.
+        for pass in 1..=PASSES {
+            if !self.verify {
+                break;
+            }
+            edits.clear();
+            // Only strings holding a placeholder can scan
+            // differently than before (the rest are the same bytes
+            // under the same keys, and had no match).
+            let written = std::mem::take(&mut self.written);
+            let scanned = self.engine.line_around(&current, &written, edits);
+            self.written = written;
+            if scanned.is_err() {
+                self.leftover(None, String::from("(output is not JSON)"));
+                break;
+            }
+            // A value left in place is found again; it stays.
+            self.keep_allowed(&current, edits, false);
+            if edits.is_empty() {
+                break;
+            }
+            if pass == PASSES {
+                for e in edits.iter() {
+                    self.leftover(Some(e.kind), e.path.clone());
+                }
+                break;
+            }
+            current = self.apply(&current, edits, start + base as u64);
+        }
+        out.extend_from_slice(&line[..base]);
+        out.extend_from_slice(&current);
+        out.extend_from_slice(&line[base + content.len()..]);
+        self.summary.lines_changed += 1;
+    }
+
+    /// The first pass over `part`, whole lines of a JSON-lines input (the
+    /// last may lack its newline) that opens no document (see
+    /// [`opens_document`]), after [`Redactor::resume_at`] its first line:
+    /// what [`Redactor::write_scanned`] needs to write it. Scanning parts
+    /// on several threads and writing them on one, in order, gives the
+    /// bytes, findings and summary one redactor gives in every mode, since
+    /// placeholders (pseudonyms, numbered in order) are chosen only when
+    /// written.
+    pub fn scan(&mut self, part: Vec<u8>) -> Scanned {
+        let first = (self.line, self.offset);
+        let before = std::mem::take(&mut self.summary);
+        let mut changed = Vec::new();
+        let mut at = 0;
+        for line in part.split_inclusive(|&b| b == b'\n') {
+            self.line += 1;
+            let start = self.offset;
+            self.offset += line.len() as u64;
+            self.summary.lines += 1;
+            self.summary.bytes += line.len() as u64;
+            let (content, base) = content_of(line, self.line);
+            let mut edits = Vec::new();
+            if self.first_pass(content, base, start, &mut edits) {
+                changed.push(ScannedLine {
+                    range: at..at + line.len(),
+                    line: self.line,
+                    edits,
+                });
+            }
+            at += line.len();
+        }
+        Scanned {
+            bytes: part,
+            first,
+            end: (self.line, self.offset),
+            changed,
+            summary: std::mem::replace(&mut self.summary, before),
+        }
+    }
+
+    /// Writes a part [`Redactor::scan`] scanned (on this redactor or
+    /// another with the same rules), placeholders chosen here; parts must
+    /// come in input order, each after the one before it. Gives back the
+    /// part's bytes, for a caller that reuses its buffers.
+    pub fn write_scanned(&mut self, part: Scanned, out: &mut Vec<u8>) -> Vec<u8> {
+        let mut at = 0;
+        for ScannedLine {
+            range,
+            line,
+            mut edits,
+        } in part.changed
+        {
+            out.extend_from_slice(&part.bytes[at..range.start]);
+            self.line = line;
+            let start = part.first.1 + range.start as u64;
+            self.write_changed(&part.bytes[range.clone()], start, &mut edits, out);
+            at = range.end;
+        }
+        out.extend_from_slice(&part.bytes[at..]);
+        self.summary.merge(&part.summary);
+        (self.line, self.offset) = part.end;
+        part.bytes
     }
 
     /// Takes out of `edits` (sorted, of `content`, which starts at line
@@ -581,6 +661,41 @@ impl Redactor {
         self.hits = hits;
         out
     }
+}
+
+/// A line's content: without its newline, and on the first line without
+/// a byte-order mark; and where the content starts in the line.
+fn content_of(line: &[u8], number: u64) -> (&[u8], usize) {
+    let content = line.strip_suffix(b"\n").unwrap_or(line);
+    if number == 1 && content.starts_with(b"\xEF\xBB\xBF") {
+        return (&content[3..], 3);
+    }
+    (content, 0)
+}
+
+/// A part of an input after the first pass ([`Redactor::scan`]), to be
+/// written by [`Redactor::write_scanned`]: its bytes, and the lines that
+/// change with the matches found in them.
+#[derive(Debug)]
+pub struct Scanned {
+    bytes: Vec<u8>,
+    /// Lines and bytes before the part, and after it.
+    first: (u64, u64),
+    end: (u64, u64),
+    changed: Vec<ScannedLine>,
+    /// The first pass's totals: lines, bytes, broken lines, matches left
+    /// in place.
+    summary: Summary,
+}
+
+/// A line of a [`Scanned`] part that changes.
+#[derive(Debug)]
+struct ScannedLine {
+    /// Its bytes in the part, newline included.
+    range: std::ops::Range<usize>,
+    /// Its number.
+    line: u64,
+    edits: Vec<Edit>,
 }
 
 /// Whether `first_line` (with or without its newline) opens a JSON document

@@ -536,3 +536,66 @@ fn a_call_outside_an_assistant_turn_is_written_as_text() {
         }
     }
 }
+
+/// `count_changes`, the report path the resume check takes (the first pass
+/// alone, or the second without a body), counts what `migrate`'s report
+/// counts: on every leaf of every corpus file and fixture, to every API,
+/// each change asked alone (so a change the first pass decides takes that
+/// path) and the resume check's six asked together.
+#[test]
+fn count_changes_is_the_report_on_every_branch() {
+    use retrace_core::migrate::{count_changes, Change};
+    let blocking = [
+        Change::CallWithoutResult,
+        Change::ResultWithoutCall,
+        Change::ResultMoved,
+        Change::UserTurnAdded,
+        Change::IdRegenerated,
+        Change::ArgumentsWrapped,
+    ];
+    let mut seen = std::collections::BTreeSet::new();
+    let mut compared = 0;
+    for path in corpus_files().into_iter().chain(fixture_files()) {
+        let name = path.to_string_lossy().into_owned();
+        let bytes = std::fs::read(&path).unwrap();
+        let (name, bytes) = match name.strip_suffix(".gz") {
+            Some(plain) if plain.ends_with(".jsonl") => (plain.to_owned(), gunzip(&name, &bytes)),
+            Some(_) => continue,
+            None => (name, bytes),
+        };
+        let s = Session::from_bytes(&name, &bytes);
+        for &leaf in s.tree().tips() {
+            let Ok(messages) = s.context(leaf, &mut &bytes[..]) else {
+                continue;
+            };
+            for api in Api::ALL {
+                let report = migrate(&messages, api).report;
+                let at = format!("{name} leaf {} to {api:?}", s.label(leaf));
+                let asked: Vec<Change> = report
+                    .changes
+                    .iter()
+                    .map(|c| c.change)
+                    .chain(blocking)
+                    .collect();
+                for &change in &asked {
+                    let n = count_changes(&messages, api, &[change]);
+                    assert_eq!(n, [report.count(change)], "{at}: {change:?}");
+                    if n[0] > 0 {
+                        seen.insert(format!("{change:?}"));
+                    }
+                }
+                let together: Vec<usize> = blocking.iter().map(|&c| report.count(c)).collect();
+                assert_eq!(count_changes(&messages, api, &blocking), together, "{at}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 500, "{compared} reports compared");
+    // The inputs hold each blocking change somewhere, so each path is tried.
+    for change in blocking {
+        assert!(
+            seen.contains(&format!("{change:?}")),
+            "no {change:?} in the inputs"
+        );
+    }
+}

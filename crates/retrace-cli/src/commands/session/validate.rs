@@ -61,15 +61,22 @@ fn run(args: &ValidateArgs, read: &ReadArgs, printer: &mut Printer) -> Result<Ex
 }
 
 fn validate(path: &str, read: &ReadArgs, printer: &mut Printer) -> Result<ExitStatus> {
-    let mut loaded = load(path, read, printer)?;
-    let check = loaded
-        .check(OpenOptions::default().threads)
-        .map_err(|e| InputError::new(e).on(path))?;
-    let resume = match loaded.session.tree().default_leaf() {
-        Some(leaf) => resume_check(&loaded.session, &mut loaded.source, leaf)
-            .map_err(|e| InputError::new(e).on(path))?,
-        None => Vec::new(),
-    };
+    let loaded = load(path, read, printer)?;
+    // The resume check reads the bodies on a thread of its own, with its
+    // own source, while the deep check runs on every core.
+    let (check, resume) = std::thread::scope(|scope| {
+        let resume = scope.spawn(|| match loaded.session.tree().default_leaf() {
+            Some(leaf) => resume_check(&loaded.session, &mut loaded.another_source(), leaf),
+            None => Ok(Vec::new()),
+        });
+        let check = loaded.check(OpenOptions::default().threads);
+        let resume = resume
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (check, resume)
+    });
+    let check = check.map_err(|e| InputError::new(e).on(path))?;
+    let resume = resume.map_err(|e| InputError::new(e).on(path))?;
     let s = &loaded.session;
     let file_name = |f: FileId| s.files()[f.0 as usize].name.as_str();
     let located = |d: &Diagnostic| Located {
