@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::error::EngineError;
 use super::values::{
-    Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch,
-    Made, Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
+    Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, FirstRows, FolderOpened, Image,
+    ListedBatch, Made, Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
 };
 #[cfg(feature = "api")]
 use super::values::{Context, Migration, SessionTree};
@@ -68,6 +68,8 @@ pub enum Event {
     Ready,
     /// Bytes read so far while opening.
     Progress(Progress),
+    /// The first rows of a file being opened, before its index is done.
+    FirstRows(Box<FirstRows>),
     /// How far the scan for sensitive data got and what it found since the
     /// last report.
     Scan(ScanReport),
