@@ -517,12 +517,12 @@ fn on_first_rows(v: Viewer, first: FirstRows) {
         bodies,
     } = first;
     FIRST_ROWS.set(true);
-    v.summary.set(Some(summary));
+    v.summary.set(Some(*summary));
     REQUESTED.with(|r| *r.borrow_mut() = (Some(branch.leaf), HashSet::new()));
     v.leaf.set(Some(branch.leaf));
     // Bodies first: the rows then ask for none of them.
     on_response(v, Response::Bodies(bodies), None);
-    on_response(v, Response::Branch(Box::new(branch)), None);
+    on_response(v, Response::Branch(branch), None);
 }
 
 /// Shows a session just read.

@@ -536,40 +536,6 @@ impl<F: Files> Open<F> {
 
 /// A row as the page lists it (tool results named `tool` whatever the
 /// format calls them).
-/// The rows of the branch ending at `leaf` and the bodies of the first
-/// `n` of them, as [`Open`] answers them with sensitive data hidden: the
-/// first screen of a file still being read (`raw` its bytes so far).
-pub(super) fn first_screen(
-    s: &Session,
-    raw: &mut dyn Source,
-    rules: Arc<Rules>,
-    leaf: u32,
-    n: usize,
-) -> Result<(BranchRows, Bodies), EngineError> {
-    let mut rows = s.rows(EntryId(leaf));
-    s.mark_typed_prompts(&mut rows, raw)?;
-    let mut info = Rows::default();
-    for r in &rows {
-        info.push(row_info(s, r));
-    }
-    let mut shown = RedactingSource::new(raw, rules);
-    let items = (0..n.min(rows.len()))
-        .map(|i| body(s, &mut shown, &rows, i))
-        .collect::<Result<Vec<_>, _>>()?;
-    let branch = BranchRows {
-        leaf,
-        leaf_label: s.label(EntryId(leaf)),
-        rows: info,
-    };
-    let bodies = Bodies {
-        leaf,
-        start: 0,
-        items,
-        revealed: Vec::new(),
-    };
-    Ok((branch, bodies))
-}
-
 fn row_info(s: &Session, r: &Row) -> RowInfo {
     let first = r.entries[0];
     let entry = s.entry(first);

@@ -12,7 +12,7 @@ use retrace_core::{
 
 use super::describe::shorten;
 use super::files::{Files, SessionFiles};
-use super::open::{self, Open, DIAGNOSTICS_SENT};
+use super::open::{Open, DIAGNOSTICS_SENT};
 use crate::protocol::{
     EngineError, ErrorCode, Event, FileSummary, FirstRows, FolderSession, Progress, SegmentInfo,
     SubagentInfo, Summary,
@@ -32,7 +32,7 @@ const FIRST_BYTES: usize = 1 << 20;
 /// Rows of the first screen sent with their bodies: a screenful (as many
 /// as the page asks for at a time, `web`'s `BODY_BATCH`), rendered in one
 /// short task.
-const FIRST_SCREEN: usize = 12;
+const FIRST_SCREEN: u32 = 12;
 /// Milliseconds between two progress reports.
 const PROGRESS_MS: f64 = 50.0;
 
@@ -159,7 +159,7 @@ impl<F: Files> Opening<F> {
                 }
                 if first_rows {
                     first_rows = false;
-                    if let Some(first) = first_screen(&name, &bytes) {
+                    if let Some(first) = first_screen(files.pick(&[file]), &bytes) {
                         if !progress(Event::FirstRows(Box::new(first))) {
                             return Err(superseded());
                         }
@@ -212,34 +212,37 @@ impl<F: Files> Opening<F> {
     }
 }
 
-/// The first screen of file `name` whose first piece is `piece`: its
-/// whole lines read as a session of their own, the rows of its default
-/// branch and the bodies of the first [`FIRST_SCREEN`] of them. `None`
-/// for a gzipped file (its piece cannot be read alone) or a piece with no
-/// branch (one JSON document, not lines, has none until its end).
-fn first_screen(name: &str, piece: &[u8]) -> Option<FirstRows> {
+/// The first screen of `file` (one file) whose first piece is `piece`:
+/// its whole lines read as a session of their own, with the figures of a
+/// summary (the rest of it, which costs body reads, comes with the whole
+/// session), the rows of its default branch and the bodies of the first
+/// [`FIRST_SCREEN`] of them, answered as an open session answers them
+/// (from the file: the same code, not a copy of it for bytes in memory).
+/// `None` for a gzipped file (its piece cannot be read alone) or a piece
+/// with no branch (one JSON document, not lines, has none until its end).
+fn first_screen<F: Files>(file: F, piece: &[u8]) -> Option<FirstRows> {
     let head = piece.get(..FIRST_BYTES.min(piece.len()))?;
     if head.starts_with(&[0x1f, 0x8b]) {
         return None;
     }
-    let mut head = &head[..head.iter().rposition(|&b| b == b'\n')? + 1];
+    let head = &head[..head.iter().rposition(|&b| b == b'\n')? + 1];
     let mut reader = Reader::new();
-    reader.begin_file(name);
+    reader.begin_file(&file.name(0));
     reader.push(head);
     let session = reader.finish();
-    let rules = Arc::new(Rules::builtin());
-    let summary = summarize(
-        &session,
-        &mut RedactingSource::new(&mut head, rules.clone()),
-        None,
-        None,
-    );
-    let leaf = summary.default_leaf.or(summary.tips.last().copied())?;
-    let (branch, bodies) =
-        open::first_screen(&session, &mut head, rules, leaf, FIRST_SCREEN).ok()?;
+    let leaf = session.tree().default_leaf()?.0;
+    let summary = Summary {
+        figures: retrace_core::Summary::new(&session),
+        default_leaf: Some(leaf),
+        ..Summary::default()
+    };
+    let source = Inflated::new(SessionFiles(file), session.files());
+    let mut open = Open::new(session, source, Arc::new(Rules::builtin()));
+    let branch = open.branch_rows(leaf).ok()?;
+    let bodies = open.bodies(leaf, 0, FIRST_SCREEN).ok()?;
     Some(FirstRows {
-        summary,
-        branch,
+        summary: Box::new(summary),
+        branch: Box::new(branch),
         bodies,
     })
 }
