@@ -27,6 +27,7 @@ mod tree;
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOptions, Step};
@@ -52,8 +53,10 @@ pub struct Viewer {
     pub rows: RwSignal<Rows>,
     /// The leaf's id as links write it.
     pub leaf_label: RwSignal<String>,
-    /// Bodies of rows on screen, by row index.
-    pub bodies: RwSignal<HashMap<usize, RowBody>>,
+    /// Bodies of rows on screen, by row index: shared, so each row's memo
+    /// of its own takes and compares a pointer, not a message, whenever a
+    /// batch for other rows comes.
+    pub bodies: RwSignal<HashMap<usize, Arc<RowBody>>>,
     /// How many rows the replay shows.
     pub position: RwSignal<usize>,
     pub playing: RwSignal<bool>,
@@ -670,7 +673,7 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
                     });
                 }
                 for (i, item) in items.into_iter().enumerate() {
-                    b.insert(start + i, item);
+                    b.insert(start + i, Arc::new(item));
                 }
             });
             search::highlight_later(v);
