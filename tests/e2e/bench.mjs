@@ -57,6 +57,10 @@ for (const file of files) {
     await p.waitForFunction(() => window.__bench.firstPaint && window.__bench.indexed, null, { timeout: 120000 });
     const status = await p.textContent('#status');
     const memory = await p.textContent('#worker-memory').catch(() => '');
+    // The engine's own figures: indexed in, and how much of it waited
+    // for the browser's reads of the file.
+    const index = await p.$eval('#worker-memory', (el) => el.parentElement.textContent).catch(() => '');
+    const waited = /\((\d+) ms waiting for reads\)/.exec(index)?.[1];
     const phases = await interact(p);
     const b = await p.evaluate(() => window.__bench);
     const longTasks = {};
@@ -75,9 +79,11 @@ for (const file of files) {
       status: status.trim(),
       memory: memory.trim(),
       longTasks,
+      waited,
       errors,
     };
-    console.log(`  run ${run + 1}: first paint ${result.firstPaint.toFixed(3)} s, indexed ${result.indexed.toFixed(3)} s, long tasks `
+    console.log(`  run ${run + 1}: first paint ${result.firstPaint.toFixed(3)} s, indexed ${result.indexed.toFixed(3)} s `
+      + `(${result.status.match(/indexed in \d+ ms/)?.[0] ?? ''}, ${waited ?? '?'} ms waiting for reads), long tasks `
       + Object.entries(longTasks).map(([k, t]) => `${k} ${t.count} (longest ${t.longest.toFixed(0)} ms)`).join(', '));
     for (const [k, t] of Object.entries(longTasks)) {
       const w = worst[k] ?? { count: 0, longest: 0 };
