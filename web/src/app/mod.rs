@@ -234,6 +234,9 @@ impl Viewer {
         self.progress.set(Some((0, total)));
         self.pending.set(None);
         PENDING_SPOT.with(|p| *p.borrow_mut() = None);
+        // First rows of an open this one replaces are no longer shown.
+        FIRST_ROWS.set(false);
+        AFTER_FIRST_ROWS.set(false);
         spot
     }
 
@@ -520,6 +523,12 @@ fn on_first_rows(v: Viewer, first: FirstRows) {
         bodies,
     } = first;
     FIRST_ROWS.set(true);
+    // What a branch shown before (another session's) left.
+    v.bodies.set(HashMap::new());
+    v.images.set(HashMap::new());
+    v.focus.set(None);
+    v.edit.set(None);
+    v.compare.set(None);
     v.summary.set(Some(*summary));
     REQUESTED.with(|r| *r.borrow_mut() = (Some(branch.leaf), HashSet::new()));
     v.leaf.set(Some(branch.leaf));
