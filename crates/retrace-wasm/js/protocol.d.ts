@@ -229,7 +229,7 @@ export type ErrorCode = "bad-request" | "no-session" | "not-found" | "not-a-sess
 /**
  * What background work reports, unasked.
  */
-export type Event = { "kind": "ready" } | { "kind": "progress", "data": Progress } | { "kind": "scan", "data": ScanReport } | { "kind": "download_progress", "data": DownloadProgress } | { "kind": "listed", "data": ListedBatch } | { "kind": "failed", "data": EngineError };
+export type Event = { "kind": "ready" } | { "kind": "progress", "data": Progress } | { "kind": "first_rows", "data": FirstRows } | { "kind": "scan", "data": ScanReport } | { "kind": "download_progress", "data": DownloadProgress } | { "kind": "listed", "data": ListedBatch } | { "kind": "failed", "data": EngineError };
 
 /**
  * The figures of a session's index (no body read).
@@ -317,6 +317,16 @@ change: ChangeKind, };
 export type FileId = number;
 
 export type FileSummary = { name: string, size: number, lines: number, format: string, };
+
+/**
+ * The first screen of a file still being read (the `first_rows` event,
+ * sent to an `open` that asked with `first_rows`): the figures of the
+ * session its first piece holds (the rest of the summary is left empty),
+ * the rows of that session's default branch and the bodies of the first
+ * of them, so a page paints them while the rest is indexed. Ids are
+ * those the whole session gives the same entries.
+ */
+export type FirstRows = { summary: Summary, branch: BranchRows, bodies: Bodies, };
 
 /**
  * A dropped or picked folder split into sessions (answers
@@ -732,7 +742,7 @@ changes: Array<ChangeCount>, };
  * A request, written as `{"kind": …, fields…}` (the worker transport's
  * JSON) and read with [`Request::from_json`].
  */
-export type Request = { "kind": "open", leaf_label: string | null, entry: string | null, } | { "kind": "open_folder", paths: Array<string>, } | { "kind": "open_listed", session: number, } | { "kind": "branch", leaf: number, } | { "kind": "bodies", leaf: number, start: number, end: number, } | { "kind": "search", query: string, filter: SearchFilter, } | { "kind": "stats" } | { "kind": "image", leaf: number, row: number, image: number, } | { "kind": "previews", segments: Array<number>, } | { "kind": "hide_sensitive", hide: boolean, } | { "kind": "review", disable: Array<string>, allow: Array<ReviewAllow>, } | { "kind": "scan" } | { "kind": "download", file: number, mode: "typed" | "mask" | "pseudo", disable: Array<string>, allow: Array<Allow>, } | { "kind": "edit_points", leaf: number, } | { "kind": "fork", leaf: number, row: number, } | { "kind": "seal", leaf: number, } | { "kind": "compare", left: number, right: number, } | { "kind": "tree" } | { "kind": "context", leaf: number, } | { "kind": "migrate", leaf: number, to: Api, };
+export type Request = { "kind": "open", leaf_label: string | null, entry: string | null, first_rows?: boolean, } | { "kind": "open_folder", paths: Array<string>, } | { "kind": "open_listed", session: number, } | { "kind": "branch", leaf: number, } | { "kind": "bodies", leaf: number, start: number, end: number, } | { "kind": "search", query: string, filter: SearchFilter, } | { "kind": "stats" } | { "kind": "image", leaf: number, row: number, image: number, } | { "kind": "previews", segments: Array<number>, } | { "kind": "hide_sensitive", hide: boolean, } | { "kind": "review", disable: Array<string>, allow: Array<ReviewAllow>, } | { "kind": "scan" } | { "kind": "download", file: number, mode: "typed" | "mask" | "pseudo", disable: Array<string>, allow: Array<Allow>, } | { "kind": "edit_points", leaf: number, } | { "kind": "fork", leaf: number, row: number, } | { "kind": "seal", leaf: number, } | { "kind": "compare", left: number, right: number, } | { "kind": "tree" } | { "kind": "context", leaf: number, } | { "kind": "migrate", leaf: number, to: Api, };
 
 /**
  * The answer to a request. Its `data` is the value a JS caller's promise

@@ -446,6 +446,7 @@ fn what_cannot_be_served_says_why_with_a_stable_code() {
     let open = Request::Open {
         leaf_label: None,
         entry: None,
+        first_rows: false,
     };
     assert_eq!(code(tab.ask(open.clone(), None)), ErrorCode::BadRequest);
     assert_eq!(
@@ -527,6 +528,7 @@ fn a_later_open_supersedes_one_still_reading() {
     let open = || Request::Open {
         leaf_label: None,
         entry: None,
+        first_rows: false,
     };
     let first = tab
         .engine
@@ -576,6 +578,7 @@ fn deep_link_labels_resolve_and_sensitive_data_is_hidden_until_shown() {
         Request::Open {
             leaf_label: None,
             entry: Some("L3".into()),
+            first_rows: false,
         },
         Some(files),
     ) else {
@@ -1024,4 +1027,132 @@ fn a_comparison_hides_sensitive_data_as_bodies_do() {
     assert!(!text.contains("[REDACTED:"));
     assert!(!shown.revealed.is_empty());
     assert_eq!(shown.pairs, hidden.pairs);
+}
+
+/// A linear pi session of `turns` prompts and answers, each about `size`
+/// bytes of text: a file longer than the piece its first screen is read
+/// from.
+fn long_pi_session(turns: usize, size: usize) -> Vec<u8> {
+    let mut out = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"5e55-10\",\"timestamp\":\"2025-06-01T09:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    let mut parent = "null".to_owned();
+    for i in 0..2 * turns {
+        let (role, id) = (
+            if i % 2 == 0 { "user" } else { "assistant" },
+            format!("{i:08x}"),
+        );
+        let text = format!("turn {i} ").repeat(size / 8);
+        out.push_str(&format!(
+            "{{\"type\":\"message\",\"id\":\"{id}\",\"parentId\":{parent},\"timestamp\":\"2025-06-01T09:{:02}:{:02}.000Z\",\"message\":{{\"role\":\"{role}\",\"content\":[{{\"type\":\"text\",\"text\":\"{text}\"}}]}}}}\n",
+            i / 60 % 60,
+            i % 60
+        ));
+        parent = format!("\"{id}\"");
+    }
+    out.into_bytes()
+}
+
+/// Opens `bytes` as `name` (`first_rows` asked for or not, `entry` as a
+/// deep link's): the events reading sent, the answer.
+fn open_seeing_events(
+    tab: &mut Tab,
+    name: &str,
+    bytes: Vec<u8>,
+    entry: Option<String>,
+    first_rows: bool,
+) -> (Vec<Event>, Response) {
+    let open = Request::Open {
+        leaf_label: None,
+        entry,
+        first_rows,
+    };
+    let files = memory(&[(name.to_owned(), bytes)]);
+    let Ok(Outcome::Opening(opening)) = tab.engine.call(1, open, Some(files), &mut tab.host) else {
+        panic!("no opening");
+    };
+    let mut events = Vec::new();
+    let read = retrace_wasm::engine::ready(opening.read(
+        || 0.0,
+        |e| {
+            events.push(e);
+            true
+        },
+    ))
+    .unwrap();
+    (events, tab.engine.opened(read, &mut tab.host).unwrap())
+}
+
+#[test]
+fn the_first_rows_of_a_long_file_come_before_it_is_read_as_the_whole_session_gives_them() {
+    // 3 MB: three times the piece the first screen is read from.
+    let bytes = long_pi_session(300, 5000);
+    assert!(bytes.len() > 3 << 20);
+    let mut tab = Tab::new();
+    let (events, opened) = open_seeing_events(&mut tab, "long.jsonl", bytes.clone(), None, true);
+    let Response::Opened(summary) = opened else {
+        panic!("not opened: {opened:?}");
+    };
+    // One `first_rows`, before any progress (before the file is read).
+    assert!(
+        matches!(events.first(), Some(Event::FirstRows(_))),
+        "{events:?}"
+    );
+    let firsts = events
+        .iter()
+        .filter(|e| matches!(e, Event::FirstRows(_)))
+        .count();
+    assert_eq!(firsts, 1);
+    let Some(Event::FirstRows(first)) = events.into_iter().next() else {
+        unreachable!()
+    };
+    // Rows of the file's head only, ids and labels as the whole session's.
+    let rows = &first.branch.rows;
+    assert!(rows.len() >= 100 && rows.len() < 300, "{} rows", rows.len());
+    assert!(first.summary.figures.entries < summary.figures.entries);
+    let Response::Branch(whole) = tab
+        .ask(
+            Request::Branch {
+                leaf: first.branch.leaf,
+            },
+            None,
+        )
+        .unwrap()
+    else {
+        panic!("no branch");
+    };
+    assert_eq!(whole.rows, first.branch.rows);
+    assert_eq!(whole.leaf_label, first.branch.leaf_label);
+    let Response::Branch(default) = tab
+        .ask(
+            Request::Branch {
+                leaf: summary.default_leaf.unwrap(),
+            },
+            None,
+        )
+        .unwrap()
+    else {
+        panic!("no branch");
+    };
+    assert_eq!(default.rows.entry[..rows.len()], rows.entry[..]);
+    // A screenful of bodies, as the session answers them.
+    assert_eq!(first.bodies.start, 0);
+    assert_eq!(first.bodies.items.len(), 12);
+    let asked = Request::Bodies {
+        leaf: first.branch.leaf,
+        start: 0,
+        end: 12,
+    };
+    let Response::Bodies(bodies) = tab.ask(asked, None).unwrap() else {
+        panic!("no bodies");
+    };
+    assert_eq!(bodies, first.bodies);
+    // Not asked for, or a deep link (it lands elsewhere): none.
+    let (events, _) = open_seeing_events(&mut Tab::new(), "long.jsonl", bytes.clone(), None, false);
+    assert!(matches!(events.last(), Some(Event::Progress(_))));
+    assert!(!events.iter().any(|e| matches!(e, Event::FirstRows(_))));
+    let link = Some("0000000a".to_owned());
+    let (events, _) = open_seeing_events(&mut Tab::new(), "long.jsonl", bytes, link, true);
+    assert!(matches!(events.last(), Some(Event::Progress(_))));
+    assert!(!events.iter().any(|e| matches!(e, Event::FirstRows(_))));
 }

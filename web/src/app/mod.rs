@@ -25,8 +25,9 @@ pub(crate) mod sensitive;
 pub(crate) mod time;
 mod tree;
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOptions, Step};
@@ -34,8 +35,8 @@ use retrace_core::{Diagnostic, Marks, Preview, Replay, ReplayEvent, ReplayOption
 use crate::state::{Spot, Window};
 use retrace_wasm::js::client;
 use retrace_wasm::protocol::{
-    Bodies, BranchRows, Comparison, EngineError, ErrorCode, Event, Hit, Incoming, Request,
-    Response, RowBody, Rows, ScanReport, SearchFilter, Stats, Summary,
+    Bodies, BranchRows, Comparison, EngineError, ErrorCode, Event, FirstRows, Hit, Incoming,
+    Request, Response, RowBody, Rows, ScanReport, SearchFilter, Stats, Summary,
 };
 
 /// Everything the panels share. Signals are `Copy`; components take what
@@ -52,8 +53,10 @@ pub struct Viewer {
     pub rows: RwSignal<Rows>,
     /// The leaf's id as links write it.
     pub leaf_label: RwSignal<String>,
-    /// Bodies of rows on screen, by row index.
-    pub bodies: RwSignal<HashMap<usize, RowBody>>,
+    /// Bodies of rows on screen, by row index: shared, so each row's memo
+    /// of its own takes and compares a pointer, not a message, whenever a
+    /// batch for other rows comes.
+    pub bodies: RwSignal<HashMap<usize, Arc<RowBody>>>,
     /// How many rows the replay shows.
     pub position: RwSignal<usize>,
     pub playing: RwSignal<bool>,
@@ -197,11 +200,14 @@ impl Viewer {
     /// `again` (a leaf and an entry) with what is shown kept meanwhile.
     pub fn open_list(self, list: js_sys::Array, total: u64, again: Option<Spot>) {
         self.folder.close();
+        let first_rows = again.is_none();
         let spot = again.unwrap_or_else(|| self.begin(total));
         client::send_list(
             &Request::Open {
                 leaf_label: spot.leaf,
                 entry: spot.entry,
+                // Read again as it grew, the old rows stay until it is.
+                first_rows,
             },
             list,
         );
@@ -228,6 +234,9 @@ impl Viewer {
         self.progress.set(Some((0, total)));
         self.pending.set(None);
         PENDING_SPOT.with(|p| *p.borrow_mut() = None);
+        // First rows of an open this one replaces are no longer shown.
+        FIRST_ROWS.set(false);
+        AFTER_FIRST_ROWS.set(false);
         spot
     }
 
@@ -241,6 +250,13 @@ impl Viewer {
         self.window.set(Window::default());
         self.rows.set(Rows::default());
         self.bodies.set(HashMap::new());
+        self.ask_branch(leaf);
+    }
+
+    /// Asks for the rows of the branch ending at `leaf`, the one shown
+    /// (its rows and bodies so far stay until they come).
+    fn ask_branch(self, leaf: u32) {
+        self.leaf.set(Some(leaf));
         self.images.set(HashMap::new());
         self.edit.set(None);
         self.focus.set(None);
@@ -302,6 +318,13 @@ impl Viewer {
 
     /// Asks for the bodies of rendered rows the page does not have yet.
     pub fn request_bodies(self) {
+        self.ask_bodies(false);
+    }
+
+    /// Asks for the bodies of rendered rows not asked for yet, and, with
+    /// `again`, those it has (read from the first rows, before the whole
+    /// session was: the answers replace them).
+    fn ask_bodies(self, again: bool) {
         let Some(leaf) = self.leaf.get_untracked() else {
             return;
         };
@@ -313,7 +336,7 @@ impl Viewer {
             REQUESTED.with(|r| {
                 let r = r.borrow();
                 (window.start..window.end)
-                    .filter(|i| !bodies.contains_key(i) && !r.1.contains(i))
+                    .filter(|i| (again || !bodies.contains_key(i)) && !r.1.contains(i))
                     .collect()
             })
         });
@@ -381,6 +404,11 @@ impl Viewer {
 }
 
 thread_local! {
+    /// Whether the rows shown are an open's first rows, read from its
+    /// first piece while the rest is (its summary replaces them).
+    static FIRST_ROWS: Cell<bool> = const { Cell::new(false) };
+    /// Whether the branch asked for replaces first rows shown.
+    static AFTER_FIRST_ROWS: Cell<bool> = const { Cell::new(false) };
     /// Whether the deep link being opened stood in a replay.
     static PENDING_SPOT: RefCell<Option<bool>> = const { RefCell::new(None) };
 }
@@ -459,6 +487,7 @@ fn on_failure(v: Viewer, e: EngineError) {
 fn on_event(v: Viewer, event: Event) {
     match event {
         Event::Ready => {}
+        Event::FirstRows(first) => on_first_rows(v, *first),
         Event::Progress(p) => {
             frame::announce_progress(v.progress.get_untracked(), p.done, p.total);
             v.progress.set(Some((p.done, p.total)));
@@ -479,9 +508,39 @@ fn on_event(v: Viewer, event: Event) {
     }
 }
 
+/// Shows the first rows of a file being opened, as its branch would be
+/// shown: the worker holds the requests they lead to until the session is
+/// read, then answers them from it.
+fn on_first_rows(v: Viewer, first: FirstRows) {
+    // Only while an open waits for its summary: a session read again as
+    // it grew stays shown meanwhile.
+    if v.summary.with_untracked(Option::is_some) || v.progress.with_untracked(Option::is_none) {
+        return;
+    }
+    let FirstRows {
+        summary,
+        branch,
+        bodies,
+    } = first;
+    FIRST_ROWS.set(true);
+    // What a branch shown before (another session's) left.
+    v.bodies.set(HashMap::new());
+    v.images.set(HashMap::new());
+    v.focus.set(None);
+    v.edit.set(None);
+    v.compare.set(None);
+    v.summary.set(Some(*summary));
+    REQUESTED.with(|r| *r.borrow_mut() = (Some(branch.leaf), HashSet::new()));
+    v.leaf.set(Some(branch.leaf));
+    // Bodies first: the rows then ask for none of them.
+    on_response(v, Response::Bodies(bodies), None);
+    on_response(v, Response::Branch(branch), None);
+}
+
 /// Shows a session just read.
 fn on_opened(v: Viewer, summary: Box<Summary>) {
     v.progress.set(None);
+    let after_first_rows = FIRST_ROWS.replace(false);
     let replay = PENDING_SPOT
         .with(|p| p.borrow_mut().take())
         .unwrap_or(false);
@@ -498,9 +557,15 @@ fn on_opened(v: Viewer, summary: Box<Summary>) {
         crate::state::count(summary.figures.entries as u64)
     ));
     v.summary.set(Some(*summary));
-    v.leaf.set(None);
     match leaf {
-        Some(leaf) => v.select_leaf(leaf),
+        Some(leaf) if after_first_rows => {
+            AFTER_FIRST_ROWS.set(true);
+            v.ask_branch(leaf);
+        }
+        Some(leaf) => {
+            v.leaf.set(None);
+            v.select_leaf(leaf)
+        }
         None => {
             v.rows.set(Rows::default());
             v.replay(|r, _| *r = Replay::new(Vec::new(), v.options.get_untracked()));
@@ -570,10 +635,11 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
             }
             compare::resume(v);
             sync_replay(v);
-            v.request_bodies();
+            v.ask_bodies(AFTER_FIRST_ROWS.replace(false));
             // Fork points and unpaired calls read every body of the
-            // branch: asked for at once only for a session small enough.
-            if summary_size(&v) <= AUTO_STATS_BYTES {
+            // branch: asked for at once only for a session small enough
+            // (known once it is read).
+            if summary_size(&v) <= AUTO_STATS_BYTES && !FIRST_ROWS.get() {
                 client::send(&Request::EditPoints { leaf }, &[]);
             }
             if v.stats_pending.get_untracked() {
@@ -616,7 +682,7 @@ fn on_response(v: Viewer, response: Response, file: Option<web_sys::Blob>) {
                     });
                 }
                 for (i, item) in items.into_iter().enumerate() {
-                    b.insert(start + i, item);
+                    b.insert(start + i, Arc::new(item));
                 }
             });
             search::highlight_later(v);

@@ -1,6 +1,7 @@
 //! One row of the conversation: a message with its parts, or an event line.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 use retrace_core::{
@@ -21,8 +22,13 @@ pub fn RowView(index: usize) -> impl IntoView {
     let v = viewer();
     let info = move || v.rows.with(|r| r.get(index));
     // A memo, so a batch of bodies arriving for other rows leaves this one
-    // alone.
-    let body = Memo::new(move |_| v.bodies.with(|b| b.get(&index).cloned()));
+    // alone: it holds the shared body, changed only when another one comes
+    // for this row (no copy of each row's message, nor a comparison of it,
+    // per batch: with a window of long rows that made scrolling stall).
+    let body = Memo::new_with_compare(
+        move |_| v.bodies.with(|b| b.get(&index).cloned()),
+        another_body,
+    );
     let is_error = move || {
         v.rows.with(|r| {
             r.marks
@@ -57,7 +63,7 @@ pub fn RowView(index: usize) -> impl IntoView {
                 {info.marks.has(Marks::SUBAGENT).then(|| subagent_view(info.entry, info.count))}
                 {move || match body.get() {
                     None => view! { <div class="loading-body">"…"</div> }.into_any(),
-                    Some(b) => body_view(index, b).into_any(),
+                    Some(b) => body_view(index, Arc::unwrap_or_clone(b)).into_any(),
                 }}
             </article>
         })
@@ -191,6 +197,16 @@ pub(super) fn subagent_view(entry: u32, count: u32) -> impl IntoView {
             </details>
         }
     })
+}
+
+/// Whether a row's body is another than the one it had (a memo's
+/// `changed`).
+fn another_body(old: Option<&Option<Arc<RowBody>>>, new: Option<&Option<Arc<RowBody>>>) -> bool {
+    match (old, new) {
+        (Some(Some(old)), Some(Some(new))) => !Arc::ptr_eq(old, new),
+        (Some(None), Some(None)) => false,
+        _ => true,
+    }
 }
 
 pub(super) fn body_view(index: usize, body: RowBody) -> impl IntoView {

@@ -104,8 +104,14 @@ impl<F: Files> Engine<F> {
         };
         let reply = |r: Response| Ok(Outcome::Reply(r));
         match request {
-            Request::Open { leaf_label, entry } => {
-                Ok(Outcome::Opening(self.open(files()?, leaf_label, entry)))
+            Request::Open {
+                leaf_label,
+                entry,
+                first_rows,
+            } => {
+                let mut opening = self.open(files()?, leaf_label, entry);
+                opening.first_rows = first_rows;
+                Ok(Outcome::Opening(opening))
             }
             Request::OpenFolder { paths } => self.open_folder(files()?, &paths),
             Request::OpenListed { session } => Ok(Outcome::Opening(self.open_listed(session)?)),

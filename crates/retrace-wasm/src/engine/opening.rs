@@ -14,8 +14,8 @@ use super::describe::shorten;
 use super::files::{Files, SessionFiles};
 use super::open::{Open, DIAGNOSTICS_SENT};
 use crate::protocol::{
-    EngineError, ErrorCode, FileSummary, FolderSession, Progress, SegmentInfo, SubagentInfo,
-    Summary,
+    EngineError, ErrorCode, Event, FileSummary, FirstRows, FolderSession, Progress, SegmentInfo,
+    SubagentInfo, Summary,
 };
 
 /// Bytes read from a file per piece: large enough that the per-call cost
@@ -26,6 +26,13 @@ const READ_AHEAD: usize = 3;
 /// Tree segments that get a preview of their first prompt with the
 /// summary (each costs a body read); a caller asks for the rest it shows.
 const PREVIEWS: usize = 40;
+/// Bytes of a file's first piece its first screen is read from: a
+/// screenful of rows, indexed in a few milliseconds.
+const FIRST_BYTES: usize = 1 << 20;
+/// Rows of the first screen sent with their bodies: a screenful (as many
+/// as the page asks for at a time, `web`'s `BODY_BATCH`), rendered in one
+/// short task.
+const FIRST_SCREEN: u32 = 12;
 /// Milliseconds between two progress reports.
 const PROGRESS_MS: f64 = 50.0;
 
@@ -42,6 +49,9 @@ pub struct Opening<F> {
     pub generation: u64,
     /// The folder's sessions, when this opens a folder of one.
     pub folder: Option<Vec<FolderSession>>,
+    /// Whether the rows of the first piece are sent before the index is
+    /// done (a `first_rows` event).
+    pub first_rows: bool,
 }
 
 /// The files read: the session to install and its summary.
@@ -67,17 +77,19 @@ impl<F: Files> Opening<F> {
             entry,
             generation,
             folder: None,
+            first_rows: false,
         }
     }
 
     /// Reads the files into a session, in the order given with their
     /// side-cars. `clock` is a monotonic clock in milliseconds; `progress`
-    /// hears how far it got now and then, and says whether to go on
-    /// (`false`: a later open superseded this one).
+    /// hears how far it got now and then (and the first rows, when asked
+    /// for), and says whether to go on (`false`: a later open superseded
+    /// this one).
     pub async fn read(
         self,
         clock: impl Fn() -> f64,
-        mut progress: impl FnMut(Progress) -> bool,
+        mut progress: impl FnMut(Event) -> bool,
     ) -> Result<Indexed<F>, EngineError> {
         let Opening {
             mut files,
@@ -86,7 +98,10 @@ impl<F: Files> Opening<F> {
             entry,
             generation,
             folder,
+            first_rows,
         } = self;
+        // A deep link lands elsewhere than the first screen.
+        let mut first_rows = first_rows && leaf_label.is_none() && entry.is_none();
         let superseded =
             || EngineError::new(ErrorCode::Superseded, "a later open replaced this one");
         if ordered.is_empty() {
@@ -142,11 +157,19 @@ impl<F: Files> Opening<F> {
                         ));
                     }
                 }
+                if first_rows {
+                    first_rows = false;
+                    if let Some(first) = first_screen(files.pick(&[file]), &bytes) {
+                        if !progress(Event::FirstRows(Box::new(first))) {
+                            return Err(superseded());
+                        }
+                    }
+                }
                 reader.push(&bytes);
                 let done = base + at + bytes.len() as u64;
                 if clock() - last_report > PROGRESS_MS {
                     last_report = clock();
-                    if !progress(Progress { done, total }) {
+                    if !progress(Event::Progress(Progress { done, total })) {
                         return Err(superseded());
                     }
                 }
@@ -163,7 +186,7 @@ impl<F: Files> Opening<F> {
                 reader.attach_snapshots(id, &files.name(car), &bytes);
             }
         }
-        if !progress(Progress { done: total, total }) {
+        if !progress(Event::Progress(Progress { done: total, total })) {
             return Err(superseded());
         }
         let session = reader.finish();
@@ -187,6 +210,41 @@ impl<F: Files> Opening<F> {
             folder,
         })
     }
+}
+
+/// The first screen of `file` (one file) whose first piece is `piece`:
+/// its whole lines read as a session of their own, with the figures of a
+/// summary (the rest of it, which costs body reads, comes with the whole
+/// session), the rows of its default branch and the bodies of the first
+/// [`FIRST_SCREEN`] of them, answered as an open session answers them
+/// (from the file: the same code, not a copy of it for bytes in memory).
+/// `None` for a gzipped file (its piece cannot be read alone) or a piece
+/// with no branch (one JSON document, not lines, has none until its end).
+fn first_screen<F: Files>(file: F, piece: &[u8]) -> Option<FirstRows> {
+    let head = piece.get(..FIRST_BYTES.min(piece.len()))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        return None;
+    }
+    let head = &head[..head.iter().rposition(|&b| b == b'\n')? + 1];
+    let mut reader = Reader::new();
+    reader.begin_file(&file.name(0));
+    reader.push(head);
+    let session = reader.finish();
+    let leaf = session.tree().default_leaf()?.0;
+    let summary = Summary {
+        figures: retrace_core::Summary::new(&session),
+        default_leaf: Some(leaf),
+        ..Summary::default()
+    };
+    let source = Inflated::new(SessionFiles(file), session.files());
+    let mut open = Open::new(session, source, Arc::new(Rules::builtin()));
+    let branch = open.branch_rows(leaf).ok()?;
+    let bodies = open.bodies(leaf, 0, FIRST_SCREEN).ok()?;
+    Some(FirstRows {
+        summary: Box::new(summary),
+        branch: Box::new(branch),
+        bodies,
+    })
 }
 
 /// The whole of side-car `i` (a subagent's `.meta.json`, a

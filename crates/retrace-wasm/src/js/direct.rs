@@ -335,8 +335,14 @@ impl DirectEngine {
     /// link's labels).
     #[wasm_bindgen(js_name = open)]
     pub fn open(&self, files: Array, leaf_label: Option<String>, entry: Option<String>) -> Promise {
-        self.shared
-            .ask_with_files(Request::Open { leaf_label, entry }, files)
+        self.shared.ask_with_files(
+            Request::Open {
+                leaf_label,
+                entry,
+                first_rows: false,
+            },
+            files,
+        )
     }
 
     /// `openFolder`: a folder's files (`paths[i]` the path of the `i`th

@@ -73,6 +73,15 @@ pub fn read(message: &JsValue) -> Result<crate::protocol::Incoming, EngineError>
         let event = match kind.as_str() {
             "ready" => Event::Ready,
             "progress" => Event::Progress(from_value(data).map_err(bad)?),
+            "first_rows" => {
+                // Field by field, through the readers answers use.
+                let part = |name: &str| Reflect::get(&data, &name.into()).unwrap_or_default();
+                Event::FirstRows(Box::new(crate::protocol::FirstRows {
+                    summary: from_value(part("summary")).map_err(bad)?,
+                    branch: from_value(part("branch")).map_err(bad)?,
+                    bodies: from_value(part("bodies")).map_err(bad)?,
+                }))
+            }
             "scan" => Event::Scan(from_value(data).map_err(bad)?),
             "download_progress" => Event::DownloadProgress(from_value(data).map_err(bad)?),
             "listed" => Event::Listed(from_value(data).map_err(bad)?),

@@ -22,6 +22,10 @@ thread_local! {
     static ENGINE: RefCell<Engine<BrowserFiles>> = RefCell::new(Engine::new());
     /// Whether a slice of background work is scheduled.
     static TICKING: Cell<bool> = const { Cell::new(false) };
+    /// The open whose first rows were sent and whose session is not read
+    /// yet: requests wait in `HELD` until it is.
+    static HOLDING: Cell<Option<u64>> = const { Cell::new(None) };
+    static HELD: RefCell<Vec<JsValue>> = const { RefCell::new(Vec::new()) };
     /// The bytes of files being made, by the request they answer.
     static MADE: RefCell<HashMap<u32, Array>> = RefCell::new(HashMap::new());
 }
@@ -50,6 +54,15 @@ fn handle(data: &JsValue) {
         Ok(r) => r,
         Err(e) => return reply(id, Err(e)),
     };
+    // After the first rows of an open, the page asks about the session
+    // being read: its requests wait for it (another open does not).
+    let opens = matches!(
+        request,
+        Request::Open { .. } | Request::OpenFolder { .. } | Request::OpenListed { .. }
+    );
+    if !opens && HOLDING.with(|h| h.get()).is_some() {
+        return HELD.with(|h| h.borrow_mut().push(data.clone()));
+    }
     let files = request
         .takes_files()
         .then(|| BrowserFiles::of(&field("files")));
@@ -61,16 +74,31 @@ fn handle(data: &JsValue) {
             let generation = opening.generation;
             wasm_bindgen_futures::spawn_local(async move {
                 let read = opening
-                    .read(browser::clock_ms, |progress| {
+                    .read(browser::clock_ms, |event| {
                         let current = ENGINE.with(|e| e.borrow().is_current(generation));
                         if current {
-                            WorkerHost.event(Event::Progress(progress));
+                            if matches!(event, Event::FirstRows(_)) {
+                                HOLDING.with(|h| h.set(Some(generation)));
+                            }
+                            WorkerHost.event(event);
                         }
                         current
                     })
                     .await;
                 let answer = ENGINE.with(|e| e.borrow_mut().opened(read, &mut WorkerHost));
+                let installed = answer.is_ok();
                 reply(id, answer);
+                if HOLDING.with(|h| h.get()) == Some(generation) {
+                    HOLDING.with(|h| h.set(None));
+                    // Asked about a session that never came (unreadable,
+                    // or replaced by a later open): nobody waits for them.
+                    let held = HELD.with(|h| h.take());
+                    if installed {
+                        for data in held {
+                            handle(&data);
+                        }
+                    }
+                }
                 schedule();
             });
         }

@@ -18,9 +18,16 @@ pub enum Request {
     /// Read the files sent along (one session: a main file and its side
     /// files, in any order). `leaf_label` and `entry` are labels to resolve
     /// (from a deep link). Answered with the summary once read.
+    ///
+    /// With `first_rows`, the rows a file's first piece holds come as a
+    /// `first_rows` event while the rest is read, and requests that come
+    /// after that event wait for the whole session (a page paints the
+    /// first screen at once, then asks for more as if it were open).
     Open {
         leaf_label: Option<String>,
         entry: Option<String>,
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        first_rows: bool,
     },
     /// A dropped or picked folder: the files sent along, `paths[i]` the
     /// path of the `i`th under the folder (`/` between folders), split into
@@ -244,6 +251,7 @@ impl Request {
             "open" => Request::Open {
                 leaf_label: label("leaf_label"),
                 entry: label("entry"),
+                first_rows: v.get("first_rows").and_then(Value::as_bool) == Some(true),
             },
             "open_folder" => Request::OpenFolder {
                 paths: texts("paths")?,
@@ -407,6 +415,7 @@ mod tests {
             Request::Open {
                 leaf_label: Some("e9".into()),
                 entry: None,
+                first_rows: true,
             },
             Request::OpenFolder {
                 paths: vec!["p/a.jsonl".into(), "p/a/subagents/agent-1.jsonl".into()],
@@ -485,6 +494,7 @@ mod tests {
         all.push(Request::Open {
             leaf_label: None,
             entry: Some("L3".into()),
+            first_rows: false,
         });
         all.push(Request::Review {
             disable: Vec::new(),

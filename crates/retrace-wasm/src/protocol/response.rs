@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::error::EngineError;
 use super::values::{
-    Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, FolderOpened, Image, ListedBatch,
-    Made, Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
+    Bodies, BranchRows, Comparison, DownloadProgress, EditPoints, FirstRows, FolderOpened, Image,
+    ListedBatch, Made, Previews, Progress, ScanReport, SearchResults, StatsReport, Summary,
 };
 #[cfg(feature = "api")]
 use super::values::{Context, Migration, SessionTree};
@@ -68,6 +68,8 @@ pub enum Event {
     Ready,
     /// Bytes read so far while opening.
     Progress(Progress),
+    /// The first rows of a file being opened, before its index is done.
+    FirstRows(Box<FirstRows>),
     /// How far the scan for sensitive data got and what it found since the
     /// last report.
     Scan(ScanReport),
@@ -335,6 +337,23 @@ mod tests {
         let all = [
             Event::Ready,
             Event::Progress(Progress { done: 1, total: 2 }),
+            Event::FirstRows(Box::new(FirstRows {
+                summary: Box::new(Summary {
+                    default_leaf: Some(4),
+                    ..Summary::default()
+                }),
+                branch: Box::new(BranchRows {
+                    leaf: 4,
+                    leaf_label: "e4".into(),
+                    ..BranchRows::default()
+                }),
+                bodies: Bodies {
+                    leaf: 4,
+                    start: 0,
+                    items: Vec::new(),
+                    revealed: Vec::new(),
+                },
+            })),
             Event::Scan(ScanReport {
                 done: 1,
                 total: 2,
@@ -382,6 +401,7 @@ mod tests {
             [
                 "ready",
                 "progress",
+                "first_rows",
                 "scan",
                 "download_progress",
                 "listed",
@@ -395,6 +415,12 @@ mod tests {
             let back = match e {
                 Event::Ready => Event::Ready,
                 Event::Progress(_) => Event::Progress(serde_json::from_value(data).unwrap()),
+                // Read field by field, as the page's reader does.
+                Event::FirstRows(_) => Event::FirstRows(Box::new(FirstRows {
+                    summary: serde_json::from_value(data["summary"].clone()).unwrap(),
+                    branch: serde_json::from_value(data["branch"].clone()).unwrap(),
+                    bodies: serde_json::from_value(data["bodies"].clone()).unwrap(),
+                })),
                 Event::Scan(_) => Event::Scan(serde_json::from_value(data).unwrap()),
                 Event::DownloadProgress(_) => {
                     Event::DownloadProgress(serde_json::from_value(data).unwrap())

@@ -442,6 +442,20 @@ pub struct ReviewAllow {
     pub hash: String,
 }
 
+/// The first screen of a file still being read (the `first_rows` event,
+/// sent to an `open` that asked with `first_rows`): the figures of the
+/// session its first piece holds (the rest of the summary is left empty),
+/// the rows of that session's default branch and the bodies of the first
+/// of them, so a page paints them while the rest is indexed. Ids are
+/// those the whole session gives the same entries.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct FirstRows {
+    pub summary: Box<Summary>,
+    pub branch: Box<BranchRows>,
+    pub bodies: Bodies,
+}
+
 /// Bytes read so far while opening (the `progress` event).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]

@@ -118,6 +118,7 @@ impl Tab {
         let request = Request::Open {
             leaf_label: None,
             entry: None,
+            first_rows: false,
         };
         match self.ask(request, Some(files)) {
             Ok(Response::Opened(summary)) => *summary,
