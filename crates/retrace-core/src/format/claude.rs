@@ -31,7 +31,6 @@ use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::model::message::{Message, Role};
 use crate::normalize;
-use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize, Origin};
 use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
@@ -347,7 +346,10 @@ impl Rules for Claude {
         })
     }
 
-    fn figures(&self) -> Option<ReadFigures> {
+    // Natively only, as for pi: in wasm the reader is about 10 KB of the
+    // viewer's gzipped bundle, for a check the viewer runs once.
+    #[cfg(not(target_arch = "wasm32"))]
+    fn figures(&self) -> Option<normalize::figures::ReadFigures> {
         Some(normalize::figures::claude_line)
     }
 

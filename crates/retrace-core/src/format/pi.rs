@@ -12,7 +12,6 @@ use crate::model::entry::{Entry, EntryId, FileId, Flags};
 use crate::model::format_id::Format;
 use crate::model::intern::{Interner, Sym};
 use crate::normalize;
-use crate::normalize::figures::ReadFigures;
 use crate::normalize::{Mode, Normalize, PerLine};
 use crate::read::fields::{sym, weak, Action, FieldSpec, Slot};
 
@@ -131,7 +130,9 @@ impl Rules for Pi {
         Box::new(PerLine(normalize::pi::entry_message))
     }
 
-    fn figures(&self) -> Option<ReadFigures> {
+    // Natively only (see Claude Code's).
+    #[cfg(not(target_arch = "wasm32"))]
+    fn figures(&self) -> Option<normalize::figures::ReadFigures> {
         Some(normalize::figures::pi_entry)
     }
 
