@@ -672,8 +672,10 @@ pub(crate) fn valid_id(to: Api, id: &str) -> bool {
 }
 
 /// A stable replacement for `original`: its characters made safe when that
-/// is enough, else `call_` and a hash of it.
+/// is enough, else `call_` and a hash of it; made unique, and still valid
+/// once it is (a suffix may take an id past a length limit).
 fn regenerate(to: Api, original: &str, used: &HashSet<String>) -> String {
+    let valid = |id: &str| valid_id(to, id) && valid_id(Api::OpenAiChat, id);
     let safe: String = original
         .chars()
         .map(|c| {
@@ -684,12 +686,14 @@ fn regenerate(to: Api, original: &str, used: &HashSet<String>) -> String {
             }
         })
         .collect();
-    let candidate = if valid_id(to, &safe) && valid_id(Api::OpenAiChat, &safe) {
-        safe
-    } else {
-        format!("call_{:016x}", fnv1a(original.as_bytes()))
-    };
-    unique(candidate, used)
+    let hashed = || format!("call_{:016x}", fnv1a(original.as_bytes()));
+    if valid(&safe) {
+        let id = unique(safe, used);
+        if valid(&id) {
+            return id;
+        }
+    }
+    unique(hashed(), used)
 }
 
 /// `id`, or `id_2`, `id_3`, … whichever is not taken.

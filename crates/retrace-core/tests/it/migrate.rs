@@ -427,6 +427,36 @@ fn a_result_after_a_text_only_tool_message_moves_to_its_call() {
     }
 }
 
+/// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): two
+/// Gemini CLI calls share a 40-character id, OpenAI Chat's longest. The
+/// second was made unique with a suffix after its length was checked,
+/// so its 42 characters broke the limit, and a second migration gave it
+/// another id. A suffixed id that breaks a limit is replaced whole now.
+#[test]
+fn a_repeated_id_at_the_length_limit_is_made_unique_within_it() {
+    let rel = "fuzz/gemini-repeated-40-char-call-id.jsonl";
+    let bytes = fixture(rel);
+    let s = Session::from_bytes(rel, &bytes);
+    let messages = history(&s, &bytes);
+    let chat = migrate(&messages, Api::OpenAiChat);
+    let ids: Vec<&str> = chat.body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .map(|c| c["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids.len(), 2);
+    assert_eq!(ids[0], "run_shell_command-1770627605000-c3d4e5f6");
+    assert_ne!(ids[0], ids[1]);
+    assert!(ids.iter().all(|id| id.len() <= 40), "{ids:?}");
+    for api in Api::ALL {
+        let m = migrate(&messages, api);
+        assert_eq!(remigrated(&m.body, api), m.body, "{api}");
+    }
+}
+
 /// Found by the `migrate` fuzz target (`tests/fixtures/fuzz/`): a Claude
 /// Code `assistant` line whose message role is damaged (`assis|ant`),
 /// holding a tool call. It used to be read as a user message, so the
