@@ -68,12 +68,14 @@ pub fn build_into(root: &Path, out: &Path, what: &str, features: &[&str]) -> Res
     )?;
     let module = out.join("retrace_wasm_bg.wasm");
     step(
-        "wasm-opt -Oz",
+        "wasm-opt -Oz --reorder-functions-by-name",
         root,
         // The features it may use come from the module's own
-        // `target_features` section.
+        // `target_features` section. Functions sorted by name put a
+        // generic's copies side by side for gzip (the player: 313,542 →
+        // 308,694 B gzipped), as the viewer's `index.html` asks too.
         Command::new("wasm-opt")
-            .arg("-Oz")
+            .args(["-Oz", "--reorder-functions-by-name"])
             .arg(&module)
             .arg("-o")
             .arg(&module)
