@@ -192,24 +192,21 @@ impl Viewer {
             return;
         }
         let total = files.iter().map(|f| f.size() as u64).sum();
-        self.open_list(files.iter().collect(), total, None, true);
+        self.open_list(files.iter().collect(), total, None);
     }
 
     /// Opens the files of `list` (`File`s, or a served session's
     /// `{session: ID}`) at the link's spot, or, read again as it grew, at
     /// `again` (a leaf and an entry) with what is shown kept meanwhile.
-    /// With `first_rows`, the first screen is painted from the file's
-    /// first piece while the rest is indexed: for dropped files only, as
-    /// a served session would read those bytes again by range.
-    pub fn open_list(self, list: js_sys::Array, total: u64, again: Option<Spot>, first_rows: bool) {
+    pub fn open_list(self, list: js_sys::Array, total: u64, again: Option<Spot>) {
         self.folder.close();
-        // Read again as it grew, the old rows stay until it is.
-        let first_rows = first_rows && again.is_none();
+        let first_rows = again.is_none();
         let spot = again.unwrap_or_else(|| self.begin(total));
         client::send_list(
             &Request::Open {
                 leaf_label: spot.leaf,
                 entry: spot.entry,
+                // Read again as it grew, the old rows stay until it is.
                 first_rows,
             },
             list,

@@ -30,7 +30,7 @@ pub fn open_from_query(v: Viewer) {
     let session = Object::new();
     let _ = Reflect::set(&session, &"session".into(), &id.as_str().into());
     let list = Array::of1(&session);
-    v.open_list(list.clone(), 0, None, false);
+    v.open_list(list.clone(), 0, None);
     let Ok(source) = web_sys::EventSource::new(&format!("/api/sessions/{id}/live")) else {
         return;
     };
@@ -45,7 +45,7 @@ pub fn open_from_query(v: Viewer) {
             }
             if sizes != read {
                 read = sizes;
-                v.open_list(list.clone(), 0, Some(place(v)), false);
+                v.open_list(list.clone(), 0, Some(place(v)));
             }
         });
     let _ = source.add_event_listener_with_callback("sizes", on_sizes.as_ref().unchecked_ref());
