@@ -18,7 +18,7 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 
 use crate::bench_wasm::ensure_generated;
-use crate::cmd::{release_retrace, step};
+use crate::cmd::{base_and_new, step};
 use crate::{root, tools};
 
 /// The ccusage release measured against (its `claude session` and
@@ -66,15 +66,11 @@ pub fn run(args: &[String]) -> Result<()> {
             ),
         }
     }
-    let base = base.context("bench-peers needs --base BIN: a release build of the base commit")?;
+    let (base, new) = base_and_new("bench-peers", base, new)?;
     if runs == 0 {
         bail!("--runs must be at least 1");
     }
     let root = root();
-    let new = match new {
-        Some(new) => new,
-        None => release_retrace(&root)?,
-    };
     let dir = root.join("target/peers-bench");
     let claude = ensure_generated(&root, &dir, "gen_claude.py", "claude-code", 100)?;
     let pi100 = ensure_generated(&root, &dir, "gen_session.py", "pi", 100)?;

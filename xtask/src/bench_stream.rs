@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::release_retrace;
+use crate::cmd::base_and_new;
 use crate::{root, tools};
 
 #[path = "../../crates/retrace-io/benches/open/generate.rs"]
@@ -81,16 +81,12 @@ pub fn run(args: &[String]) -> Result<()> {
             ),
         }
     }
-    let base = base.context("bench-stream needs --base BIN: a release build of the base commit")?;
+    let (base, new) = base_and_new("bench-stream", base, new)?;
     if runs == 0 {
         bail!("--runs must be at least 1");
     }
     let root = root();
     let time = tools::ensure_gnu_time()?;
-    let new = match new {
-        Some(new) => new,
-        None => release_retrace(&root)?,
-    };
     let dir = root.join("target/stream-bench");
     std::fs::create_dir_all(&dir)?;
     let wants = |what: &str| only.iter().any(|o| o == what);

@@ -62,6 +62,23 @@ pub fn built_binary(root: &Path, profile: &str, name: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
+/// The two binaries a bench or a sweep compares: `--base` (required, a
+/// build of the base commit) and `--new` (else this tree's release build).
+pub fn base_and_new(
+    command: &str,
+    base: Option<PathBuf>,
+    new: Option<PathBuf>,
+) -> Result<(PathBuf, PathBuf)> {
+    let base = base.with_context(|| {
+        format!("{command} needs --base BIN: a release build of the base commit")
+    })?;
+    let new = match new {
+        Some(new) => new,
+        None => release_retrace(&crate::root())?,
+    };
+    Ok((base, new))
+}
+
 /// `retrace` built in release (without the viewer), for the benches that
 /// run the CLI as it ships.
 pub fn release_retrace(root: &Path) -> Result<PathBuf> {

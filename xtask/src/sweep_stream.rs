@@ -17,7 +17,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
-use crate::cmd::release_retrace;
+use crate::cmd::base_and_new;
 use crate::root;
 
 /// What `migrate --to` takes.
@@ -41,12 +41,8 @@ pub fn run(args: &[String]) -> Result<()> {
             }
         }
     }
-    let base = base.context("sweep-stream needs --base BIN: a build of the base commit")?;
+    let (base, new) = base_and_new("sweep-stream", base, new)?;
     let root = root();
-    let new = match new {
-        Some(new) => new,
-        None => release_retrace(&root)?,
-    };
     // A name `--to` does not take would fail alike with both binaries.
     let help = Command::new(&new).args(["migrate", "--help"]).output()?;
     let help = String::from_utf8_lossy(&help.stdout);
