@@ -3,7 +3,8 @@
 //! on).
 //!
 //! Each original line byte for byte, a line holding two run-together
-//! objects once. A line that edits the branch it is on (a Codex
+//! objects once; the file's last line, when it has no newline and is not
+//! written last, gets one (the only byte `cat` adds to JSON lines). A line that edits the branch it is on (a Codex
 //! `thread_rolled_back`) is left out: the branch already leaves out the
 //! turns it drops, and read again it would drop earlier ones
 //! ([`Session::standalone_branch`], the one rule for every branch written
@@ -75,10 +76,17 @@ pub fn export_branch(
         ..Export::default()
     };
     let mut written = HashSet::new();
+    // The file's last line may have no newline; written before another
+    // (a branch out of file order: a Gemini CLI record rewritten later),
+    // it gets one, or the two would read as one line.
+    let mut unended = false;
     for e in entries {
         let entry = session.entry(e);
         if in_document(session, e) {
             let bytes = source.read(entry.file, entry.range())?;
+            if std::mem::take(&mut unended) {
+                out.write_all(b"\n")?;
+            }
             out.write_all(&one_line(&bytes))?;
             out.write_all(b"\n")?;
             done.entries += 1;
@@ -90,7 +98,12 @@ pub fn export_branch(
             continue;
         }
         let line = line_range(session, source, e)?;
-        out.write_all(&source.read(entry.file, line)?)?;
+        let bytes = source.read(entry.file, line)?;
+        if std::mem::take(&mut unended) {
+            out.write_all(b"\n")?;
+        }
+        out.write_all(&bytes)?;
+        unended = !bytes.ends_with(b"\n");
     }
     Ok(done)
 }

@@ -566,3 +566,26 @@ fn a_float_in_arguments_is_read_exactly_and_survives_serde() {
         assert_eq!(back.content, m.content, "{json}");
     }
 }
+
+/// Found by the `document` fuzz target (`tests/fixtures/fuzz/`): a Gemini
+/// CLI file whose last line, with no newline, rewrites the user's record
+/// of line 2. The branch takes that record first, so `cat` wrote the last
+/// line, then the reply's line right after it: one line holding two
+/// records. It gets its newline now; every line is the file's.
+#[test]
+fn an_unended_last_line_written_first_gets_its_newline() {
+    let rel = "fuzz/gemini-rewritten-last-line-unended.jsonl";
+    let bytes = read_fixture(rel);
+    assert!(!bytes.ends_with(b"\n"));
+    let s = Session::from_bytes(rel, &bytes);
+    let leaf = s.tree().default_leaf().unwrap();
+    let mut out = Vec::new();
+    retrace_core::export_branch(&s, &mut &bytes[..], leaf, &mut out).unwrap();
+    let file: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
+    let written: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+    assert_eq!(written, [file[0], file[3], file[2], &b""[..]]);
+    // Read again, it is the same branch.
+    let again = Session::from_bytes(rel, &out);
+    assert!(again.diagnostics().is_empty(), "{:?}", again.diagnostics());
+    assert_eq!(again.entries().len(), 3);
+}
