@@ -13,9 +13,7 @@
 //! described with. Bodies are read through recent 32 KiB blocks
 //! ([`Recent`]): the first screen asks for neighbouring lines, and for
 //! the same ones again (previews, then rows), and each synchronous
-//! request is a round trip through the browser's network process. The
-//! file's first bytes, which the first rows are read from while the rest
-//! streams in, are kept from the stream's first piece ([`HEAD`]).
+//! request is a round trip through the browser's network process.
 
 use std::cell::RefCell;
 use std::collections::VecDeque;
@@ -42,8 +40,6 @@ pub struct ServedFile {
     stream: Rc<RefCell<Option<Stream>>>,
     /// Blocks body reads brought, shared by the clones.
     recent: Rc<RefCell<Recent>>,
-    /// The file's first [`HEAD`] bytes, from opening's first piece.
-    head: Rc<RefCell<Option<Rc<[u8]>>>>,
 }
 
 impl ServedFile {
@@ -79,7 +75,6 @@ impl ServedFile {
             size: field("size")?.as_f64()? as u64,
             stream: Rc::default(),
             recent: Rc::default(),
-            head: Rc::default(),
         })
     }
 
@@ -94,12 +89,6 @@ impl ServedFile {
         buf.clear();
         if range.is_empty() {
             return Ok(());
-        }
-        if let Some(head) = self.head.borrow().as_deref() {
-            if range.end <= head.len() as u64 {
-                buf.extend_from_slice(&head[range.start as usize..range.end as usize]);
-                return Ok(());
-            }
         }
         if range.end - range.start > CACHED_UP_TO || range.end > self.size {
             return self.ask(range, buf);
@@ -187,10 +176,6 @@ impl ServedFile {
             take.copy_to(&mut bytes[at..]);
         }
         stream.at = range.end;
-        if range.start == 0 {
-            let kept = bytes.len().min(HEAD);
-            *self.head.borrow_mut() = Some(bytes[..kept].into());
-        }
         // Dropped (and so cancelled) when this piece failed or was the last.
         if stream.at < self.size {
             *self.stream.borrow_mut() = Some(stream);
@@ -208,11 +193,6 @@ const KEPT: usize = 256;
 /// Reads longer than this (a whole small file, a folder's listing) are
 /// asked as they are, not kept.
 const CACHED_UP_TO: u64 = 1 << 20;
-/// How much of the file's start is kept from opening's first piece: the
-/// first rows are read from the head of the file (a few MiB with the
-/// bodies of the first screen) while the stream goes on, and would be
-/// asked for again by range.
-const HEAD: usize = 8 << 20;
 
 /// The blocks recent body reads brought, the least recently used first.
 #[derive(Default)]
