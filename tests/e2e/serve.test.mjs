@@ -219,15 +219,24 @@ test('a session larger than a piece opens served as it opens dropped', async () 
   // One request for the opening's pieces, the whole file (then bodies,
   // each by its range).
   assert.equal(ranges[0], `bytes=0-${size - 1}`);
-  const long = ranges.filter((r) => {
+  // The background scan for sensitive data reads the whole file too, a
+  // 2 MiB slice at a time from its start (`SLICE`, engine/sensitive.rs),
+  // and may have begun by now: those reads are neither opening's nor the
+  // bodies'.
+  const slice = 2 << 20;
+  const read = ranges.filter((r, i) => {
+    const [from, to] = r.slice('bytes='.length).split('-').map(Number);
+    return i === 0 || from % slice !== 0 || (to + 1 - from !== slice && to !== size - 1);
+  });
+  const long = read.filter((r) => {
     const [from, to] = r.slice('bytes='.length).split('-').map(Number);
     return to - from >= 1 << 20;
   });
-  assert.deepEqual(long, [ranges[0]]);
+  assert.deepEqual(long, [read[0]]);
   // The bodies of the summary's previews and of the first rows: each
   // byte asked once (the worker keeps recent blocks), so no range is
   // asked twice and none overlaps another.
-  const bodies = ranges.slice(1).map((r) => r.slice('bytes='.length).split('-').map(Number))
+  const bodies = read.slice(1).map((r) => r.slice('bytes='.length).split('-').map(Number))
     .sort((a, b) => a[0] - b[0]);
   assert.ok(bodies.length > 0, 'bodies read by range');
   for (let i = 1; i < bodies.length; i++) {
