@@ -104,11 +104,9 @@ fn redact_stream(
         .map_or(1, |n| n.get())
         .min(8);
     // A JSON document over many lines is redacted whole by one redactor;
-    // parts cut at newlines would cut it apart. Pseudo too: on parts it
-    // spent 20 % more CPU and 4× the memory and was slower on the 2-core
-    // machine it was measured on (docs/architecture/measuring.md).
+    // parts cut at newlines would cut it apart.
     let document = input.opens_document().map_err(|e| unreadable(name, &e))?;
-    let pumped = if workers < 2 || document || o.mode == Mode::Pseudo {
+    let pumped = if workers < 2 || document {
         let mut redactor = Redactor::new(rules.clone(), o.mode);
         pump(input, &mut redactor, sink, findings).map(|()| redactor.summary().clone())
     } else {
