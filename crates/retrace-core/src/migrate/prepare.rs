@@ -686,14 +686,12 @@ fn regenerate(to: Api, original: &str, used: &HashSet<String>) -> String {
             }
         })
         .collect();
-    let hashed = || format!("call_{:016x}", fnv1a(original.as_bytes()));
-    if valid(&safe) {
-        let id = unique(safe, used);
-        if valid(&id) {
-            return id;
-        }
+    // (A suffix only lengthens an id: one valid after it was valid before.)
+    let id = unique(safe, used);
+    if valid(&id) {
+        return id;
     }
-    unique(hashed(), used)
+    unique(format!("call_{:016x}", fnv1a(original.as_bytes())), used)
 }
 
 /// `id`, or `id_2`, `id_3`, … whichever is not taken.
