@@ -6,7 +6,7 @@
 
 use retrace_core::{Check, SourceError};
 
-use crate::load::{Bytes, Loaded};
+use crate::load::Loaded;
 
 /// Bodies below this many bytes are checked in one pass: threads would
 /// cost more than they save.
@@ -14,13 +14,13 @@ const PARALLEL_FROM: u64 = 8 << 20;
 
 impl Loaded {
     /// [`Session::check`] of this session, on up to `threads` threads when
-    /// its bodies are read from files and there are enough of them; each
-    /// thread reads through its own source ([`Loaded::another_source`]).
+    /// there are enough bodies; each thread reads through its own source
+    /// ([`Loaded::another_source`]: the files opened anew, or the bytes
+    /// read from standard input shared).
     pub fn check(&self, threads: usize) -> Result<Check, SourceError> {
         let session = &self.session;
         let bytes: u64 = session.entries().iter().map(|e| u64::from(e.len)).sum();
-        let from_files = matches!(self.source.inner(), Bytes::Files(_));
-        if !from_files || threads < 2 || bytes < PARALLEL_FROM {
+        if threads < 2 || bytes < PARALLEL_FROM {
             return session.check(&mut self.another_source());
         }
         let runs = session.check_parts(threads);
